@@ -1,0 +1,367 @@
+"""Does recompiled source give the same bytecode as the original code object?
+
+"Exact" is the decompiler's one measure of success, used by the tests, the stdlib round-trip
+benchmark and the lens (which only swaps in a code object that verifies). Raw bytes cannot be
+compared: offsets, EXTENDED_ARG prefixes, constant/name table order and line tables legitimately
+change when equivalent source is laid out differently. So both sides are first normalized to
+what the interpreter will actually *do*:
+
+* opnames and arguments as values (names, constants by type and value, compare operators, flag
+  bits shown by ``dis``), never as table indices;
+* jump targets as the index of the target instruction, not a byte offset (3.8-3.9 absolute byte
+  offsets, 3.10 instruction-count arguments, 3.11+ relative forward/backward jumps all end up
+  the same);
+* EXTENDED_ARG, CACHE entries, NOPs and line numbers dropped: they only follow from layout
+  (NOPs exist only to carry a line event);
+* exception tables (3.11+) as merged ranges of instruction indices;
+* nested code objects compared recursively where they are loaded, so the first difference is
+  reported in program order.
+
+Everything here is pure stdlib and runs on CPython 3.8 to 3.15.
+"""
+
+import bisect
+import dis
+import sys
+
+__all__ = ["VerifyResult", "verify"]
+
+# co_flags bits whose change alters behaviour. Future-import and optimisation bits are left
+# out: they follow from how the text was compiled, not from the code itself.
+_FLAG_NAMES = {
+    0x0004: "VARARGS",
+    0x0008: "VARKEYWORDS",
+    0x0020: "GENERATOR",
+    0x0080: "COROUTINE",
+    0x0100: "ITERABLE_COROUTINE",
+    0x0200: "ASYNC_GENERATOR",
+}
+_FLAG_MASK = sum(_FLAG_NAMES)
+_CO_HAS_DOCSTRING = 0x4000000  # 3.14+: docstring presence is a flag, not a None in co_consts[0]
+
+_DROPPED = frozenset(["EXTENDED_ARG", "CACHE", "NOP"])
+_JUMP_OPS = frozenset(dis.hasjrel) | frozenset(dis.hasjabs) | frozenset(getattr(dis, "hasjump", ()))
+_CONST_OPS = frozenset(dis.hasconst)
+_CodeType = type(compile("", "", "exec"))
+
+
+class VerifyResult(object):
+    """Outcome of :func:`verify`; truthy exactly when the bytecode matches.
+
+    ``difference`` says where the first mismatch is, in words a person can act on;
+    ``compiled`` is the recompiled code object that was compared (None when the source did not
+    compile or held no matching code object).
+    """
+
+    __slots__ = ("exact", "difference", "compiled")
+
+    def __init__(self, exact, difference=None, compiled=None):
+        self.exact = bool(exact)
+        self.difference = difference
+        self.compiled = compiled
+
+    def __bool__(self):
+        return self.exact
+
+    __nonzero__ = __bool__
+
+    def __repr__(self):
+        if self.exact:
+            return "VerifyResult(exact=True)"
+        return "VerifyResult(exact=False, difference=%r)" % (self.difference,)
+
+
+def verify(code, source):
+    """Recompile ``source`` and compare its bytecode with ``code``, normalized.
+
+    ``source`` is compiled with ``code``'s filename. For a module code object the module itself
+    is compared; otherwise the nested code object with the same qualified name (3.11+) or name
+    is looked up in the recompiled module. Never raises for bad source: a SyntaxError (or any
+    other compile failure) is a non-exact result whose difference carries the error text.
+    """
+    if not isinstance(code, _CodeType):
+        raise TypeError("verify() needs a code object as its first argument, got %s"
+                        % type(code).__name__)
+    if not isinstance(source, (str, bytes)):
+        raise TypeError("verify() needs the source as str (or bytes), got %s"
+                        % type(source).__name__)
+    try:
+        module = compile(source, code.co_filename, "exec", dont_inherit=True)
+    except SyntaxError as exc:
+        return VerifyResult(False, "source does not compile: %s: %s (line %s)"
+                            % (type(exc).__name__, exc.msg, exc.lineno))
+    except Exception as exc:  # ValueError (null bytes), RecursionError, MemoryError ...
+        return VerifyResult(False, "source does not compile: %s: %s" % (type(exc).__name__, exc))
+
+    if code.co_name == "<module>":
+        candidates = [module]
+    else:
+        candidates = _find_candidates(module, code)
+        if not candidates:
+            return VerifyResult(False, "first difference: no code object named %r in the "
+                                "recompiled source" % (_qualname(code),))
+    first = None
+    for candidate in candidates:
+        difference = _Comparer(code, candidate).run()
+        if difference is None:
+            return VerifyResult(True, None, candidate)
+        if first is None:
+            first = VerifyResult(False, "first difference: " + difference, candidate)
+    return first
+
+
+def _qualname(code):
+    return getattr(code, "co_qualname", code.co_name)
+
+
+def _nested_codes(code):
+    for const in code.co_consts:
+        if isinstance(const, _CodeType):
+            yield const
+
+
+def _find_candidates(module, code):
+    """Code objects in ``module`` that may stand for ``code``, most likely first.
+
+    The same qualified name wins (3.11+; it encodes the path of enclosing names); then the same
+    name with a matching qualname tail (a method decompiled on its own loses its class prefix);
+    then the same plain name, in breadth-first order so the shallowest comes first.
+    """
+    qualname = _qualname(code)
+    exact, tail, named = [], [], []
+    queue = list(_nested_codes(module))
+    while queue:
+        current = queue.pop(0)
+        if current.co_name == code.co_name:
+            current_q = _qualname(current)
+            if current_q == qualname:
+                exact.append(current)
+            elif qualname.endswith("." + current_q) or current_q.endswith("." + qualname):
+                tail.append(current)
+            else:
+                named.append(current)
+        queue.extend(_nested_codes(current))
+    return exact + tail + named
+
+
+def _const_key(value, top=None):
+    """A hashable key under which constants compare by type and value.
+
+    1, 1.0 and True differ; 0.0 and -0.0 differ; NaN equals NaN; tuples and frozensets are
+    compared element by element; nested code objects by name (their bodies are compared
+    recursively elsewhere).
+    """
+    kind = type(value)
+    if kind is float or kind is complex:
+        return (kind.__name__, repr(value))
+    if kind is tuple:
+        return ("tuple", tuple(_const_key(item) for item in value))
+    if kind is frozenset:
+        return ("frozenset", frozenset(_const_key(item) for item in value))
+    if kind is slice:
+        return ("slice", _const_key(value.start), _const_key(value.stop), _const_key(value.step))
+    if kind is _CodeType:
+        return ("code", value.co_name)
+    try:
+        hash(value)
+    except TypeError:
+        return (kind.__name__, repr(value))
+    return (kind.__module__, kind.__qualname__, value)
+
+
+def _relative_qualname(value, top_name):
+    """Pre-3.11 MAKE_FUNCTION takes the qualname as a string constant; a function decompiled
+    alone recompiles without its enclosing prefix, so compare from the top code's own name on."""
+    marker = top_name + ".<locals>."
+    at = value.find(marker)
+    if at > 0 and value[at - 1] == ".":
+        return value[at:]
+    return value
+
+
+class _Normalized(object):
+    """One code object's instructions and exception table, layout removed."""
+
+    __slots__ = ("instructions", "keys", "exception_ranges")
+
+    def __init__(self, code, top_name):
+        raw = list(dis.get_instructions(code))
+        kept = [ins for ins in raw if ins.opname not in _DROPPED]
+        # A dropped instruction (EXTENDED_ARG prefix, NOP) that is jumped to stands for the next
+        # kept one; an offset past the end maps to len(kept).
+        index_at = {}
+        position = 0
+        for ins in raw:
+            index_at[ins.offset] = position
+            if ins.opname not in _DROPPED:
+                position += 1
+        self.instructions = kept
+        keys = []
+        for number, ins in enumerate(kept):
+            keys.append(self._key(ins, number, kept, index_at, top_name))
+        self.keys = keys
+        self.exception_ranges = _exception_ranges(code, index_at, len(kept))
+
+    @staticmethod
+    def _key(ins, number, kept, index_at, top_name):
+        target = _jump_target(ins)
+        if target is not None:
+            return (ins.opname, "->", _index_for(index_at, target, len(kept)))
+        if ins.opcode in _CONST_OPS:
+            value = ins.argval
+            if (sys.version_info < (3, 11) and isinstance(value, str)
+                    and number + 1 < len(kept) and kept[number + 1].opname == "MAKE_FUNCTION"):
+                value = _relative_qualname(value, top_name)
+            return (ins.opname, _const_key(value))
+        if ins.arg is None:
+            return (ins.opname,)
+        # argrepr carries flag bits that argval drops (LOAD_GLOBAL's NULL push, LOAD_ATTR's
+        # method bit, COMPARE_OP's bool conversion); it never holds offsets for non-jumps.
+        return (ins.opname, _const_key(ins.argval), ins.argrepr)
+
+
+def _jump_target(ins):
+    target = getattr(ins, "jump_target", None)  # 3.13+
+    if target is not None:
+        return target
+    if ins.opcode in _JUMP_OPS and ins.arg is not None:
+        return ins.argval
+    return None
+
+
+def _index_for(index_at, offset, end):
+    if offset in index_at:
+        return index_at[offset]
+    # Offsets inside a CACHE run or past the end: the first instruction at or after it.
+    offsets = sorted(index_at)
+    at = bisect.bisect_left(offsets, offset)
+    if at < len(offsets):
+        return index_at[offsets[at]]
+    return end
+
+
+def _exception_ranges(code, index_at, end):
+    """3.11+ exception table as (first, last+1, handler, depth, lasti) instruction indices,
+    with ranges that touch after normalization merged (the compiler splits them at NOPs and
+    line boundaries, which carry no meaning here)."""
+    if sys.version_info < (3, 11):
+        return ()
+    try:
+        entries = dis.Bytecode(code).exception_entries
+    except AttributeError:
+        return ()
+    offsets = sorted(index_at)
+
+    def at_or_after(offset):
+        at = bisect.bisect_left(offsets, offset)
+        return index_at[offsets[at]] if at < len(offsets) else end
+
+    ranges = []
+    for entry in entries:
+        start, stop = at_or_after(entry.start), at_or_after(entry.end)
+        if start >= stop:
+            continue
+        item = [start, stop, at_or_after(entry.target), entry.depth, bool(entry.lasti)]
+        if ranges and ranges[-1][1] == start and ranges[-1][2:] == item[2:]:
+            ranges[-1][1] = stop
+        else:
+            ranges.append(item)
+    return tuple(tuple(item) for item in ranges)
+
+
+def _describe(ins, key):
+    if ins is None:
+        return "end of code"
+    if len(key) == 3 and key[1] == "->":
+        return "%s to #%d" % (ins.opname, key[2])
+    if ins.arg is None:
+        return ins.opname
+    if isinstance(ins.argval, _CodeType):
+        return "%s <code %s>" % (ins.opname, _qualname(ins.argval))
+    text = ins.argrepr if ins.opcode not in _CONST_OPS else repr(ins.argval)
+    if len(text) > 60:
+        text = text[:57] + "..."
+    return ("%s %s" % (ins.opname, text)).rstrip()
+
+
+def _docstring(code):
+    if code.co_flags & _CO_HAS_DOCSTRING:
+        return code.co_consts[0]
+    if (sys.version_info < (3, 14) and not code.co_name.startswith("<") and code.co_consts
+            and isinstance(code.co_consts[0], str)):
+        return code.co_consts[0]
+    return None
+
+
+class _Comparer(object):
+    """Walks two code objects in step and returns the first difference as text (or None)."""
+
+    def __init__(self, expected, got):
+        self.expected = expected
+        self.got = got
+        self.top_name = expected.co_name
+        self.got_top_name = got.co_name
+
+    def run(self):
+        return self._compare(self.expected, self.got, _qualname(self.expected))
+
+    def _compare(self, expected, got, where):
+        prefix = "in %s" % where
+        if expected.co_name != got.co_name:
+            return "%s: expected code named %r, got %r" % (prefix, expected.co_name, got.co_name)
+        for field in ("co_argcount", "co_posonlyargcount", "co_kwonlyargcount"):
+            want, have = getattr(expected, field, 0), getattr(got, field, 0)
+            if want != have:
+                return "%s: expected %s=%d, got %d" % (prefix, field, want, have)
+        want, have = expected.co_flags & _FLAG_MASK, got.co_flags & _FLAG_MASK
+        if want != have:
+            return "%s: expected flags %s, got %s" % (prefix, _flag_text(want), _flag_text(have))
+        want, have = _docstring(expected), _docstring(got)
+        if want != have:
+            return "%s: expected docstring %r, got %r" % (prefix, _short(want), _short(have))
+
+        left = _Normalized(expected, self.top_name)
+        right = _Normalized(got, self.got_top_name)
+        for number in range(max(len(left.keys), len(right.keys))):
+            lkey = left.keys[number] if number < len(left.keys) else None
+            rkey = right.keys[number] if number < len(right.keys) else None
+            if lkey != rkey:
+                lins = left.instructions[number] if lkey is not None else None
+                rins = right.instructions[number] if rkey is not None else None
+                return "%s at instruction #%d: expected %s, got %s" % (
+                    prefix, number, _describe(lins, lkey), _describe(rins, rkey))
+            ins = left.instructions[number]
+            if isinstance(ins.argval, _CodeType):
+                nested = self._compare(ins.argval, right.instructions[number].argval,
+                                       "%s.%s" % (where, ins.argval.co_name)
+                                       if not hasattr(ins.argval, "co_qualname")
+                                       else ins.argval.co_qualname)
+                if nested is not None:
+                    return nested
+
+        for field in ("co_varnames", "co_cellvars", "co_freevars"):
+            want, have = getattr(expected, field), getattr(got, field)
+            if want != have:
+                return "%s: expected %s %r, got %r" % (prefix, field, want, have)
+        if left.exception_ranges != right.exception_ranges:
+            return "%s: exception table differs: expected %s, got %s" % (
+                prefix, _ranges_text(left.exception_ranges), _ranges_text(right.exception_ranges))
+        return None
+
+
+def _flag_text(flags):
+    names = [name for bit, name in sorted(_FLAG_NAMES.items()) if flags & bit]
+    return "|".join(names) or "(none)"
+
+
+def _short(value):
+    if isinstance(value, str) and len(value) > 40:
+        return value[:37] + "..."
+    return value
+
+
+def _ranges_text(ranges):
+    if not ranges:
+        return "(none)"
+    return ", ".join("#%d-#%d -> #%d depth %d%s" % (a, b - 1, t, d, " lasti" if l else "")
+                     for a, b, t, d, l in ranges)
