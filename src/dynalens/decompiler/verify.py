@@ -24,7 +24,11 @@ import bisect
 import dis
 import sys
 
-__all__ = ["VerifyResult", "verify"]
+__all__ = ["VerifyResult", "verify", "SOURCE_DOES_NOT_COMPILE"]
+
+# Every difference for source that fails to compile starts with this, so that callers (the
+# round-trip benchmark) can count such outputs without compiling a second time.
+SOURCE_DOES_NOT_COMPILE = "source does not compile"
 
 # co_flags bits whose change alters behaviour. Future-import and optimisation bits are left
 # out: they follow from how the text was compiled, not from the code itself.
@@ -88,10 +92,11 @@ def verify(code, source):
     try:
         module = compile(source, code.co_filename, "exec", dont_inherit=True)
     except SyntaxError as exc:
-        return VerifyResult(False, "source does not compile: %s: %s (line %s)"
-                            % (type(exc).__name__, exc.msg, exc.lineno))
+        return VerifyResult(False, "%s: %s: %s (line %s)" % (
+            SOURCE_DOES_NOT_COMPILE, type(exc).__name__, exc.msg, exc.lineno))
     except Exception as exc:  # ValueError (null bytes), RecursionError, MemoryError ...
-        return VerifyResult(False, "source does not compile: %s: %s" % (type(exc).__name__, exc))
+        return VerifyResult(False, "%s: %s: %s" % (
+            SOURCE_DOES_NOT_COMPILE, type(exc).__name__, exc))
 
     if code.co_name == "<module>":
         candidates = [module]

@@ -1,0 +1,509 @@
+"""Stdlib round trip: decompile every code object of the standard library and verify it.
+
+For each .py file of the running interpreter's stdlib (tests excluded), or of --source-root /
+--source-zip, this compiles the file, then decompiles the module code and every nested code
+object ALONE (functions, methods, lambdas, comprehensions, class bodies), recompiles each output
+and compares normalized bytecode with dynalens' verify(). It prints how much comes back exact,
+what fails and why, and how fast decompilation is (decompile time only; verification is not
+counted).
+
+Only the standard library is used, so the same script runs on CPython 3.8-3.15 and under Pyodide
+(where the stdlib is python_stdlib.zip: use --source-zip, and -j is ignored).
+
+    python bench/roundtrip.py [--sample N] [-j N] [--json OUT] [--failures OUT] [--quiet]
+    python bench/roundtrip.py --baseline     # hand verify() the true source: must be 100%
+"""
+
+import argparse
+import collections
+import json
+import os
+import platform
+import re
+import sys
+import time
+import traceback
+import zipfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+SRC = os.path.join(os.path.dirname(HERE), "src")
+if os.path.isdir(SRC) and SRC not in sys.path:
+    sys.path.insert(0, SRC)
+
+from dynalens.decompiler.errors import DecompilationError  # noqa: E402
+from dynalens.decompiler import verify as _verify_module  # noqa: E402
+
+verify = _verify_module.verify
+NOT_COMPILING = _verify_module.SOURCE_DOES_NOT_COMPILE
+
+EXCLUDED_DIRS = frozenset(["test", "tests", "idle_test", "site-packages", "dist-packages",
+                           "__pycache__"])
+CO_OPTIMIZED = 0x0001
+MAX_TRACEBACKS = 5
+
+
+# ---------------------------------------------------------------------------------------------
+# Which files
+
+
+def _excluded(relpath):
+    parts = relpath.replace("\\", "/").split("/")[:-1]
+    return any(part in EXCLUDED_DIRS for part in parts)
+
+
+def stdlib_root():
+    import sysconfig
+    return sysconfig.get_paths()["stdlib"]
+
+
+def collect_from_dir(root):
+    """(display path, loader) pairs for every .py under root, sorted, tests excluded."""
+    found = []
+    for dirpath, dirnames, filenames in os.walk(root):
+        dirnames[:] = sorted(d for d in dirnames if d not in EXCLUDED_DIRS)
+        for name in filenames:
+            if name.endswith(".py"):
+                full = os.path.join(dirpath, name)
+                if not _excluded(os.path.relpath(full, root)):
+                    found.append(full)
+    return [("file", path) for path in sorted(found)]
+
+
+def collect_from_zip(zip_path):
+    with zipfile.ZipFile(zip_path) as archive:
+        names = [n for n in archive.namelist() if n.endswith(".py") and not _excluded(n)]
+    return [("zip", zip_path + "!" + name) for name in sorted(names)]
+
+
+def read_source(entry):
+    kind, where = entry
+    if kind == "file":
+        with open(where, "rb") as handle:
+            return where, handle.read()
+    zip_path, name = where.split("!", 1)
+    with zipfile.ZipFile(zip_path) as archive:
+        return where, archive.read(name)
+
+
+def sample(entries, count):
+    """A deterministic, evenly spread sample: the same N files on every run and machine."""
+    if count is None or count >= len(entries):
+        return entries
+    if count <= 0:
+        return []
+    stride = len(entries) / float(count)
+    return [entries[int(i * stride)] for i in range(count)]
+
+
+# ---------------------------------------------------------------------------------------------
+# One file
+
+
+def walk_code(code):
+    """Every code object nested in ``code`` (not ``code`` itself), depth first."""
+    for const in code.co_consts:
+        if hasattr(const, "co_code"):
+            yield const
+            for inner in walk_code(const):
+                yield inner
+
+
+def kind_of(code):
+    """'function' for function-level code (defs, lambdas, comprehensions, genexps, annotation
+    scopes: all optimized frames), 'class' for class bodies."""
+    return "function" if code.co_flags & CO_OPTIMIZED else "class"
+
+
+def bucket_for_error(exc):
+    opname = getattr(exc, "opname", None)
+    if opname:
+        return "DecompilationError at %s" % opname
+    message = getattr(exc, "message", None) or str(exc)
+    message = re.sub(r"'[^']*'|\"[^\"]*\"", "'...'", message)
+    message = re.sub(r"\d+", "N", message)
+    return "DecompilationError: " + message[:70]
+
+
+_EXPECTED_GOT = re.compile(r"expected (\S+).*?, got (\S+)")
+
+
+def bucket_for_difference(difference):
+    if difference.startswith(NOT_COMPILING):
+        return "output does not compile: " + re.sub(r"\(line \d+\)", "", difference[len(
+            NOT_COMPILING):]).strip(" :")[:60]
+    text = difference.split(": ", 1)[-1]
+    if "at instruction #" in difference:
+        match = _EXPECTED_GOT.search(difference.split("at instruction #", 1)[1])
+        if match:
+            return "%s instead of %s" % (match.group(2).rstrip(","), match.group(1).rstrip(","))
+    for field in ("co_varnames", "co_cellvars", "co_freevars", "co_argcount",
+                  "co_posonlyargcount", "co_kwonlyargcount", "flags", "docstring",
+                  "exception table", "no code object named", "code named"):
+        if field in text:
+            return "differs: " + field
+    return "differs: " + text[:60]
+
+
+class FileResult(object):
+    """Everything one worker learned about one file; plain data so it pickles across -j."""
+
+    def __init__(self, path):
+        self.path = path
+        self.compiles = True
+        self.counts = collections.Counter()  # "<kind>", "<kind>_exact"
+        self.module_exact = False
+        self.all_alone_exact = True
+        self.not_compiling = 0
+        self.exceptions = 0
+        self.tracebacks = []
+        self.buckets = collections.Counter()
+        self.failures = []  # (kind, qualname, cause, difference, decompiled source or None)
+        self.seconds = collections.Counter()  # wall and cpu seconds per kind, compile time
+
+
+def _qualname(code):
+    return getattr(code, "co_qualname", code.co_name)
+
+
+def round_trip(code, kind, decompile_code, result, keep_sources, true_source):
+    """Decompile one code object alone and verify it; record the outcome under ``kind``."""
+    result.counts[kind] += 1
+    started, started_cpu = time.perf_counter(), time.process_time()
+    try:
+        if decompile_code is None:
+            text = true_source
+        else:
+            text = decompile_code(code)
+    except DecompilationError as exc:
+        result.seconds[kind] += time.perf_counter() - started
+        result.seconds[kind + "_cpu"] += time.process_time() - started_cpu
+        cause = bucket_for_error(exc)
+        result.buckets[cause] += 1
+        result.failures.append((kind, _qualname(code), cause, str(exc), None))
+        return False
+    except Exception:
+        result.seconds[kind] += time.perf_counter() - started
+        result.seconds[kind + "_cpu"] += time.process_time() - started_cpu
+        result.exceptions += 1
+        formatted = traceback.format_exc()
+        if len(result.tracebacks) < MAX_TRACEBACKS:
+            result.tracebacks.append("%s (%s):\n%s" % (_qualname(code), result.path, formatted))
+        cause = "crash: " + formatted.strip().splitlines()[-1][:70]
+        result.buckets[cause] += 1
+        result.failures.append((kind, _qualname(code), cause, formatted, None))
+        return False
+    result.seconds[kind] += time.perf_counter() - started
+    result.seconds[kind + "_cpu"] += time.process_time() - started_cpu
+
+    outcome = verify(code, text)
+    if outcome:
+        result.counts[kind + "_exact"] += 1
+        return True
+    if outcome.difference.startswith(NOT_COMPILING):
+        result.not_compiling += 1
+    cause = bucket_for_difference(outcome.difference)
+    result.buckets[cause] += 1
+    result.failures.append((kind, _qualname(code), cause, outcome.difference,
+                            text if keep_sources and decompile_code is not None else None))
+    return False
+
+
+def process_file(entry, decompile_code, keep_sources):
+    path, data = read_source(entry)
+    result = FileResult(path)
+    started = time.perf_counter()
+    try:
+        module = compile(data, path, "exec", dont_inherit=True)
+    except Exception:  # SyntaxError, ValueError: not Python for this interpreter version
+        result.compiles = False
+        return result
+    result.seconds["compile"] += time.perf_counter() - started
+    true_source = data if decompile_code is None else None  # --baseline
+    result.module_exact = round_trip(module, "module", decompile_code, result, keep_sources,
+                                     true_source)
+    for code in walk_code(module):
+        if not round_trip(code, kind_of(code), decompile_code, result, keep_sources, true_source):
+            result.all_alone_exact = False
+    return result
+
+
+# ---------------------------------------------------------------------------------------------
+# Many files
+
+
+_WORKER_STATE = {}
+
+
+def _worker_init(baseline, keep_sources):
+    _WORKER_STATE["decompile"] = None if baseline else load_decompiler()
+    _WORKER_STATE["keep"] = keep_sources
+
+
+def _worker_run(entry):
+    return process_file(entry, _WORKER_STATE["decompile"], _WORKER_STATE["keep"])
+
+
+def load_decompiler():
+    try:
+        from dynalens.decompiler.render import decompile_code
+    except ImportError as exc:
+        raise SystemExit("roundtrip: cannot import dynalens.decompiler.render.decompile_code "
+                         "(%s); use --baseline to check verify() alone" % exc)
+    return decompile_code
+
+
+def run_all(entries, options, progress):
+    """Results for every entry, in order; with -j N through a process pool."""
+    results = []
+    jobs = options.jobs
+    if jobs > 1:
+        try:
+            import multiprocessing
+            pool = multiprocessing.Pool(jobs, _worker_init, (options.baseline, bool(options.failures)))
+        except (ImportError, OSError, NotImplementedError) as exc:  # Pyodide: no processes
+            sys.stderr.write("roundtrip: -j %d unavailable here (%s); running serially\n"
+                             % (jobs, exc))
+            jobs = 1
+    if jobs <= 1:
+        _worker_init(options.baseline, bool(options.failures))
+        for number, entry in enumerate(entries):
+            progress(number, entry)
+            results.append(_worker_run(entry))
+        return results
+    try:
+        for number, result in enumerate(pool.imap(_worker_run, entries, chunksize=4)):
+            progress(number, (None, result.path))
+            results.append(result)
+        pool.close()
+    finally:
+        pool.terminate()
+        pool.join()
+    return results
+
+
+class Progress(object):
+    """A plain \\r counter on stderr, only when stderr is a terminal (no dependency: Pyodide)."""
+
+    def __init__(self, total, enabled):
+        self.total = total
+        self.enabled = enabled and hasattr(sys.stderr, "isatty") and sys.stderr.isatty()
+
+    def __call__(self, number, entry):
+        if self.enabled:
+            name = entry[1][-50:]
+            sys.stderr.write("\r[%d/%d] %-50s" % (number + 1, self.total, name))
+            sys.stderr.flush()
+
+    def done(self):
+        if self.enabled:
+            sys.stderr.write("\r" + " " * 70 + "\r")
+            sys.stderr.flush()
+
+
+# ---------------------------------------------------------------------------------------------
+# Summary
+
+
+def peak_rss_mib():
+    """Peak resident set size of this process and its finished children, or None (Pyodide)."""
+    try:
+        import resource
+    except ImportError:
+        return None
+    scale = 1.0 / 1024 if sys.platform != "darwin" else 1.0 / (1024 * 1024)  # KiB vs bytes
+    own = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    children = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    return max(own, children) * scale
+
+
+def traced_peak_mib(entries, decompile_code):
+    """Separate pass under tracemalloc (too slow to share with timing): the largest peak of
+    Python allocations while decompiling one file."""
+    import tracemalloc
+    worst = 0
+    for entry in entries:
+        path, data = read_source(entry)
+        try:
+            module = compile(data, path, "exec", dont_inherit=True)
+        except Exception:
+            continue
+        tracemalloc.start()
+        try:
+            for code in [module] + list(walk_code(module)):
+                try:
+                    decompile_code(code)
+                except Exception:
+                    pass
+            worst = max(worst, tracemalloc.get_traced_memory()[1])
+        finally:
+            tracemalloc.stop()
+    return worst / (1024.0 * 1024.0)
+
+
+def summarize(results, wall, options):
+    total = collections.Counter()
+    seconds = collections.Counter()
+    buckets = collections.Counter()
+    tracebacks = []
+    files = [r for r in results if r.compiles]
+    for result in files:
+        total.update(result.counts)
+        seconds.update(result.seconds)
+        buckets.update(result.buckets)
+        tracebacks.extend(result.tracebacks)
+    functions = total["function"]
+    function_seconds = seconds["function"]
+    decompile_seconds = seconds["function"] + seconds["class"] + seconds["module"]
+    summary = collections.OrderedDict()
+    summary["python"] = sys.version.split()[0]
+    summary["implementation"] = platform.python_implementation()
+    summary["platform"] = sys.platform
+    summary["mode"] = "baseline (true source)" if options.baseline else "decompile"
+    summary["files"] = len(files)
+    summary["files_skipped_not_compiling_here"] = len(results) - len(files)
+    summary["functions"] = functions
+    summary["functions_exact"] = total["function_exact"]
+    summary["functions_exact_pct"] = _pct(total["function_exact"], functions)
+    summary["class_bodies"] = total["class"]
+    summary["class_bodies_exact_pct"] = _pct(total["class_exact"], total["class"])
+    summary["modules_exact_pct"] = _pct(sum(r.module_exact for r in files), len(files))
+    summary["files_every_code_object_exact_pct"] = _pct(
+        sum(r.module_exact and r.all_alone_exact for r in files), len(files))
+    summary["outputs_not_compiling"] = sum(r.not_compiling for r in files)
+    summary["exceptions_other_than_DecompilationError"] = sum(r.exceptions for r in files)
+    summary["decompile_seconds"] = round(decompile_seconds, 3)
+    summary["function_decompile_seconds"] = round(function_seconds, 3)
+    summary["functions_per_second"] = _rate(functions, function_seconds)
+    summary["functions_per_cpu_second"] = _rate(functions, seconds["function_cpu"])
+    compile_seconds = seconds["compile"]
+    summary["compile_functions_per_second"] = _rate(functions, compile_seconds)
+    summary["jobs"] = options.jobs
+    summary["wall_seconds"] = round(wall, 2)
+    summary["peak_rss_mib"] = _round(peak_rss_mib())
+    summary["failures_by_cause"] = buckets.most_common(options.top)
+    summary["first_tracebacks"] = tracebacks[:MAX_TRACEBACKS]
+    return summary
+
+
+def _pct(part, whole):
+    return round(100.0 * part / whole, 2) if whole else None
+
+
+def _rate(count, seconds):
+    return round(count / seconds, 1) if seconds > 0 else None
+
+
+def _round(value):
+    return None if value is None else round(value, 1)
+
+
+def print_summary(summary, out):
+    lines = [
+        "dynalens stdlib round trip -- %s %s on %s (%s)" % (
+            summary["implementation"], summary["python"], summary["platform"], summary["mode"]),
+        "files:                          %d (%d skipped: do not compile on this version)" % (
+            summary["files"], summary["files_skipped_not_compiling_here"]),
+        "functions:                      %d" % summary["functions"],
+        "functions exact:                %s%% (%d)" % (summary["functions_exact_pct"],
+                                                      summary["functions_exact"]),
+        "class bodies exact:             %s%% of %d" % (summary["class_bodies_exact_pct"],
+                                                       summary["class_bodies"]),
+        "whole modules exact:            %s%%" % summary["modules_exact_pct"],
+        "files, every code object exact: %s%%" % summary["files_every_code_object_exact_pct"],
+        "outputs that do not compile:    %d" % summary["outputs_not_compiling"],
+        "exceptions (not Decompilation): %d" % summary["exceptions_other_than_DecompilationError"],
+        "decompile seconds:              %.2f (functions alone: %.2f)" % (
+            summary["decompile_seconds"], summary["function_decompile_seconds"]),
+        "functions per second:           %s (per CPU-second: %s; compile() does %s)" % (
+            summary["functions_per_second"], summary["functions_per_cpu_second"],
+            summary["compile_functions_per_second"]),
+        "jobs / wall seconds:            %d / %.1f" % (summary["jobs"], summary["wall_seconds"]),
+        "peak memory (RSS):              %s" % (
+            "%s MiB" % summary["peak_rss_mib"] if summary["peak_rss_mib"] is not None
+            else "n/a (no resource module; use --memory)"),
+    ]
+    if "traced_peak_mib" in summary:
+        lines.append("peak traced memory, one file:   %s MiB" % summary["traced_peak_mib"])
+    if summary["failures_by_cause"]:
+        lines.append("failures by cause (top %d):" % len(summary["failures_by_cause"]))
+        for cause, count in summary["failures_by_cause"]:
+            lines.append("  %6d  %s" % (count, cause))
+    out.write("\n".join(lines) + "\n")
+    if summary["first_tracebacks"]:
+        out.write("first tracebacks of unexpected exceptions:\n")
+        for text in summary["first_tracebacks"]:
+            out.write(text + "\n")
+
+
+def write_failures(results, path):
+    with open(path, "w") as handle:
+        for result in results:
+            for kind, qualname, cause, difference, text in result.failures:
+                handle.write("=" * 78 + "\n")
+                handle.write("%s %s  (%s)\ncause: %s\n%s\n" % (
+                    kind, qualname, result.path, cause, difference.rstrip()))
+                if text is not None:
+                    handle.write("--- decompiled source ---\n%s\n" % text.rstrip())
+
+
+# ---------------------------------------------------------------------------------------------
+
+
+def parse_args(argv):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    where = parser.add_mutually_exclusive_group()
+    where.add_argument("--source-root", metavar="DIR", help="walk DIR instead of the stdlib")
+    where.add_argument("--source-zip", metavar="ZIP", help="read .py files from ZIP "
+                       "(Pyodide's python_stdlib.zip)")
+    parser.add_argument("--sample", type=int, metavar="N",
+                        help="an evenly spread, deterministic sample of N files")
+    parser.add_argument("-j", "--jobs", type=int, default=1, metavar="N",
+                        help="worker processes (default 1)")
+    parser.add_argument("--json", metavar="PATH", help="write the results as JSON")
+    parser.add_argument("--failures", metavar="PATH",
+                        help="write every failing code object with its decompiled source")
+    parser.add_argument("--memory", action="store_true",
+                        help="extra tracemalloc pass for peak memory (slow; not timed)")
+    parser.add_argument("--top", type=int, default=15, metavar="N",
+                        help="how many failure causes to list (default 15)")
+    parser.add_argument("--baseline", action="store_true",
+                        help="verify the true source instead of decompiling (checks verify())")
+    parser.add_argument("--quiet", action="store_true", help="no progress, no tracebacks")
+    return parser.parse_args(argv)
+
+
+def main(argv=None):
+    options = parse_args(argv)
+    if options.source_zip:
+        entries = collect_from_zip(options.source_zip)
+    else:
+        entries = collect_from_dir(options.source_root or stdlib_root())
+    entries = sample(entries, options.sample)
+    if not entries:
+        raise SystemExit("roundtrip: no .py files found")
+    if not options.baseline:
+        load_decompiler()  # fail early and clearly
+    progress = Progress(len(entries), not options.quiet)
+    started = time.perf_counter()
+    results = run_all(entries, options, progress)
+    wall = time.perf_counter() - started
+    progress.done()
+    summary = summarize(results, wall, options)
+    if options.memory and not options.baseline:
+        summary["traced_peak_mib"] = _round(traced_peak_mib(entries, load_decompiler()))
+    if options.quiet:
+        summary_to_print = dict(summary, first_tracebacks=[])
+    else:
+        summary_to_print = summary
+    print_summary(summary_to_print, sys.stdout)
+    if options.json:
+        with open(options.json, "w") as handle:
+            json.dump(summary, handle, indent=2)
+            handle.write("\n")
+    if options.failures:
+        write_failures(results, options.failures)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
