@@ -1,0 +1,310 @@
+"""A dump folder (``index.json`` + files, see docs/dump-format.md) -> the report model.
+
+Reading is forgiving: the report is most wanted when a run went wrong, so a missing file, an
+unknown field or a half-written index becomes a line under "Problems while reading the dump"
+instead of an exception. Only a folder that is not a dump at all is an error.
+"""
+
+import json
+import linecache
+import os
+import re
+
+from .model import CodeBlock, Compile, Dump, Frame, Function, Graph, GraphBreak
+
+INDEX_NAME = "index.json"
+CONTEXT_LINES = 2  # lines shown above and below a graph break's line
+
+_KINDS = {
+    "guards": "guards",
+    "transformed_code": "transformed",
+    "resume_code": "resume",
+    "full_code": "full_code",
+    "graph": "graph",
+    "kernel": "kernel",
+    "disassembly": "disassembly",
+}
+
+
+class NotADump(ValueError):
+    """The folder holds no ``index.json`` and no dump files."""
+
+
+def _anchor(*parts):
+    text = "-".join(str(p).strip("/") for p in parts if p not in (None, ""))
+    return re.sub(r"[^A-Za-z0-9_.]+", "-", text).strip("-") or "x"
+
+
+class _Reader:
+    def __init__(self, root, prefix=""):
+        self.root = root            # the folder holding this index.json
+        self.prefix = prefix        # its path relative to the report's dump folder ("rank_0/")
+        self.warnings = []
+        self.seen_paths = set()
+
+    def warn(self, message):
+        self.warnings.append(message)
+
+    def read(self, rel):
+        path = os.path.join(self.root, rel)
+        try:
+            with open(path, encoding="utf-8", errors="replace") as f:
+                return f.read()
+        except OSError as exc:
+            self.warn("cannot read %s: %s" % (self.prefix + rel, exc.strerror or exc))
+            return "# dynalens report: this file is missing from the dump folder\n"
+
+    def block(self, rel, kind, title, anchor, note=None):
+        self.seen_paths.add(rel)
+        return CodeBlock(title=title, anchor=anchor, text=self.read(rel), path=self.prefix + rel,
+                         kind=kind, note=note)
+
+
+def _source_line(filename, lineno):
+    if not filename or not lineno:
+        return ""
+    return linecache.getline(filename, int(lineno)).rstrip("\n")
+
+
+def _frame(entry):
+    filename = entry.get("filename") or ""
+    lineno = entry.get("line", entry.get("lineno"))
+    line = entry.get("loc") or entry.get("source_line") or _source_line(filename, lineno)
+    return Frame(filename=filename, lineno=lineno, name=entry.get("name") or "", line=line.strip())
+
+
+def _context(filename, lineno):
+    """The lines around a user's line, read from their file now (empty if it is gone)."""
+    if not filename or not lineno:
+        return []
+    lineno = int(lineno)
+    frames = []
+    for n in range(max(1, lineno - CONTEXT_LINES), lineno + CONTEXT_LINES + 1):
+        text = linecache.getline(filename, n)
+        if not text and n > lineno:
+            break
+        frames.append(Frame(filename=filename, lineno=n, line=text.rstrip("\n")))
+    if not any(f.line.strip() for f in frames):
+        return []
+    return frames
+
+
+def _graph_break(entry, compile_id):
+    filename = entry.get("filename") or ""
+    lineno = entry.get("line", entry.get("lineno"))
+    reason = entry.get("reason") or "graph break"
+    detail = entry.get("detail")
+    if detail and detail not in reason:
+        reason = reason + "\n" + detail
+    frame = None
+    if filename or lineno:
+        frame = Frame(filename=filename, lineno=lineno, name=entry.get("function") or "",
+                      line=(entry.get("source_line") or _source_line(filename, lineno)).strip())
+    context = _context(filename, lineno)
+    if frame is not None and context and frame.line:
+        # Prefer the line torch recorded: the file may have changed since the run.
+        for f in context:
+            if f.lineno == lineno and f.line.strip() != frame.line:
+                context = []
+                break
+    return GraphBreak(reason=reason, frame=frame, compile_id=compile_id, context=context,
+                      stack=[_frame(s) for s in entry.get("stack") or []])
+
+
+_RESUME_GLOBAL = re.compile(r"\b__resume_at_(\d+)_(\d+)\b")
+
+
+def _resume_aliases(transformed_text, resume_entries):
+    """Pair the ``__resume_at_<offset>_<n>`` globals in transformed code with resume functions.
+
+    The index names a resume function by its code name (``torch_dynamo_resume_in_f_at_12``) and
+    may give the global it is stored under (``global_name``); when it does not, the globals are
+    matched in bytecode-offset order to the functions in line order, which is how Dynamo
+    creates them (a later resume point is later in both).
+    """
+    aliases = {}
+    missing = []
+    for entry in resume_entries:
+        glob = entry.get("global_name") or entry.get("global")
+        if glob:
+            aliases[entry.get("name")] = glob
+        else:
+            missing.append(entry)
+    if missing and transformed_text:
+        found = sorted({(int(m.group(1)), m.group(0)) for m in _RESUME_GLOBAL.finditer(transformed_text)})
+        names = [g for _, g in found if g not in aliases.values()]
+        if len(names) == len(missing):
+            ordered = sorted(missing, key=lambda e: (e.get("line") or 0))
+            for entry, glob in zip(ordered, names):
+                aliases[entry.get("name")] = glob
+    return aliases
+
+
+def _compile(reader, entry, ordinal):
+    key = str(entry.get("key") or entry.get("compile_id") or ordinal)
+    cid = str(entry.get("compile_id") or key)
+    pid = str(entry.get("pid") or "")
+    prefix = reader.prefix
+    anchor = _anchor("c", prefix, key)
+    comp = Compile(
+        compile_id=(prefix.rstrip("/") + " " if prefix else "") + cid,
+        anchor=anchor,
+        function=entry.get("function") or "?",
+        filename=entry.get("filename") or "",
+        firstlineno=entry.get("firstlineno"),
+        stack=[_frame(f) for f in entry.get("stack") or []],
+        recompile_reasons=[str(r) for r in entry.get("recompile_reasons") or []],
+        process=prefix + pid,
+        is_resume=bool(entry.get("is_resume")),
+        resume_of=entry.get("resume_of"),
+        metrics={k: v for k, v in (entry.get("metrics") or {}).items()
+                 if isinstance(v, (int, float)) and not isinstance(v, bool)},
+    )
+    comp.graph_breaks = [_graph_break(b, cid) for b in entry.get("graph_breaks") or []]
+
+    guards = entry.get("guards") or {}
+    if guards.get("file"):
+        note = "%s guards" % guards["count"] if guards.get("count") is not None else None
+        comp.guards = reader.block(guards["file"], "guards", guards.get("function") or guards["file"],
+                                   _anchor(anchor, "guards"), note)
+    comp.guard_failures = [str(r) for r in guards.get("failures") or []]
+
+    tc = entry.get("transformed_code") or {}
+    if tc.get("file"):
+        note = None
+        if tc.get("decompiled") is False:
+            comp.badges.append("not decompiled")
+            note = "decompilation failed: %s" % (tc.get("error") or "unknown error")
+        elif tc.get("verified") is False:
+            comp.badges.append("not verified")
+            note = "decompiled source does not recompile to the same bytecode"
+        comp.transformed = reader.block(tc["file"], "transformed",
+                                        tc.get("function") or tc["file"],
+                                        _anchor(anchor, "transformed"), note)
+
+    if entry.get("full_code"):
+        comp.full_code = reader.block(entry["full_code"], "full_code", entry["full_code"],
+                                      _anchor(anchor, "full"))
+
+    resume_entries = [r for r in entry.get("resume_functions") or [] if isinstance(r, dict)]
+    aliases = _resume_aliases(comp.transformed.text if comp.transformed else "", resume_entries)
+    for i, r in enumerate(resume_entries):
+        if not r.get("file"):
+            continue
+        name = r.get("name") or r["file"]
+        block = reader.block(r["file"], "resume", name, _anchor(anchor, "resume", i),
+                             "called as %s" % aliases[name] if name in aliases else None)
+        if name in aliases:
+            block.aliases.append(aliases[name])
+        comp.resume.append(block)
+
+    for g in entry.get("graphs") or []:
+        name = g.get("name") or "graph"
+        graph = Graph(name=name, anchor=_anchor("g", prefix, key, name))
+        for j, st in enumerate(g.get("stages") or []):
+            if isinstance(st, str):
+                st = {"file": st, "stage": st}
+            if not st.get("file"):
+                continue
+            stage = st.get("stage") or "graph"
+            graph.stages.append(reader.block(st["file"], "graph", "%s %s" % (name, stage),
+                                             _anchor(graph.anchor, "s", j)))
+        for j, kern in enumerate(g.get("kernels") or []):
+            rel = kern.get("file") if isinstance(kern, dict) else kern
+            if rel:
+                graph.kernels.append(reader.block(rel, "kernel", rel, _anchor(graph.anchor, "k", j)))
+        comp.graphs.append(graph)
+    return comp, key
+
+
+def _load_index(reader, index, dump):
+    if index.get("format") not in (None, "dynalens-dump"):
+        reader.warn("index.json says format %r; reading it as a dynalens dump" % index.get("format"))
+    version = index.get("format_version")
+    if isinstance(version, int) and version > 1:
+        reader.warn("index.json is format_version %d, newer than this report knows (1); "
+                    "some details may be missing" % version)
+    by_key = {}
+    functions = {}
+    for i, entry in enumerate(index.get("compiles") or []):
+        if not isinstance(entry, dict):
+            reader.warn("compile entry %d is not an object; skipped" % i)
+            continue
+        try:
+            comp, key = _compile(reader, entry, i)
+        except (TypeError, ValueError, KeyError, AttributeError) as exc:
+            reader.warn("compile entry %d (%s) could not be read: %s"
+                        % (i, entry.get("compile_id"), exc))
+            continue
+        by_key[key] = comp
+        fkey = (comp.process.split("/")[0] if reader.prefix else "", comp.function,
+                comp.filename, comp.firstlineno)
+        fn = functions.get(fkey)
+        if fn is None:
+            fn = Function(name=(reader.prefix.rstrip("/") + " " if reader.prefix else "") + comp.function,
+                          anchor=_anchor("f", reader.prefix, comp.function, len(dump.functions)),
+                          filename=comp.filename, firstlineno=comp.firstlineno,
+                          resume_of=comp.resume_of)
+            functions[fkey] = fn
+            dump.functions.append(fn)
+        fn.compiles.append(comp)
+
+    # Files the compiles do not mention (e.g. a disassembly written after a failed decompile).
+    for i, f in enumerate(index.get("files") or []):
+        rel = f.get("path") if isinstance(f, dict) else None
+        if not rel or rel in reader.seen_paths:
+            continue
+        kind = _KINDS.get(f.get("kind"), f.get("kind") or "file")
+        owner = by_key.get(str(f.get("compile")))
+        block = reader.block(rel, kind, rel, _anchor("o", reader.prefix, i))
+        (owner.other if owner is not None else dump.unattached).append(block)
+
+    for w in index.get("warnings") or []:
+        reader.warn("lens: %s" % w)
+
+
+def _load_folder(root, prefix, dump, depth=0):
+    reader = _Reader(root, prefix)
+    index_path = os.path.join(root, INDEX_NAME)
+    index = None
+    if os.path.exists(index_path):
+        try:
+            with open(index_path, encoding="utf-8") as f:
+                index = json.load(f)
+        except (OSError, ValueError) as exc:
+            reader.warn("%s%s could not be read (%s); showing the files by name"
+                        % (prefix, INDEX_NAME, exc))
+    if index is None:
+        from .scan import index_from_names
+
+        index = index_from_names(root)
+        if index is None:
+            if depth == 0:
+                raise NotADump("%s is not a dynalens dump folder: it has no %s and no dumped "
+                               "files" % (root, INDEX_NAME))
+            return reader.warnings
+        if os.path.exists(index_path) is False:
+            reader.warn("no %s in %s; the report is built from file names only, without "
+                        "graph breaks, reasons or call stacks" % (INDEX_NAME, prefix or "the folder"))
+    if not isinstance(index, dict):
+        raise NotADump("%s: %s is not a JSON object" % (root, INDEX_NAME))
+    _load_index(reader, index, dump)
+    warnings = reader.warnings
+    for sub in index.get("subdumps") or []:
+        rel = sub.get("path") if isinstance(sub, dict) else sub
+        if not rel or depth > 2:
+            continue
+        sub_root = os.path.join(root, rel)
+        if not os.path.isdir(sub_root):
+            warnings.append("subdump %s%s is missing" % (prefix, rel))
+            continue
+        warnings.extend(_load_folder(sub_root, prefix + rel.rstrip("/") + "/", dump, depth + 1))
+    return warnings
+
+
+def load_dump(dump_dir):
+    """Read ``dump_dir`` into a :class:`~dynalens.report.model.Dump`."""
+    root = os.path.abspath(dump_dir)
+    dump = Dump(root=root, title="dynalens: %s" % os.path.basename(root.rstrip(os.sep)))
+    dump.warnings.extend(_load_folder(root, "", dump))
+    return dump

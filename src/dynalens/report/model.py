@@ -1,0 +1,139 @@
+"""What the explorer shows, independent of how the dump folder spells it.
+
+The page template reads only these classes; ``load.py`` fills them from ``index.json`` (and from
+file names when the index lacks something). Keeping the two apart means a change in the dump
+schema is one edit in the loader, never in the page.
+"""
+
+from dataclasses import dataclass, field
+from typing import List, Optional
+
+
+@dataclass
+class CodeBlock:
+    """One piece of source shown in the page, usually a file of the dump folder."""
+
+    title: str
+    anchor: str                      # element id in the page
+    text: str
+    path: Optional[str] = None       # relative to the dump folder, for the "open file" link
+    kind: str = "code"               # guards | transformed | resume | graph | kernel | source | ...
+    note: Optional[str] = None       # one line shown next to the title (e.g. stage name)
+    aliases: List[str] = field(default_factory=list)  # other names that link here
+
+
+@dataclass
+class Frame:
+    """One frame of a user's call stack."""
+
+    filename: str
+    lineno: Optional[int]
+    name: str = ""
+    line: str = ""                   # the source text of that line, when it could be read
+
+
+@dataclass
+class GraphBreak:
+    reason: str
+    frame: Optional[Frame] = None    # the user's line where the break happened
+    stack: List[Frame] = field(default_factory=list)
+    compile_id: Optional[str] = None
+    context: List[Frame] = field(default_factory=list)  # neighbouring lines, for the excerpt
+
+
+@dataclass
+class Graph:
+    """A compiled subgraph (``__compiled_fn_<k>``): its stages and Inductor's output for it."""
+
+    name: str
+    anchor: str
+    stages: List[CodeBlock] = field(default_factory=list)
+    kernels: List[CodeBlock] = field(default_factory=list)
+
+
+@dataclass
+class Compile:
+    """One entry in Dynamo's cache for a frame: a compile id such as ``0/1``."""
+
+    compile_id: str
+    anchor: str
+    function: str
+    filename: str = ""
+    firstlineno: Optional[int] = None
+    stack: List[Frame] = field(default_factory=list)
+    recompile_reasons: List[str] = field(default_factory=list)
+    graph_breaks: List[GraphBreak] = field(default_factory=list)
+    guards: Optional[CodeBlock] = None
+    transformed: Optional[CodeBlock] = None
+    original: Optional[CodeBlock] = None
+    full_code: Optional[CodeBlock] = None
+    resume: List[CodeBlock] = field(default_factory=list)
+    graphs: List[Graph] = field(default_factory=list)
+    other: List[CodeBlock] = field(default_factory=list)
+    badges: List[str] = field(default_factory=list)   # short warnings, e.g. "not verified"
+    guard_failures: List[str] = field(default_factory=list)  # why later calls missed this entry
+    metrics: dict = field(default_factory=dict)
+    process: str = ""                # which process wrote it (links resolve within one process)
+    is_resume: bool = False
+    resume_of: Optional[str] = None
+
+
+@dataclass
+class Function:
+    """A user function that Dynamo compiled at least once (all its cache entries)."""
+
+    name: str
+    anchor: str
+    filename: str = ""
+    firstlineno: Optional[int] = None
+    compiles: List[Compile] = field(default_factory=list)
+    resume_of: Optional[str] = None  # for Dynamo's resume functions: the function they continue
+
+    @property
+    def recompilations(self):
+        return max(0, len(self.compiles) - 1)
+
+    @property
+    def graph_breaks(self):
+        return sum(len(c.graph_breaks) for c in self.compiles)
+
+
+@dataclass
+class Dump:
+    """A whole dump folder, ready to render."""
+
+    root: str
+    functions: List[Function] = field(default_factory=list)
+    unattached: List[CodeBlock] = field(default_factory=list)  # files no compile claims
+    warnings: List[str] = field(default_factory=list)          # problems met while loading
+    title: str = "dynalens report"
+
+    @property
+    def compiles(self):
+        return [c for f in self.functions for c in f.compiles]
+
+    @property
+    def graph_breaks(self):
+        return [b for c in self.compiles for b in c.graph_breaks]
+
+    @property
+    def recompilations(self):
+        return [c for c in self.compiles if c.recompile_reasons]
+
+    def code_blocks(self):
+        """Every ``(block, compile or None)`` in page order; the compile decides link scope."""
+        for comp in self.compiles:
+            for block in (comp.guards, comp.transformed, comp.original, comp.full_code):
+                if block is not None:
+                    yield block, comp
+            for block in comp.resume:
+                yield block, comp
+            for graph in comp.graphs:
+                for block in graph.stages:
+                    yield block, comp
+                for block in graph.kernels:
+                    yield block, comp
+            for block in comp.other:
+                yield block, comp
+        for block in self.unattached:
+            yield block, None
