@@ -1,0 +1,392 @@
+"""The public front door of the decompiler: ``decompile(obj)`` and ``Decompiler``.
+
+Users hand us whatever they have at hand -- a function, a method, a class, a module, a ``.pyc``
+on disk -- so this module's job is to find the code object behind it (or say clearly why there
+is none) and to guarantee the error contract: only ``DecompilationError`` (bytecode we cannot
+handle, including a ``.pyc`` of another Python), ``TypeError`` (an object we do not accept) and
+``OSError`` (a file we cannot read) ever leave it. Unexpected exceptions from the core are
+wrapped in ``DecompilationError`` with the original chained, because the lens calls this from
+inside a user's program and must be able to catch one type and carry on.
+
+The names ``Decompiler``, ``decompile`` and ``overwite_fn_name`` (sic) follow depyf so that code
+and habits written for it keep working. Nothing here imports torch.
+"""
+
+import importlib.util
+import marshal
+import os
+import sys
+import types
+
+from .errors import DecompilationError
+
+__all__ = ["decompile", "Decompiler", "PycVersionError", "load_pyc", "python_version_for_magic"]
+
+_ACCEPTED = ("a function, method, lambda, generator/coroutine function or object, "
+             "staticmethod/classmethod, code object, class, module, or the path (str or "
+             "os.PathLike) of a .pyc or .py file")
+_OPTIONS = ("indent", "temp_prefix", "name")
+
+
+class PycVersionError(DecompilationError):
+    """A ``.pyc`` written by another Python version: its bytecode means something else here."""
+
+
+def decompile(obj, **options):
+    """Source text for ``obj``; see :class:`Decompiler` for ``indent``, ``temp_prefix``, ``name``.
+
+    Accepted: functions (plain, lambda, generator, coroutine, async generator), bound methods,
+    staticmethod/classmethod objects, generator/coroutine objects, code objects, classes (an
+    approximation: see :meth:`Decompiler.decompile`), modules (their ``.pyc`` when it is fresh,
+    else their compiled source) and paths of ``.pyc`` or ``.py`` files.
+    """
+    unknown = sorted(set(options) - set(_OPTIONS))
+    if unknown:
+        raise TypeError("decompile() got unexpected option(s) %s; accepted options: %s"
+                        % (", ".join(unknown), ", ".join(_OPTIONS)))
+    return Decompiler(obj, **options).decompile()
+
+
+class Decompiler(object):
+    """Decompile one object with fixed options.
+
+    ``indent`` is the indentation unit (a string, or a number of spaces as in depyf);
+    ``temp_prefix`` names the temporaries used where bytecode has no plain statement form;
+    ``name`` renames the decompiled function (useful for code objects Dynamo generated).
+    """
+
+    def __init__(self, code_or_obj, indent="    ", temp_prefix="__temp_", name=None):
+        self.indent = _indent_text(indent)
+        self.temp_prefix = _check_str("temp_prefix", temp_prefix)
+        self.name = None if name is None else _check_str("name", name)
+        self.kind, self.target = _resolve(code_or_obj)
+        # depyf exposes the code object as ``.code``; a class has none.
+        self.code = self.target if self.kind == "code" else None
+
+    def decompile(self, indentation=None, temp_prefix=None, overwite_fn_name=None,
+                  overwrite_fn_name=None):
+        """Source text. Arguments override the constructor's options for this call only.
+
+        ``overwite_fn_name`` keeps depyf's spelling; ``overwrite_fn_name`` is the same option
+        spelled correctly. For a class, every function found in the class ``__dict__`` is
+        decompiled on its own and placed under a ``class Name(bases):`` header, with simple
+        class attributes written back from their values: a class object keeps no code for its
+        body, so this is an approximation of the original class statement, not a round trip.
+        """
+        if (overwite_fn_name is not None and overwrite_fn_name is not None
+                and overwite_fn_name != overwrite_fn_name):
+            raise TypeError("overwite_fn_name and overwrite_fn_name disagree: %r vs %r"
+                            % (overwite_fn_name, overwrite_fn_name))
+        indent = self.indent if indentation is None else _indent_text(indentation)
+        prefix = self.temp_prefix if temp_prefix is None else _check_str("temp_prefix",
+                                                                         temp_prefix)
+        name = overwite_fn_name if overwite_fn_name is not None else overwrite_fn_name
+        name = self.name if name is None else _check_str("overwite_fn_name", name)
+        if self.kind == "class":
+            return _render_class(self.target, indent, prefix)
+        return _decompile_code(self.target, indent, prefix, name)
+
+    def __repr__(self):
+        what = self.target.__qualname__ if self.kind == "class" else getattr(
+            self.target, "co_qualname", self.target.co_name)
+        return "Decompiler(%s %s)" % (self.kind, what)
+
+
+# ---------------------------------------------------------------------------------------------
+# Options
+
+
+def _indent_text(indent):
+    if isinstance(indent, bool):
+        raise TypeError("indent must be a string of spaces/tabs or a number of spaces, got bool")
+    if isinstance(indent, int):
+        if indent < 1:
+            raise ValueError("indent must be at least 1 space, got %d" % indent)
+        return " " * indent
+    if isinstance(indent, str):
+        if not indent or indent.strip(" \t"):
+            raise ValueError("indent must be non-empty spaces or tabs, got %r" % indent)
+        return indent
+    raise TypeError("indent must be a string or an int, got %s" % type(indent).__name__)
+
+
+def _check_str(option, value):
+    if not isinstance(value, str):
+        raise TypeError("%s must be a string, got %s" % (option, type(value).__name__))
+    return value
+
+
+# ---------------------------------------------------------------------------------------------
+# From an object to a code object
+
+
+def _resolve(obj):
+    """('code', code object) or ('class', class) for anything accepted; TypeError otherwise."""
+    if isinstance(obj, types.CodeType):
+        return "code", obj
+    if isinstance(obj, (staticmethod, classmethod)):
+        return _resolve(obj.__func__)
+    if isinstance(obj, types.MethodType):
+        return _resolve(obj.__func__)
+    if isinstance(obj, types.FunctionType):
+        return "code", obj.__code__
+    if isinstance(obj, type):
+        return "class", obj
+    for attribute in ("gi_code", "cr_code", "ag_code"):  # generator / coroutine objects
+        code = getattr(obj, attribute, None)
+        if isinstance(code, types.CodeType):
+            return "code", code
+    if isinstance(obj, types.ModuleType):
+        return "code", _module_code(obj)
+    if isinstance(obj, (str, os.PathLike)):
+        return "code", _file_code(os.fspath(obj))
+    import functools
+    if isinstance(obj, functools.partial):
+        raise TypeError("cannot decompile a functools.partial; decompile its .func instead "
+                        "(accepted: %s)" % _ACCEPTED)
+    if isinstance(obj, (types.BuiltinFunctionType, types.MethodWrapperType,
+                        types.WrapperDescriptorType, types.MethodDescriptorType)):
+        raise TypeError("cannot decompile %r: it is implemented in C and has no bytecode "
+                        "(accepted: %s)" % (obj, _ACCEPTED))
+    raise TypeError("cannot decompile an object of type %s; accepted: %s"
+                    % (type(obj).__name__, _ACCEPTED))
+
+
+def _module_code(module):
+    """The module's code: its cached .pyc when that matches the source file, else the source
+    compiled here (the .pyc is what actually ran, but a stale one would mislead)."""
+    path = getattr(module, "__file__", None)
+    if not path:
+        raise TypeError("cannot decompile module %r: it is built into the interpreter and has "
+                        "no bytecode" % module.__name__)
+    if path.endswith(".pyc"):
+        return load_pyc(path)
+    if not path.endswith(".py"):
+        raise TypeError("cannot decompile module %r: %s is not Python source or bytecode "
+                        "(an extension module?)" % (module.__name__, path))
+    try:
+        cached = importlib.util.cache_from_source(path)
+    except (NotImplementedError, ValueError):  # sys.implementation.cache_tag is None
+        cached = None
+    if cached and os.path.exists(cached) and _pyc_matches_source(cached, path):
+        return load_pyc(cached)
+    return _compile_file(path)
+
+
+def _pyc_matches_source(pyc_path, source_path):
+    try:
+        with open(pyc_path, "rb") as handle:
+            header = handle.read(16)
+        stat = os.stat(source_path)
+    except OSError:
+        return False
+    if len(header) < 16 or header[:4] != importlib.util.MAGIC_NUMBER:
+        return False
+    flags = int.from_bytes(header[4:8], "little")
+    if flags & 1:  # hash-based pyc (PEP 552): compare the source hash
+        try:
+            with open(source_path, "rb") as handle:
+                return header[8:16] == importlib.util.source_hash(handle.read())
+        except OSError:
+            return False
+    mtime = int.from_bytes(header[8:12], "little")
+    size = int.from_bytes(header[12:16], "little")
+    return mtime == (int(stat.st_mtime) & 0xFFFFFFFF) and size == (stat.st_size & 0xFFFFFFFF)
+
+
+def _file_code(path):
+    if path.endswith(".py") or path.endswith(".pyw"):
+        return _compile_file(path)
+    if path.endswith(".pyc") or os.path.isfile(path) and _looks_like_pyc(path):
+        return load_pyc(path)
+    raise TypeError("cannot decompile %r: a path must name a .pyc or .py file%s (accepted: %s)"
+                    % (path, "" if os.path.exists(path) else ", and there is no such file",
+                       _ACCEPTED))
+
+
+def _looks_like_pyc(path):
+    with open(path, "rb") as handle:
+        return handle.read(4)[2:4] == b"\r\n"
+
+
+def _compile_file(path):
+    with open(path, "rb") as handle:
+        source = handle.read()
+    try:
+        return compile(source, path, "exec", dont_inherit=True)
+    except (SyntaxError, ValueError) as exc:
+        raise DecompilationError("%s does not compile on Python %d.%d, so there is no bytecode "
+                                 "to decompile: %s" % (path, sys.version_info[0],
+                                                       sys.version_info[1], exc)) from exc
+
+
+# ---------------------------------------------------------------------------------------------
+# .pyc files
+
+
+def _magic_table():
+    # (first, last) magic number -> version, from CPython's importlib/_bootstrap_external.py.
+    table = [((3000, 3131), "3.0"), ((3141, 3151), "3.1"), ((3160, 3180), "3.2"),
+             ((3190, 3230), "3.3"), ((3250, 3310), "3.4"), ((3320, 3351), "3.5"),
+             ((3360, 3379), "3.6"), ((3390, 3399), "3.7"), ((3400, 3419), "3.8"),
+             ((3420, 3429), "3.9"), ((3430, 3449), "3.10")]
+    # Since 3.11, Python 3.n owns magic numbers 2900 + 50 * n up to the next version's start.
+    for minor in range(11, 16):
+        start = 2900 + 50 * minor
+        table.append(((start, start + 49), "3.%d" % minor))
+    return table
+
+
+_MAGIC_TABLE = _magic_table()
+
+
+def python_version_for_magic(number):
+    """'3.12' for a magic number CPython 3.12 writes; None for one we do not know."""
+    if number == 62211:
+        return "2.7"
+    for (first, last), version in _MAGIC_TABLE:
+        if first <= number <= last:
+            return version
+    return None
+
+
+def load_pyc(path):
+    """The module code object in a .pyc written by this Python; clear errors otherwise."""
+    with open(path, "rb") as handle:
+        data = handle.read()
+    here = "%d.%d" % sys.version_info[:2]
+    here_magic = int.from_bytes(importlib.util.MAGIC_NUMBER[:2], "little")
+    if len(data) < 4 or data[2:4] != b"\r\n":
+        raise DecompilationError("%s is not a .pyc file: it does not start with a magic number"
+                                 % path)
+    magic = int.from_bytes(data[:2], "little")
+    if data[:4] != importlib.util.MAGIC_NUMBER:
+        version = python_version_for_magic(magic)
+        if version is None:
+            written_by = "an unknown Python (unknown magic number %d)" % magic
+        else:
+            written_by = "Python %s (magic number %d)" % (version, magic)
+        raise PycVersionError("%s was written by %s, but this is Python %s (magic number %d): "
+                              "bytecode differs between versions, so decompile it with Python "
+                              "%s" % (path, written_by, here, here_magic, version or "of that "
+                                      "version"))
+    if len(data) < 16:
+        raise DecompilationError("%s is truncated: a .pyc header is 16 bytes, the file has %d"
+                                 % (path, len(data)))
+    try:
+        code = marshal.loads(data[16:])
+    except (EOFError, ValueError, TypeError) as exc:
+        raise DecompilationError("%s is truncated or corrupt: its code object cannot be read "
+                                 "(%s)" % (path, exc)) from exc
+    if not isinstance(code, types.CodeType):
+        raise DecompilationError("%s is corrupt: it holds a %s, not a code object"
+                                 % (path, type(code).__name__))
+    return code
+
+
+# ---------------------------------------------------------------------------------------------
+# Calling the core
+
+
+def _decompile_code(code, indent, temp_prefix, name):
+    try:
+        from .render import decompile_code
+    except ImportError as exc:
+        raise DecompilationError("the decompiler core (dynalens.decompiler.render) cannot be "
+                                 "imported: %s" % exc) from exc
+    try:
+        text = decompile_code(code, indent=indent, temp_prefix=temp_prefix, name=name)
+    except DecompilationError:
+        raise
+    except Exception as exc:  # a bug in the core: keep the contract, keep the cause
+        raise DecompilationError("internal error while decompiling: %s: %s"
+                                 % (type(exc).__name__, exc), code=code) from exc
+    if not isinstance(text, str):
+        raise DecompilationError("internal error: the core returned %s instead of source text"
+                                 % type(text).__name__, code=code)
+    return text
+
+
+# ---------------------------------------------------------------------------------------------
+# Classes (approximate: a class keeps no code object for its body)
+
+_SKIPPED_ATTRIBUTES = frozenset(["__module__", "__qualname__", "__dict__", "__weakref__",
+                                 "__doc__", "__firstlineno__", "__static_attributes__",
+                                 "__annotations__", "__annotate__", "__classdictcell__",
+                                 "__orig_bases__", "__parameters__", "__type_params__"])
+_LITERAL_TYPES = (int, float, complex, str, bytes, bool, type(None), type(Ellipsis))
+
+
+def _render_class(cls, indent, temp_prefix):
+    lines = _class_lines(cls, indent, temp_prefix)
+    return "\n".join(lines) + "\n"
+
+
+def _class_lines(cls, indent, temp_prefix):
+    header = [_type_name(base) for base in cls.__bases__ if base is not object]
+    metaclass = type(cls)
+    if metaclass is not type and not any(type(base) is metaclass for base in cls.__bases__):
+        header.append("metaclass=%s" % _type_name(metaclass))
+    lines = ["class %s%s:" % (cls.__name__, "(%s)" % ", ".join(header) if header else "")]
+    body = []
+    doc = cls.__dict__.get("__doc__")
+    if isinstance(doc, str):
+        body.append(repr(doc))
+    for attribute, value in list(cls.__dict__.items()):
+        if attribute in _SKIPPED_ATTRIBUTES:
+            continue
+        body.extend(_member_lines(cls, attribute, value, indent, temp_prefix))
+    if not body:
+        body = ["pass"]
+    for line in body:
+        lines.append(indent + line if line else line)
+    return lines
+
+
+def _member_lines(cls, attribute, value, indent, temp_prefix):
+    def function_lines(function, decorator=None, name=None):
+        text = _decompile_code(function.__code__, indent, temp_prefix, name)
+        out = ["@" + decorator] if decorator else []
+        return out + text.rstrip("\n").split("\n") + [""]
+
+    if isinstance(value, types.FunctionType):
+        return function_lines(value, name=attribute if value.__name__ != attribute else None)
+    if isinstance(value, staticmethod) and isinstance(value.__func__, types.FunctionType):
+        return function_lines(value.__func__, "staticmethod")
+    if isinstance(value, classmethod) and isinstance(value.__func__, types.FunctionType):
+        return function_lines(value.__func__, "classmethod")
+    if isinstance(value, property):
+        out = []
+        for accessor, decorator in (("fget", "property"), ("fset", attribute + ".setter"),
+                                    ("fdel", attribute + ".deleter")):
+            function = getattr(value, accessor)
+            if isinstance(function, types.FunctionType):
+                out.extend(function_lines(function, decorator, name=attribute))
+        return out
+    if isinstance(value, type) and value.__qualname__.startswith(cls.__qualname__ + "."):
+        return _class_lines(value, indent, temp_prefix) + [""]
+    if _is_literal(value):
+        return ["%s = %r" % (attribute, value)]
+    return ["# %s = <%s object: not decompiled>" % (attribute, type(value).__name__)]
+
+
+def _is_literal(value, depth=0):
+    if depth > 4:
+        return False
+    if isinstance(value, _LITERAL_TYPES):
+        return not isinstance(value, float) or value == value and value not in (
+            float("inf"), float("-inf"))
+    if isinstance(value, (tuple, list, frozenset, set)):
+        return all(_is_literal(item, depth + 1) for item in value)
+    if isinstance(value, dict):
+        return all(_is_literal(k, depth + 1) and _is_literal(v, depth + 1)
+                   for k, v in value.items())
+    return False
+
+
+def _type_name(cls):
+    module = getattr(cls, "__module__", None)
+    if module == "builtins":
+        return cls.__qualname__
+    return cls.__qualname__ if module in (None, "__main__") else "%s.%s" % (module,
+                                                                            cls.__qualname__)
