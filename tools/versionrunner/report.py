@@ -1,0 +1,163 @@
+"""Turn per-version results into the one table users read, and into the exit status.
+
+Kept apart from running so the verdict rules (what counts as failed, crashed or skipped) can be
+tested with fake results: a version without an interpreter must read SKIPPED with its reason,
+never pass silently, and a crash must fail the run whatever the floor is.
+"""
+
+import json
+
+COLUMNS = ("version", "interpreter", "construct tests", "functions", "exact %",
+           "files exact %", "functions/s", "result")
+
+
+def roundtrip_figures(data):
+    """The round trip's headline numbers from bench/roundtrip.py's JSON (None where absent)."""
+    data = data or {}
+    causes = data.get("failures_by_cause") or []
+    if isinstance(causes, dict):
+        causes = sorted(causes.items(), key=lambda item: -item[1])
+    return {
+        "functions": data.get("functions"),
+        "exact_pct": data.get("functions_exact_pct"),
+        "files_exact_pct": data.get("files_every_code_object_exact_pct"),
+        "functions_per_second": data.get("functions_per_second"),
+        "not_compiling": data.get("outputs_not_compiling"),
+        "other_exceptions": data.get("exceptions_other_than_DecompilationError"),
+        "files": data.get("files"),
+        "causes": [(str(c), int(n)) for c, n in causes],
+    }
+
+
+def status(result, min_exact=0.0, strict=False):
+    """("ok" | "failed" | "crashed" | "skipped", reason text) for one VersionResult."""
+    if result.skipped:
+        return "skipped", result.skipped
+    steps = [s for s in (result.corpus, result.roundtrip) if s is not None]
+    for step in steps:
+        if step.error:
+            return "crashed", "%s: %s" % (step.name, step.error)
+    corpus = result.corpus.data if result.corpus else None
+    if corpus and corpus.get("failed") and strict:
+        return "failed", "%d construct test(s) failed" % corpus["failed"]
+    if result.roundtrip is not None:
+        exact = roundtrip_figures(result.roundtrip.data)["exact_pct"]
+        if exact is None:
+            return "crashed", "roundtrip: no exact % in its results"
+        if exact < min_exact:
+            return "failed", "exact %.2f%% below the floor %.2f%%" % (exact, min_exact)
+    return "ok", ""
+
+
+def _fmt(value, pattern="%s"):
+    return "-" if value is None else pattern % value
+
+
+def row(result, min_exact=0.0, strict=False, home=None):
+    """The table cells for one version."""
+    state, reason = status(result, min_exact, strict)
+    label = result.interpreter.label(home) if result.interpreter else "-"
+    if state == "skipped":
+        return [result.version, label, "-", "-", "-", "-", "-", "SKIPPED (%s)" % reason]
+    corpus = result.corpus.data if result.corpus and result.corpus.data else None
+    tests = "-"
+    if corpus:
+        tests = "%d passed, %d failed" % (corpus.get("passed", 0), corpus.get("failed", 0))
+        if corpus.get("skipped"):
+            tests += ", %d skipped" % corpus["skipped"]
+    figures = roundtrip_figures(result.roundtrip.data if result.roundtrip else None)
+    verdict = {"ok": "ok", "failed": "FAILED (%s)", "crashed": "CRASHED (%s)"}[state]
+    if "%s" in verdict:
+        verdict = verdict % reason
+    return [
+        result.version, label, tests,
+        _fmt(figures["functions"]),
+        _fmt(figures["exact_pct"], "%.1f"),
+        _fmt(figures["files_exact_pct"], "%.1f"),
+        _fmt(figures["functions_per_second"], "%.0f"),
+        verdict,
+    ]
+
+
+def table(results, min_exact=0.0, strict=False, home=None):
+    """Plain-text table, columns padded to fit, numbers right-aligned."""
+    rows = [list(COLUMNS)] + [row(r, min_exact, strict, home) for r in results]
+    numeric = set([3, 4, 5, 6])
+    widths = [max(len(str(r[i])) for r in rows[:]) for i in range(len(COLUMNS) - 1)]
+    lines = []
+    for cells in rows:
+        parts = []
+        for i, cell in enumerate(cells[:-1]):
+            parts.append(str(cell).rjust(widths[i]) if i in numeric else str(cell).ljust(widths[i]))
+        parts.append(str(cells[-1]))
+        lines.append("  ".join(parts).rstrip())
+    rule = "-" * min(max(len(line) for line in lines), 160)
+    return "\n".join([lines[0], rule] + lines[1:])
+
+
+def counts(results, min_exact=0.0, strict=False):
+    """{"ok": n, "failed": n, "crashed": n, "skipped": n}."""
+    tally = {"ok": 0, "failed": 0, "crashed": 0, "skipped": 0}
+    for result in results:
+        tally[status(result, min_exact, strict)[0]] += 1
+    return tally
+
+
+def summary_line(results, min_exact=0.0, strict=False):
+    """'versions: N passed, N failed, N skipped' (crashes count as failed)."""
+    tally = counts(results, min_exact, strict)
+    return "versions: %d passed, %d failed, %d skipped" % (
+        tally["ok"], tally["failed"] + tally["crashed"], tally["skipped"])
+
+
+def exit_status(results, min_exact=0.0, strict=False):
+    """0 when nothing failed or crashed; skipped versions do not fail the run by themselves."""
+    tally = counts(results, min_exact, strict)
+    return 1 if tally["failed"] or tally["crashed"] else 0
+
+
+def causes_text(results, top=5):
+    """Top failure causes per version (construct tests and round trip), for VERSION_NOTES."""
+    lines = []
+    for result in results:
+        if result.skipped:
+            continue
+        merged = {}
+        corpus = result.corpus.data if result.corpus and result.corpus.data else {}
+        for cause, n in (corpus.get("causes") or {}).items():
+            merged[cause] = merged.get(cause, 0) + n
+        for cause, n in roundtrip_figures(result.roundtrip.data if result.roundtrip else None)[
+                "causes"]:
+            merged[cause] = merged.get(cause, 0) + n
+        if not merged:
+            continue
+        lines.append("%s (%s):" % (result.version, result.interpreter.label()))
+        for cause, n in sorted(merged.items(), key=lambda item: (-item[1], item[0]))[:top]:
+            lines.append("  %6d  %s" % (n, cause))
+    return "\n".join(lines)
+
+
+def to_json(results, min_exact=0.0, strict=False):
+    """Machine-readable form of the whole run (for the README table and for tools)."""
+    out = []
+    for result in results:
+        state, reason = status(result, min_exact, strict)
+        entry = {"version": result.version, "status": state, "reason": reason,
+                 "seconds": round(result.seconds, 2)}
+        if result.interpreter:
+            entry["interpreter"] = {"kind": result.interpreter.kind,
+                                    "path": result.interpreter.path,
+                                    "release": result.interpreter.release,
+                                    "python": result.interpreter.full_version}
+        for step in (result.corpus, result.roundtrip):
+            if step is not None:
+                entry[step.name] = {"returncode": step.returncode, "error": step.error,
+                                    "seconds": round(step.seconds, 2), "log": step.log_path}
+        if result.corpus and result.corpus.data:
+            data = result.corpus.data
+            entry["corpus"].update({k: data.get(k) for k in (
+                "passed", "failed", "skipped", "code_objects", "code_objects_exact", "causes")})
+        if result.roundtrip and result.roundtrip.data:
+            entry["roundtrip"].update(roundtrip_figures(result.roundtrip.data))
+        out.append(entry)
+    return json.dumps(out, indent=1)
