@@ -1,0 +1,92 @@
+"""File-system primitives that let several processes share one dump folder safely.
+
+Processes (multiprocessing workers, torchrun ranks, two notebooks) may dump into the same
+folder at once. Three rules keep that safe: a file only ever appears complete (written to a
+private temporary name, then renamed over the target, which POSIX makes atomic); a numbered
+name is *claimed* by exclusive creation before anything is written to it, so two processes never
+pick the same number; and read-modify-write of shared files happens under an advisory lock.
+"""
+
+import contextlib
+import json
+import os
+import tempfile
+
+try:
+    import fcntl
+except ImportError:  # Windows: no advisory locks; single-process use stays safe
+    fcntl = None
+
+
+def write_text(path, text):
+    """Write `text` to `path` so readers see either the old file or the whole new one."""
+    directory = os.path.dirname(path) or "."
+    fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=".part", dir=directory)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(text)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+
+
+def claim(directory, make_name, start=0):
+    """Claim the first free numbered name: return (n, path) with `make_name(n)` now ours.
+
+    The claim is an empty file made with O_EXCL; the caller later replaces it with the real
+    content through `write_text`. A name some other process already made is skipped.
+    """
+    n = start
+    while True:
+        path = os.path.join(directory, make_name(n))
+        try:
+            fd = os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
+        except FileExistsError:
+            n += 1
+            continue
+        os.close(fd)
+        return n, path
+
+
+def claim_exact(directory, name):
+    """Claim one specific name; True if it was free (now ours), False if taken."""
+    try:
+        fd = os.open(os.path.join(directory, name), os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
+    except FileExistsError:
+        return False
+    os.close(fd)
+    return True
+
+
+@contextlib.contextmanager
+def locked(path):
+    """Hold an exclusive advisory lock on `path` (created if missing) for the block."""
+    fd = os.open(path, os.O_CREAT | os.O_RDWR, 0o644)
+    try:
+        if fcntl is not None:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        if fcntl is not None:
+            fcntl.flock(fd, fcntl.LOCK_UN)
+        os.close(fd)
+
+
+def update_json(path, update):
+    """Read the JSON at `path` (or None), pass it to `update`, write its result atomically.
+
+    Runs under `<path>.lock`, so concurrent updaters serialise and none loses the other's data.
+    Returns what `update` returned.
+    """
+    with locked(path + ".lock"):
+        current = None
+        if os.path.exists(path):
+            with open(path, encoding="utf-8") as fh:
+                current = json.load(fh)
+        new = update(current)
+        write_text(path, json.dumps(new, indent=1, sort_keys=False) + "\n")
+        return new

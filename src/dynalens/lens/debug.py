@@ -1,0 +1,131 @@
+"""debug(): run compiled code from the dumped files, so breakpoints in them are hit.
+
+Transformed code: torch 2.13 keeps, per code object, a list of "precompile entries" (guard
+manager + code to run) that it consults before its own cache (`_load_precompile_entry`, the
+surface `torch.compiler` uses to load saved compiles). Inside the block we add one entry per
+dumped compile, pairing the compile's own guard manager with the code object compiled from its
+dumped file; leaving the block removes them (`_reset_precompile_entries`), and torch's own cache,
+untouched throughout, takes over again. Only code objects that `dynalens.verify` found exact are
+swapped, so the program computes the same thing.
+
+Graphs: where the compiled graph is an FX GraphModule (backend "eager"), the frame's global
+`__compiled_fn_<k>_...` is pointed, for the block, at the `forward` of the dumped
+`Captured_Graph` file bound to that GraphModule, so a breakpoint in the graph file is hit too.
+Other backends keep running their compiled graphs (their graph files are documentation).
+"""
+
+import types
+
+
+class DebugSession:
+    def __init__(self, run):
+        self.run = run
+        self.swapped = []         # (compile id, file) of swapped transformed code
+        self.not_swapped = []     # (compile id, why)
+        self.graphs_swapped = []  # (graph global name, file)
+        self._codes = []
+        self._globals_restore = []
+        self._active = False
+
+    def __enter__(self):
+        from torch._C._dynamo.eval_frame import _load_precompile_entry
+
+        if self._active:
+            raise RuntimeError("this debug() block is already active")
+        self._active = True
+        try:
+            for dc in self.run.compiles:
+                self._swap_code(dc, _load_precompile_entry)
+                self._swap_graphs(dc)
+        except BaseException:
+            self._restore()
+            raise
+        return self
+
+    def __exit__(self, exc_type, exc, tb):
+        self._restore()
+        return False
+
+    def _swap_code(self, dc, load):
+        cid = dc.record.compile_id
+        res = dc.transformed
+        if res is None:
+            self.not_swapped.append((cid, "no transformed code was captured"))
+            return
+        if not res.swappable:
+            self.not_swapped.append((cid, "decompiled source is not exact: %s" % (
+                res.error or res.difference)))
+            return
+        found = self.run._guard_entries.get(cid)
+        if found is None:
+            self.not_swapped.append((cid, "its cache entry is gone (torch._dynamo.reset()?)"))
+            return
+        code = dc.record.original_code
+        load(code, found["entry"].guard_manager, res.compiled)
+        if code not in self._codes:
+            self._codes.append(code)
+        self.swapped.append((cid, dc.transformed_path))
+
+    def _swap_graphs(self, dc):
+        import torch
+
+        g = dc.record.frame_globals
+        if g is None:
+            return
+        for global_name, stages in dc.graph_files.items():
+            paths = stages.get("Captured_Graph")
+            if not global_name or not paths or global_name not in g:
+                continue
+            compiled = g[global_name]
+            target = getattr(compiled, "__wrapped__", None)
+            gm = getattr(target, "__self__", None)
+            if not isinstance(gm, torch.fx.GraphModule):
+                continue
+            forward = _load_graph_forward(paths[0], gm)
+            if forward is None:
+                continue
+
+            @torch._dynamo.disable
+            def run_dumped_graph(*args, __forward=forward, **kwargs):
+                return __forward(*args, **kwargs)
+
+            self._globals_restore.append((g, global_name, compiled))
+            g[global_name] = run_dumped_graph
+            self.graphs_swapped.append((global_name, paths[0]))
+
+    def _restore(self):
+        from torch._C._dynamo.eval_frame import _reset_precompile_entries
+
+        for code in self._codes:
+            try:
+                _reset_precompile_entries(code)
+            except Exception:
+                pass
+        self._codes = []
+        for g, name, value in reversed(self._globals_restore):
+            g[name] = value
+        self._globals_restore = []
+        self._active = False
+
+
+def _load_graph_forward(path, gm):
+    """`forward` of the dumped graph class, bound to the live GraphModule `gm` (or None)."""
+    import torch
+
+    try:
+        with open(path, encoding="utf-8") as fh:
+            source = fh.read()
+        ns = dict(getattr(gm.forward, "__globals__", {}))
+        ns.setdefault("torch", torch)
+        ns["__name__"] = "dynalens_graph"
+        ns["__file__"] = path
+        exec(compile(source, path, "exec"), ns)
+        cls = ns.get("GraphModule")
+        if cls is None:
+            cls = next((v for v in ns.values() if isinstance(v, type)
+                        and issubclass(v, torch.nn.Module) and "forward" in vars(v)), None)
+        if cls is None:
+            return None
+        return types.MethodType(vars(cls)["forward"], gm)
+    except Exception:
+        return None

@@ -1,0 +1,356 @@
+"""Compile records -> the dump folder (layout and index schema: docs/dump-format.md).
+
+Each compile gets a number `<n>` per function name, claimed on disk with exclusive creation so
+that processes sharing the folder never write the same name; every file is written atomically;
+`index.json` is merged under a lock. A file that cannot be produced becomes a warning in the
+index, never an exception in the user's program.
+"""
+
+import datetime
+import os
+import re
+import sys
+
+from . import atomic
+from .capture import STAGE_ORDER, parse_resume_name
+from .guards import guard_function_source
+from .source import function_source
+
+FORMAT = "dynalens-dump"
+FORMAT_VERSION = 1
+_COMPILED_FN_RE = re.compile(r"^(__compiled_fn_(\d+))(?:_[0-9a-f_]+)?$")
+_RESUME_GLOBAL_RE = re.compile(r"^__resume_at_\d+_\d+$")
+
+
+def _now():
+    return datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def _safe(name):
+    return re.sub(r"[^\w]", "_", name)[:100] or "fn"
+
+
+def graph_short_name(global_name):
+    m = _COMPILED_FN_RE.match(global_name)
+    return m.group(1) if m else global_name
+
+
+class DumpedCompile:
+    """What was written for one compile, kept in memory for `debug()` and the guard tests."""
+
+    def __init__(self, record, key):
+        self.record = record
+        self.key = key
+        self.n = None
+        self.transformed = None       # SourceResult
+        self.transformed_path = None
+        self.transformed_name = None
+        self.guard_path = None
+        self.guard_name = None
+        self.graph_files = {}         # global graph name -> {stage: [paths]}
+        self.entry = None             # the index.json entry
+
+
+class Dumper:
+    def __init__(self, dump_dir, capture, started):
+        self.root = os.path.abspath(dump_dir)
+        self.capture = capture
+        self.started = started
+        self.dumped = []
+        self.files = []
+        self.warnings = capture.warnings
+
+    def warn(self, kind, message):
+        self.capture.warn(kind, message)
+
+    # -- entry point ---------------------------------------------------------------------
+    def write(self, guard_info):
+        """Write every captured compile; return (folder written, merged index)."""
+        records = self.capture.compiles()
+        rank = next((r.rank for r in records if r.rank is not None), None)
+        if rank is None:
+            from .capture import _current_rank
+
+            rank = _current_rank()
+        folder = self.root if rank is None else os.path.join(self.root, "rank_%d" % rank)
+        os.makedirs(folder, exist_ok=True)
+        self.folder = folder
+        entries = []
+        for rec in records:
+            try:
+                entries.append(self._write_compile(rec, guard_info.get(rec.key)))
+            except Exception as exc:
+                self.warn("dump", "could not dump compile %s of %s (%s: %s)"
+                          % (rec.compile_id, rec.function, type(exc).__name__, exc))
+        self._link_guard_failures(entries)
+        process = {
+            "pid": os.getpid(), "rank": rank, "world_size": _world_size(),
+            "argv": list(sys.argv), "python": "%d.%d.%d" % sys.version_info[:3],
+            "torch": _torch_version(), "dynalens": _dynalens_version(),
+            "started": self.started, "finished": _now(),
+        }
+        index = atomic.update_json(os.path.join(folder, "index.json"),
+                                   lambda cur: _merge(cur, process, entries, self.files,
+                                                      self.warnings))
+        if folder != self.root:
+            sub = os.path.basename(folder)
+            atomic.update_json(os.path.join(self.root, "index.json"),
+                               lambda cur: _merge_subdump(cur, sub))
+        return folder, index
+
+    # -- one compile ---------------------------------------------------------------------
+    def _write_compile(self, rec, guard_info):
+        folder = self.folder
+        fn = _safe(rec.function)
+        n, full_path = atomic.claim(folder, lambda i: "full_code_for_%s_%d.py" % (fn, i))
+        dc = DumpedCompile(rec, rec.compile_id)
+        dc.n = n
+        self.dumped.append(dc)
+        resume = parse_resume_name(rec.function)
+        entry = {
+            "key": rec.compile_id, "pid": os.getpid(), "compile_id": rec.compile_id,
+            "frame_id": rec.frame_id, "frame_compile_id": rec.frame_compile_id,
+            "attempt": rec.attempt, "function": rec.function,
+            "filename": rec.original_code.co_filename if rec.original_code else
+            rec.metrics.get("co_filename"),
+            "firstlineno": rec.original_code.co_firstlineno if rec.original_code else
+            rec.metrics.get("co_firstlineno"),
+            "is_resume": resume is not None, "resume_of": resume[0] if resume else None,
+            "stack": rec.stack, "recompile_reasons": list(rec.recompile_reasons),
+            "guards": None, "transformed_code": None, "full_code": None,
+            "resume_functions": [], "graphs": [], "graph_breaks": rec.graph_breaks,
+            "metrics": {k: rec.metrics[k] for k in (
+                "guard_count", "graph_op_count", "graph_node_count", "entire_frame_compile_time_s",
+                "backend_compile_time_s", "fail_type", "fail_reason") if k in rec.metrics},
+        }
+        dc.entry = entry
+        header = ["dynalens dump of torch.compile, compile id %s of %s (%s:%s)" % (
+            rec.compile_id, rec.function, entry["filename"], entry["firstlineno"])]
+        sections = []
+
+        # guards
+        if guard_info is not None:
+            gname = "__guard_%d_for_%s" % (n, fn)
+            gfile = "__guards_%d_for_%s.py" % (n, fn)
+            text, parts = guard_function_source(
+                gname, guard_info["code_parts"], rec.guard_tree,
+                header_lines=header + ["Guards: %d checks" % len(guard_info["code_parts"])])
+            self._write(gfile, text, "guards", dc)
+            dc.guard_path, dc.guard_name = os.path.join(folder, gfile), gname
+            entry["guards"] = {"function": gname, "file": gfile,
+                               "count": len(guard_info["code_parts"]),
+                               "untranslated": sum(1 for p in parts if not p.translated),
+                               "tree": rec.guard_tree, "failures": []}
+            sections.append(("guards", text))
+        elif rec.guard_tree:
+            entry["guards"] = {"function": None, "file": None, "count": None,
+                               "untranslated": None, "tree": rec.guard_tree, "failures": []}
+
+        # transformed code
+        if rec.transformed_code is not None:
+            tname = "__transformed_code_%d_for_%s" % (n, fn)
+            tfile = tname + ".py"
+            tpath = os.path.join(folder, tfile)
+            theader = header + [
+                "Dynamo's transformed bytecode of %s, decompiled by dynalens." % rec.function,
+                "Under `with dynalens.debug():` this file's code runs in place of Dynamo's, so a",
+                "breakpoint here is hit with live values."]
+            res = function_source(rec.transformed_code, tname, tpath, theader,
+                                  on_failure=self._decompile_failed)
+            if res.decompiled and not res.verified:
+                res.text = res.text.replace(
+                    theader[-1] + "\n",
+                    theader[-1] + "\n# NOT SWAPPED by debug(): the source does not recompile to "
+                    "the same bytecode (%s)\n" % _one_line(res.difference), 1)
+            kind = "transformed_code" if res.decompiled else "disassembly"
+            if not res.decompiled:
+                tfile = "__disassembly_%d_for_%s.transformed.py" % (n, fn)
+                tpath = os.path.join(folder, tfile)
+            self._write(tfile, res.text, kind, dc)
+            dc.transformed, dc.transformed_path, dc.transformed_name = res, tpath, tname
+            entry["transformed_code"] = {
+                "file": tfile, "function": tname, "decompiled": res.decompiled,
+                "verified": res.verified, "swappable": res.swappable, "error": res.error,
+                "difference": res.difference}
+            sections.append(("transformed code", res.text))
+
+        # resume functions called from the transformed code
+        for rname, rcode in self._resume_functions(rec):
+            rfile = "__resume_code_%d_for_%s.py" % (n, _safe(rname))
+            res = function_source(rcode, rname, os.path.join(folder, rfile),
+                                  header + ["Resume function %s, created by Dynamo at a graph "
+                                            "break; decompiled by dynalens." % rname],
+                                  on_failure=self._decompile_failed)
+            self._write(rfile, res.text, "resume_code" if res.decompiled else "disassembly", dc)
+            parsed = parse_resume_name(rname)
+            entry["resume_functions"].append({"name": rname, "file": rfile,
+                                              "line": parsed[1] if parsed else None,
+                                              "decompiled": res.decompiled,
+                                              "verified": res.verified})
+            sections.append(("resume function " + rname, res.text))
+
+        # graphs and kernels
+        entry["graphs"] = self._write_graphs(rec, dc)
+
+        # the one readable program
+        full = ["# " + h for h in header] + [
+            "# Everything torch.compile made for this frame, in one file: the guards that",
+            "# choose this version, the transformed code that runs, and the resume functions",
+            "# it calls. Graphs: %s" % (", ".join(g["name"] for g in entry["graphs"]) or "none"),
+            ""]
+        for title, text in sections:
+            full += ["", "# " + "=" * 70, "# %s" % title, "# " + "=" * 70, text]
+        atomic.write_text(full_path, "\n".join(full) + "\n")
+        self._file(os.path.basename(full_path), "full_code", dc)
+        entry["full_code"] = os.path.basename(full_path)
+        return entry
+
+    def _resume_functions(self, rec):
+        code = rec.transformed_code
+        if code is None:
+            return []
+        found = {}
+        g = rec.frame_globals or {}
+        for name in code.co_names:
+            if _RESUME_GLOBAL_RE.match(name) and name in g:
+                rc = getattr(g[name], "__code__", None)
+                if rc is not None:
+                    found[rc.co_name] = rc
+        stack = list(code.co_consts)
+        while stack:
+            c = stack.pop()
+            if hasattr(c, "co_code"):
+                if c.co_name.startswith("torch_dynamo_resume_in_"):
+                    found.setdefault(c.co_name, c)
+                stack.extend(c.co_consts)
+        return sorted(found.items())
+
+    def _write_graphs(self, rec, dc):
+        code = rec.transformed_code
+        names = []
+        if code is not None:
+            names = [n for n in code.co_names if _COMPILED_FN_RE.match(n)]
+        graphs = []
+        for i, global_name in enumerate(names or ([None] if rec.graphs else [])):
+            short = graph_short_name(global_name) if global_name else "__graph_%s" % (
+                rec.compile_id.replace("/", "_"))
+            g = {"name": short, "global_name": global_name, "stages": [], "kernels": []}
+            stages = rec.graphs if i == 0 else []
+            per_stage = {}
+            for stage, payload in sorted(stages, key=lambda sp: STAGE_ORDER.index(sp[0])):
+                head = "".join("# %s\n" % h for h in [
+                    "dynalens dump: graph %s, stage %s, compile id %s of %s" % (
+                        short, stage, rec.compile_id, rec.function),
+                    "torch's readable form of the FX graph (GraphModule.print_readable)."])
+                k, path = atomic.claim(
+                    self.folder, lambda j: "%s.%s.%d.py" % (short, stage, j),
+                    start=per_stage.get(stage, 0))
+                per_stage[stage] = k + 1
+                atomic.write_text(path, head + _as_module(payload))
+                rel = os.path.basename(path)
+                self._file(rel, "graph", dc, graph=short)
+                g["stages"].append({"stage": stage, "file": rel})
+                dc.graph_files.setdefault(global_name, {}).setdefault(stage, []).append(path)
+            if i == 0:
+                for src_path, payload in rec.output_code:
+                    k, path = atomic.claim(self.folder, lambda j: "%s.kernel_%d.py" % (short, j))
+                    head = "# dynalens dump: Inductor output code for %s (compile id %s)\n" \
+                           "# from %s\n" % (short, rec.compile_id, src_path)
+                    atomic.write_text(path, head + (payload or ""))
+                    rel = os.path.basename(path)
+                    self._file(rel, "kernel", dc, graph=short)
+                    g["kernels"].append(rel)
+            graphs.append(g)
+        return graphs
+
+    # -- helpers -------------------------------------------------------------------------
+    def _decompile_failed(self, code, exc):
+        self.warn("decompile", "could not decompile %s (%s: %s); wrote its disassembly instead"
+                  % (code.co_name, type(exc).__name__, _one_line(str(exc))))
+
+    def _write(self, name, text, kind, dc, graph=None):
+        path = os.path.join(self.folder, name)
+        atomic.write_text(path, text)
+        self._file(name, kind, dc, graph)
+        return path
+
+    def _file(self, name, kind, dc, graph=None):
+        self.files.append({"path": name, "kind": kind, "compile": dc.key, "graph": graph})
+
+    def _link_guard_failures(self, entries):
+        by_id = {e["compile_id"]: e for e in entries}
+        for e in entries:
+            for reason in e["recompile_reasons"]:
+                cid, sep, text = reason.partition(": ")
+                target = by_id.get(cid.strip())
+                if sep and target is not None and target.get("guards") is not None:
+                    target["guards"]["failures"].append(text)
+
+
+def _as_module(payload):
+    """A graph payload as a file that compiles: torch's class text, else kept as comments."""
+    text = payload if payload.endswith("\n") else payload + "\n"
+    try:
+        compile(text, "<graph>", "exec")
+        return text
+    except SyntaxError:
+        return "".join("# " + ln + "\n" for ln in text.splitlines())
+
+
+def _one_line(text):
+    return " ".join(str(text).split())[:300]
+
+
+def _merge(current, process, entries, files, warnings):
+    index = current if isinstance(current, dict) and current.get("format") == FORMAT else {
+        "format": FORMAT, "format_version": FORMAT_VERSION, "processes": [], "subdumps": [],
+        "compiles": [], "files": [], "warnings": []}
+    taken = {c["key"] for c in index["compiles"]}
+    renamed = {}
+    for e in entries:
+        if e["key"] in taken:
+            new = "%s@%d" % (e["key"], process["pid"])
+            renamed[e["key"]] = new
+            e["key"] = new
+        taken.add(e["key"])
+    for f in files:
+        f["compile"] = renamed.get(f["compile"], f["compile"])
+    index["processes"].append(process)
+    index["compiles"].extend(entries)
+    index["files"].extend(files)
+    index["warnings"].extend(warnings)
+    return index
+
+
+def _merge_subdump(current, sub):
+    index = current if isinstance(current, dict) and current.get("format") == FORMAT else {
+        "format": FORMAT, "format_version": FORMAT_VERSION, "processes": [], "subdumps": [],
+        "compiles": [], "files": [], "warnings": []}
+    if sub not in index["subdumps"]:
+        index["subdumps"].append(sub)
+        index["subdumps"].sort()
+    return index
+
+
+def _world_size():
+    dist = sys.modules.get("torch.distributed")
+    try:
+        if dist is not None and dist.is_available() and dist.is_initialized():
+            return dist.get_world_size()
+    except Exception:
+        return None
+    return None
+
+
+def _torch_version():
+    torch = sys.modules.get("torch")
+    return getattr(torch, "__version__", None)
+
+
+def _dynalens_version():
+    try:
+        import dynalens
+
+        return dynalens.__version__
+    except Exception:
+        return None

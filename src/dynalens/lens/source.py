@@ -1,0 +1,169 @@
+"""Dynamo's code objects -> dumped source files, with the decompiler, the verifier and a fallback.
+
+The lens runs inside a user's program, so nothing here may raise: a code object the decompiler
+cannot handle becomes an annotated disassembly (valid Python: the listing sits in a docstring)
+and one warning. A decompiled function is renamed to its dump name (`__transformed_code_0_for_f`)
+and then verified *as written in the file*, so the code object compiled from the file is known
+to do exactly what Dynamo's does before `debug()` swaps it in.
+"""
+
+import dis
+import inspect
+import io
+import os
+import re
+
+PROFILER_MARK = "  # dynalens: profiler bookkeeping (torch's record_pregraph_bytecode)"
+_PROFILER_RE = re.compile(r"record_pregraph_bytecode_(enter|exit)")
+
+# code objects that failed to decompile are saved here for the decompiler's own tests
+FAILED_CODES_DIR = os.environ.get("DYNALENS_FAILED_CODES_DIR", "/tmp/dynamo_codes")
+
+
+class SourceResult:
+    """The text for one dumped code object and what we know about it."""
+
+    def __init__(self, text, decompiled, verified, error=None, compiled=None, difference=None):
+        self.text = text
+        self.decompiled = decompiled
+        self.verified = verified
+        self.error = error
+        self.compiled = compiled          # code object compiled from `text` (when verified)
+        self.difference = difference      # verify's first difference (when not exact)
+
+    @property
+    def swappable(self):
+        return self.compiled is not None
+
+
+def signature_of(code):
+    """A `def` parameter list that matches the code object's arguments."""
+    names = list(code.co_varnames)
+    pos = code.co_argcount
+    posonly = getattr(code, "co_posonlyargcount", 0)
+    kwonly = code.co_kwonlyargcount
+    parts = names[:pos]
+    if posonly:
+        parts.insert(posonly, "/")
+    i = pos
+    star = None
+    if code.co_flags & inspect.CO_VARARGS:
+        star = "*" + names[pos + kwonly]
+    if star or kwonly:
+        parts.append(star or "*")
+    parts += names[i:i + kwonly]
+    if code.co_flags & inspect.CO_VARKEYWORDS:
+        parts.append("**" + names[pos + kwonly + (1 if star else 0)])
+    return ", ".join(parts)
+
+
+def _rename_def(text, old, new):
+    pattern = re.compile(r"^(\s*(?:async\s+)?def\s+)%s(\s*\()" % re.escape(old), re.M)
+    renamed, count = pattern.subn(lambda m: m.group(1) + new + m.group(2), text, count=1)
+    return renamed if count else None
+
+
+def _label_noise(text):
+    out = []
+    for line in text.splitlines():
+        if _PROFILER_RE.search(line) and "#" not in line:
+            line += PROFILER_MARK
+        out.append(line)
+    return "\n".join(out) + "\n"
+
+
+def _decompile(code):
+    from dynalens.decompiler.api import decompile
+
+    return decompile(code)
+
+
+def function_source(code, name, path, header_lines=(), on_failure=None):
+    """Decompile `code` into a module defining `def name(...)`, written as if at `path`.
+
+    Returns a SourceResult. `on_failure(code, error)` is called once when decompiling fails.
+    """
+    header = "".join("# %s\n" % h for h in header_lines)
+    try:
+        src = _decompile(code)
+        if not isinstance(src, str):
+            raise TypeError("decompile() returned %s, not str" % type(src).__name__)
+    except Exception as exc:
+        save_failed_code(code)
+        if on_failure is not None:
+            on_failure(code, exc)
+        text = header + disassembly_text(code, name, exc)
+        return SourceResult(text, False, False, error="%s: %s" % (type(exc).__name__, exc))
+
+    body = _rename_def(src, code.co_name, name)
+    if body is None:
+        # the decompiler gave the body only: wrap it in a def with the code's signature
+        indented = "".join("    " + ln + "\n" if ln.strip() else "\n" for ln in src.splitlines())
+        body = "def %s(%s):\n%s" % (name, signature_of(code), indented or "    pass\n")
+    text = header + _label_noise(body)
+    compiled, verified, difference = None, False, None
+    try:
+        from dynalens.decompiler.verify import verify
+
+        target = code.replace(co_name=name, co_filename=path,
+                              **({"co_qualname": name} if hasattr(code, "co_qualname") else {}))
+        result = verify(target, text)
+        verified = bool(result)
+        difference = None if verified else result.difference
+        if verified and _same_frame_layout(code, result.compiled):
+            compiled = result.compiled
+    except Exception as exc:
+        difference = "verify failed: %s: %s" % (type(exc).__name__, exc)
+    if not verified:
+        save_failed_code(code, suffix="inexact")
+    return SourceResult(text, True, verified, compiled=compiled, difference=difference)
+
+
+def _same_frame_layout(a, b):
+    """Can `b` run in place of `a`? (Dynamo checks these on every code object it installs.)"""
+    if b is None:
+        return False
+    fields = ("co_argcount", "co_posonlyargcount", "co_kwonlyargcount", "co_varnames",
+              "co_freevars", "co_cellvars")
+    return all(getattr(a, f, None) == getattr(b, f, None) for f in fields)
+
+
+def disassembly_text(code, name, error):
+    """Valid Python that shows an annotated disassembly when decompiling failed."""
+    buf = io.StringIO()
+    dis.dis(code, file=buf)
+    listing = buf.getvalue().replace('"""', "'''")
+    where = ""
+    off = getattr(error, "offset", None)
+    if off is not None:
+        where = " at offset %s (%s)" % (off, getattr(error, "opname", "?"))
+    lines = [
+        "# dynalens could not decompile this code object%s:" % where,
+        "#   %s: %s" % (type(error).__name__, " ".join(str(error).split())[:500]),
+        "# Below is its disassembly (CPython's dis), kept in a docstring so this file is valid",
+        "# Python. Arguments: (%s)" % signature_of(code),
+        "",
+        "%s_disassembly = \"\"\"" % name,
+        listing.rstrip("\n").replace("\\", "\\\\"),
+        "\"\"\"",
+        "",
+    ]
+    return "\n".join(lines)
+
+
+def save_failed_code(code, suffix="fail"):
+    """Keep the code object (marshal) so the decompiler's authors can reproduce the failure."""
+    try:
+        import hashlib
+        import marshal
+
+        data = marshal.dumps(code)
+        os.makedirs(FAILED_CODES_DIR, exist_ok=True)
+        digest = hashlib.sha1(data).hexdigest()[:12]
+        path = os.path.join(FAILED_CODES_DIR, "%s_%s_%s.bin" % (
+            re.sub(r"\W", "_", code.co_name)[:60], suffix, digest))
+        if not os.path.exists(path):
+            with open(path, "wb") as fh:
+                fh.write(data)
+    except Exception:
+        pass
