@@ -16,6 +16,8 @@ import os
 import sys
 import types
 
+from . import runner  # run / report / demo; light: imports torch only when a command runs
+
 EXIT_OK, EXIT_NOT_EXACT, EXIT_USAGE = 0, 1, 2
 
 
@@ -156,6 +158,12 @@ def _report_verification(decompiler, text, decompile_code, indent):
 SUBCOMMANDS = {
     "decompile": ("turn a .pyc, a .py file or module:qualname back into source",
                   _decompile_arguments, _run_decompile),
+    "run": ("run a script (or -m module) unchanged under prepare_debug; write the dump and "
+            "its report", runner.run_arguments, runner.run_command),
+    "report": ("write the HTML explorer for a dump folder", runner.report_arguments,
+               runner.report_command),
+    "demo": ("run the README example under the lens and print where its report is",
+             runner.demo_arguments, runner.demo_command),
 }
 
 

@@ -139,3 +139,86 @@ def _newer_than_index(path, dump_dir):
     if not os.path.exists(index):
         return True
     return os.path.getmtime(path) >= os.path.getmtime(index)
+
+
+# ---------------------------------------------------------------------------------------------
+# The `run`, `report` and `demo` subcommands (registered in cli.SUBCOMMANDS). Each returns the
+# exit status; a request that cannot be acted on prints one line and returns 2, as cli does.
+
+EXIT_USAGE = 2
+DEMO_MODULE = "dynalens.examples.seed"
+
+
+def _error(command, message):
+    sys.stderr.write("dynalens %s: error: %s\n" % (command, message))
+    return EXIT_USAGE
+
+
+def _dump_argument(parser):
+    parser.add_argument("--dump", metavar="DIR", default=DEFAULT_DUMP,
+                        help="dump folder to write (default ./%s)" % DEFAULT_DUMP)
+
+
+def run_arguments(parser):
+    import argparse
+
+    parser.usage = "%(prog)s [--dump DIR] [--no-report] (script.py | -m module) [args ...]"
+    _dump_argument(parser)
+    parser.add_argument("--no-report", action="store_true",
+                        help="write the dump folder only, not report.html")
+    parser.add_argument("-m", dest="module", action="store_true",
+                        help="run TARGET as a module, like python -m")
+    parser.add_argument("target", metavar="TARGET", help="script path (or module name with -m)")
+    parser.add_argument("args", nargs=argparse.REMAINDER,
+                        help="arguments passed to the program unchanged")
+
+
+def run_command(args):
+    try:
+        code, path = run(args.target, args.args, dump_dir=args.dump, module=args.module,
+                         report=not args.no_report)
+    except RunError as exc:
+        return _error("run", exc)
+    _announce(args.dump, path, args.no_report)
+    return code
+
+
+def _announce(dump_dir, path, skipped=False):
+    sys.stdout.flush()
+    sys.stderr.write("dynalens: dump folder %s\n" % os.path.abspath(dump_dir))
+    if path:
+        sys.stderr.write("dynalens: report %s\n" % path)
+    elif not skipped:
+        sys.stderr.write("dynalens: no report was written (see above)\n")
+
+
+def report_arguments(parser):
+    parser.add_argument("dump_dir", metavar="DUMP_DIR", help="a folder written by prepare_debug")
+    parser.add_argument("-o", "--output", metavar="FILE",
+                        help="where to write the page (default DUMP_DIR/report.html)")
+
+
+def report_command(args):
+    from .report.api import write_report
+    from .report.load import NotADump
+
+    try:
+        path = write_report(args.dump_dir, output=args.output)
+    except (NotADump, FileNotFoundError) as exc:
+        return _error("report", exc)
+    print(path)
+    return 0
+
+
+def demo_arguments(parser):
+    _dump_argument(parser)
+
+
+def demo_command(args):
+    """Run the README's example under the lens: one graph break, one recompilation."""
+    try:
+        code, path = run(DEMO_MODULE, [], dump_dir=args.dump, module=True)
+    except RunError as exc:
+        return _error("demo", exc)
+    _announce(args.dump, path)
+    return code
