@@ -78,6 +78,15 @@ def highlight(code, links=None, current=None):
                 pending_class = None
                 out.append(anchor if cls == "n" else '<span class="%s">%s</span>' % (cls, anchor))
                 continue
+        if links and cls.startswith("s") and "__" in value:
+            # Names inside strings: a disassembly (written when decompiling failed) keeps its
+            # listing in a docstring, and its __compiled_fn_<k> should still lead to the graph.
+            linked = _plain(value, links, current)
+            if "</a>" in linked:
+                flush()
+                pending_class = None
+                out.append('<span class="%s">%s</span>' % (cls, linked))
+                continue
         if cls != pending_class:
             flush()
             pending_class = cls

@@ -66,6 +66,30 @@ def _source_line(filename, lineno):
     return linecache.getline(filename, int(lineno)).rstrip("\n")
 
 
+_PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+_EXAMPLES_DIR = os.path.join(_PACKAGE_DIR, "examples")
+_RUNPY = ("<frozen runpy>", os.path.splitext(os.path.abspath(__import__("runpy").__file__))[0])
+
+
+def _is_tool_frame(frame):
+    """Frames of ``dynalens run`` and runpy, which sit under every user stack it starts.
+
+    They are dynalens's plumbing, not the user's code, so the report hides them (the examples
+    shipped inside the package are user code for this purpose).
+    """
+    name = frame.filename
+    if name in _RUNPY[:1] or os.path.splitext(name)[0] == _RUNPY[1]:
+        return True
+    path = os.path.abspath(name) if name and not name.startswith("<") else ""
+    return (path.startswith(_PACKAGE_DIR + os.sep)
+            and not path.startswith(_EXAMPLES_DIR + os.sep))
+
+
+def _user_stack(entries):
+    frames = [_frame(f) for f in entries or [] if isinstance(f, dict)]
+    return [f for f in frames if not _is_tool_frame(f)]
+
+
 def _frame(entry):
     filename = entry.get("filename") or ""
     lineno = entry.get("line", entry.get("lineno"))
@@ -93,9 +117,9 @@ def _graph_break(entry, compile_id):
     filename = entry.get("filename") or ""
     lineno = entry.get("line", entry.get("lineno"))
     reason = entry.get("reason") or "graph break"
-    detail = entry.get("detail")
-    if detail and detail not in reason:
-        reason = reason + "\n" + detail
+    detail = entry.get("detail") or ""
+    if detail.strip() == reason.strip():
+        detail = ""
     frame = None
     if filename or lineno:
         frame = Frame(filename=filename, lineno=lineno, name=entry.get("function") or "",
@@ -107,8 +131,9 @@ def _graph_break(entry, compile_id):
             if f.lineno == lineno and f.line.strip() != frame.line:
                 context = []
                 break
-    return GraphBreak(reason=reason, frame=frame, compile_id=compile_id, context=context,
-                      stack=[_frame(s) for s in entry.get("stack") or []])
+    return GraphBreak(reason=reason, detail=detail, frame=frame, compile_id=compile_id,
+                      context=context,
+                      stack=_user_stack(entry.get("stack")))
 
 
 _RESUME_GLOBAL = re.compile(r"\b__resume_at_(\d+)_(\d+)\b")
@@ -152,7 +177,7 @@ def _compile(reader, entry, ordinal):
         function=entry.get("function") or "?",
         filename=entry.get("filename") or "",
         firstlineno=entry.get("firstlineno"),
-        stack=[_frame(f) for f in entry.get("stack") or []],
+        stack=_user_stack(entry.get("stack")),
         recompile_reasons=[str(r) for r in entry.get("recompile_reasons") or []],
         process=prefix + pid,
         is_resume=bool(entry.get("is_resume")),
@@ -260,7 +285,7 @@ def _load_index(reader, index, dump):
         (owner.other if owner is not None else dump.unattached).append(block)
 
     for w in index.get("warnings") or []:
-        reader.warn("lens: %s" % w)
+        reader.warn("lens: %s" % re.sub(r"^dynalens: ", "", str(w)))
 
 
 def _load_folder(root, prefix, dump, depth=0):
@@ -302,9 +327,35 @@ def _load_folder(root, prefix, dump, depth=0):
     return warnings
 
 
+def _connect_resume_functions(dump):
+    """Link each resume-function block to the section where that function's compiles are."""
+    sections = {}
+    for fn in dump.functions:
+        process = fn.compiles[0].process if fn.compiles else ""
+        sections.setdefault((process, fn.compiles[0].function if fn.compiles else fn.name), fn)
+    for comp in dump.compiles:
+        for block in comp.resume:
+            fn = sections.get((comp.process, block.title))
+            if fn is not None:
+                ids = ", ".join(c.compile_id for c in fn.compiles)
+                block.see_also.append(("compiled as %s" % ids, fn.anchor))
+        if comp.resume_of:
+            parent = sections.get((comp.process, comp.resume_of))
+            if parent is not None:
+                comp.resume_of_anchor = parent.anchor
+
+
+def _dedupe(messages):
+    counts = {}
+    for m in messages:
+        counts[m] = counts.get(m, 0) + 1
+    return [m if n == 1 else "%s (%d times)" % (m, n) for m, n in counts.items()]
+
+
 def load_dump(dump_dir):
     """Read ``dump_dir`` into a :class:`~dynalens.report.model.Dump`."""
     root = os.path.abspath(dump_dir)
     dump = Dump(root=root, title="dynalens: %s" % os.path.basename(root.rstrip(os.sep)))
-    dump.warnings.extend(_load_folder(root, "", dump))
+    dump.warnings.extend(_dedupe(_load_folder(root, "", dump)))
+    _connect_resume_functions(dump)
     return dump

@@ -20,6 +20,7 @@ class CodeBlock:
     kind: str = "code"               # guards | transformed | resume | graph | kernel | source | ...
     note: Optional[str] = None       # one line shown next to the title (e.g. stage name)
     aliases: List[str] = field(default_factory=list)  # other names that link here
+    see_also: List[tuple] = field(default_factory=list)  # (text, anchor) links in the title bar
 
 
 @dataclass
@@ -35,6 +36,7 @@ class Frame:
 @dataclass
 class GraphBreak:
     reason: str
+    detail: str = ""                 # torch's full message (hints, traceback): shown folded
     frame: Optional[Frame] = None    # the user's line where the break happened
     stack: List[Frame] = field(default_factory=list)
     compile_id: Optional[str] = None
@@ -76,6 +78,7 @@ class Compile:
     process: str = ""                # which process wrote it (links resolve within one process)
     is_resume: bool = False
     resume_of: Optional[str] = None
+    resume_of_anchor: Optional[str] = None  # the section of the function it continues
 
 
 @dataclass
