@@ -190,14 +190,15 @@ class _Normalized(object):
     __slots__ = ("instructions", "keys", "exception_ranges")
 
     def __init__(self, code, top_name):
-        raw = list(dis.get_instructions(code))
+        raw = _split_superinstructions(dis.get_instructions(code))
         kept = [ins for ins in raw if ins.opname not in _DROPPED]
         # A dropped instruction (EXTENDED_ARG prefix, NOP) that is jumped to stands for the next
-        # kept one; an offset past the end maps to len(kept).
+        # kept one; an offset past the end maps to len(kept). A split superinstruction's offset
+        # is that of its first half.
         index_at = {}
         position = 0
         for ins in raw:
-            index_at[ins.offset] = position
+            index_at.setdefault(ins.offset, position)
             if ins.opname not in _DROPPED:
                 position += 1
         self.instructions = kept
@@ -217,12 +218,38 @@ class _Normalized(object):
             if (sys.version_info < (3, 11) and isinstance(value, str)
                     and number + 1 < len(kept) and kept[number + 1].opname == "MAKE_FUNCTION"):
                 value = _relative_qualname(value, top_name)
+            if (number + 1 < len(kept) and kept[number + 1].argval == "__firstlineno__"
+                    and kept[number + 1].opname == "STORE_NAME"):
+                return (ins.opname, "<line number>")  # 3.13+ class bodies record their line
             return (ins.opname, _const_key(value))
         if ins.arg is None:
             return (ins.opname,)
         # argrepr carries flag bits that argval drops (LOAD_GLOBAL's NULL push, LOAD_ATTR's
         # method bit, COMPARE_OP's bool conversion); it never holds offsets for non-jumps.
         return (ins.opname, _const_key(ins.argval), ins.argrepr)
+
+
+# 3.13+ fuse two local loads/stores into one instruction only when both sit on the same line,
+# so the fused form depends on layout: compare the halves instead.
+_SUPERINSTRUCTIONS = {
+    "LOAD_FAST_LOAD_FAST": ("LOAD_FAST", "LOAD_FAST"),
+    "STORE_FAST_STORE_FAST": ("STORE_FAST", "STORE_FAST"),
+    "STORE_FAST_LOAD_FAST": ("STORE_FAST", "LOAD_FAST"),
+    "LOAD_FAST_BORROW_LOAD_FAST_BORROW": ("LOAD_FAST_BORROW", "LOAD_FAST_BORROW"),
+}
+
+
+def _split_superinstructions(instructions):
+    out = []
+    for ins in instructions:
+        halves = _SUPERINSTRUCTIONS.get(ins.opname)
+        if halves is None or not isinstance(ins.argval, tuple) or len(ins.argval) != 2:
+            out.append(ins)
+            continue
+        for opname, name in zip(halves, ins.argval):
+            out.append(ins._replace(opname=opname, opcode=dis.opmap.get(opname, ins.opcode),
+                                    argval=name, argrepr=name))
+    return out
 
 
 def _jump_target(ins):

@@ -1,0 +1,222 @@
+"""verify(): exact on the true source whatever its layout, and a useful first difference for
+every kind of change that alters behaviour. Written to hold on CPython 3.8-3.15 (opcode names
+are matched loosely where versions differ, e.g. LOAD_FAST_BORROW or LOAD_SMALL_INT)."""
+
+import sys
+import textwrap
+
+import pytest
+
+from dynalens.decompiler.verify import SOURCE_DOES_NOT_COMPILE, VerifyResult, verify
+
+SAMPLE = textwrap.dedent('''
+    """Module docstring."""
+    import os
+    from collections import OrderedDict as OD
+
+    CONSTANT = (1, 2.0, "three", None)
+
+    def outer(a, b=1, *args, key=None, **kwargs):
+        """Function docstring."""
+        total = a + b
+        try:
+            for item in args:
+                if item > 2:
+                    break
+                total += item
+            else:
+                total -= 1
+        except (ValueError, KeyError) as exc:
+            return exc
+        finally:
+            total *= 2
+        with open(os.devnull) as handle, open(os.devnull) as other:
+            handle.read()
+        helper = lambda y: y + total
+        squares = [z * z for z in range(total) if z % 2]
+        return helper, squares, {k: v for k, v in kwargs.items()}
+
+    class Thing(OD):
+        """Class docstring."""
+        size = 3
+
+        def method(self, x):
+            return super().method(x) + self.size
+
+        @staticmethod
+        def static(*values):
+            return sum(values)
+
+    async def agen(n):
+        async for value in n:
+            yield value
+        await n
+''')
+
+
+def code_named(source, qualname):
+    """The code object for ``qualname`` (dotted, no <locals>) in ``source`` compiled."""
+    code = compile(source, "<sample>", "exec")
+    for part in qualname.split("."):
+        code = next(c for c in code.co_consts if hasattr(c, "co_code") and c.co_name == part)
+    return code
+
+
+def test_identical_source_is_exact_for_module_and_every_function():
+    module = compile(SAMPLE, "<sample>", "exec")
+    assert verify(module, SAMPLE)
+    for name in ("outer", "Thing", "Thing.method", "Thing.static", "agen"):
+        result = verify(code_named(SAMPLE, name), SAMPLE)
+        assert result.exact, (name, result.difference)
+        assert result.difference is None
+        assert result.compiled is not None and result.compiled.co_name == name.split(".")[-1]
+
+
+def test_line_number_only_changes_are_exact():
+    relaid = SAMPLE.replace("total = a + b", "total = (a\n        +\n        b)")
+    relaid = "\n\n\n" + relaid.replace("\n    def method", "\n\n\n    def method")
+    module = compile(SAMPLE, "<sample>", "exec")
+    assert verify(module, relaid)
+    assert verify(code_named(SAMPLE, "outer"), relaid)
+    assert verify(code_named(SAMPLE, "Thing.method"), relaid)
+
+
+def test_changed_constant_is_reported_with_both_values():
+    code = code_named(SAMPLE, "outer")
+    result = verify(code, SAMPLE.replace("item > 2", "item > 3"))
+    assert not result and not result.exact
+    assert result.difference.startswith("first difference: in outer at instruction #")
+    assert "expected" in result.difference and "2" in result.difference
+    assert "got" in result.difference and "3" in result.difference
+
+
+def test_local_versus_global_name_is_reported():
+    code = code_named("def f(x):\n    return x\n", "f")
+    result = verify(code, "def f(y):\n    return x\n")
+    assert not result
+    assert "LOAD_FAST" in result.difference and "LOAD_GLOBAL" in result.difference
+    assert " x" in result.difference
+
+
+def test_changed_operator_is_reported():
+    code = code_named("def f(a, b):\n    return a + b\n", "f")
+    result = verify(code, "def f(a, b):\n    return a - b\n")
+    assert not result
+    assert "in f at instruction #" in result.difference
+
+
+def test_changed_jump_is_reported():
+    code = code_named(SAMPLE, "outer")
+    result = verify(code, SAMPLE.replace("break", "continue"))
+    assert not result
+    assert "in outer" in result.difference
+
+
+def test_difference_inside_nested_code_names_the_nested_code():
+    code = code_named(SAMPLE, "outer")
+    result = verify(code, SAMPLE.replace("y + total", "y - total"))
+    assert not result
+    assert "<lambda>" in result.difference
+    module = compile(SAMPLE, "<sample>", "exec")
+    result = verify(module, SAMPLE.replace("return sum(values)", "return max(values)"))
+    assert not result and "static" in result.difference
+
+
+def test_syntax_error_is_not_exact_and_does_not_raise():
+    code = code_named(SAMPLE, "outer")
+    result = verify(code, "def outer(:\n    pass\n")
+    assert not result
+    assert result.difference.startswith(SOURCE_DOES_NOT_COMPILE)
+    assert "SyntaxError" in result.difference
+    assert result.compiled is None
+    assert not verify(code, "x = 1\0\n")  # compile() raises ValueError or SyntaxError here
+
+
+def test_missing_function_is_reported():
+    result = verify(code_named(SAMPLE, "outer"), "def other():\n    pass\n")
+    assert not result and "no code object named 'outer'" in result.difference
+
+
+@pytest.mark.parametrize("left, right", [
+    ("1", "1.0"), ("1", "True"), ("0.0", "-0.0"), ("(1, 2)", "(1, 2.0)"),
+    ("'a'", "b'a'"), ("1j", "1.0"),
+])
+def test_constants_differ_by_type_and_value(left, right):
+    code = code_named("def f():\n    return %s\n" % left, "f")
+    assert verify(code, "def f():\n    return %s\n" % left)
+    assert not verify(code, "def f():\n    return %s\n" % right)
+
+
+def test_nan_constant_equals_itself_and_frozensets_compare_by_element_types():
+    nan_source = "def f():\n    return 1e999 * 0\n"  # folded to a NaN constant
+    assert verify(code_named(nan_source, "f"), nan_source)
+    in_set = "def f(x):\n    return x in {1, 2}\n"
+    assert verify(code_named(in_set, "f"), in_set)
+    assert not verify(code_named(in_set, "f"), in_set.replace("{1, 2}", "{1, 2.0}"))
+
+
+def test_signature_flags_and_defaults():
+    varargs = code_named("def f(*a):\n    pass\n", "f")
+    result = verify(varargs, "def f(**a):\n    pass\n")
+    assert not result and "VARARGS" in result.difference
+    positional = code_named("def f(a, b):\n    pass\n", "f")
+    result = verify(positional, "def f(a, *, b):\n    pass\n")
+    assert not result and "co_argcount" in result.difference
+    # Defaults live in the enclosing code, so the module comparison is what catches them.
+    module = compile("def f(a=1):\n    pass\n", "<s>", "exec")
+    assert not verify(module, "def f(a=1.0):\n    pass\n")
+
+
+def test_generator_and_docstring_differences():
+    gen = code_named("def f():\n    yield 1\n", "f")
+    assert not verify(gen, "def f():\n    return 1\n")
+    documented = code_named('def f():\n    "doc"\n    return 1\n', "f")
+    result = verify(documented, "def f():\n    return 1\n")
+    assert not result and "docstring" in result.difference
+
+
+def test_method_found_inside_class_or_alone():
+    method = code_named(SAMPLE, "Thing.method")
+    assert verify(method, "class Thing:\n    def method(self, x):\n"
+                          "        return super().method(x) + self.size\n")
+    # Alone, super() has no __class__ cell: that is a real difference, and it is found.
+    result = verify(method, "def method(self, x):\n    return super().method(x) + self.size\n")
+    assert not result
+
+
+def test_several_candidates_prefer_the_exact_one():
+    source = ("class A:\n    def run(self):\n        return 1\n"
+              "class B:\n    def run(self):\n        return 2\n")
+    assert verify(code_named(source, "B.run"), source)
+    assert verify(code_named(source, "A.run"), source)
+
+
+@pytest.mark.skipif(sys.version_info < (3, 11), reason="exception tables exist from 3.11")
+def test_exception_handler_change_is_found():
+    source = "def f(g):\n    try:\n        g()\n    except ValueError:\n        return 1\n"
+    code = code_named(source, "f")
+    changed = "def f(g):\n    g()\n    try:\n        pass\n    except ValueError:\n        return 1\n"
+    assert not verify(code, changed)
+
+
+def test_bad_arguments_are_type_errors():
+    with pytest.raises(TypeError, match="code object"):
+        verify("not code", "x = 1")
+    with pytest.raises(TypeError, match="source"):
+        verify(compile("x = 1", "<s>", "exec"), 42)
+
+
+def test_result_object():
+    exact = VerifyResult(True)
+    assert exact and repr(exact) == "VerifyResult(exact=True)"
+    different = VerifyResult(False, "first difference: x")
+    assert not different and "first difference: x" in repr(different)
+
+
+def test_extended_args_and_big_functions_are_exact():
+    # Hundreds of names push arguments past 255 (EXTENDED_ARG) and jumps across them.
+    body = "\n".join("    v%d = %d.5\n    if v%d:\n        w%d = v%d" % (i, i, i, i, i)
+                     for i in range(300))
+    source = "def big():\n%s\n    return 0\n" % body
+    assert verify(code_named(source, "big"), "\n" + source)
+    assert not verify(code_named(source, "big"), source.replace("v299 = 299.5", "v299 = 2.5"))
