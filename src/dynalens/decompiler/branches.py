@@ -1,0 +1,382 @@
+"""Conditions, ``if``/``else``, conditional expressions, ``and``/``or`` and loops.
+
+A *chunk* is an expression followed by a conditional jump.  CPython compiles a boolean condition
+to a run of chunks whose jumps go to one of two labels (true / false) or to the start of a later
+chunk; ``and``/``or`` trees are recovered by splitting the run where every jump of the left part
+goes to the right part's start or to the label the operator short-circuits to.  The same parse
+serves ``if`` statements, ``while`` tests, conditional expressions and value-context ``and``/``or``
+(``JUMP_IF_*_OR_POP``, where the short-circuit keeps the value).
+"""
+
+import ast
+
+from .expressions import IterMarker, LoopItem, const, name
+from .instructions import KEEP_JUMPS, POP_JUMPS
+from .statements import Chunk, ChunkEnd, Loop, NotAChunk, _NoStatements
+from .errors import DecompilationError
+
+
+def negate(expr):
+    if isinstance(expr, ast.UnaryOp) and isinstance(expr.op, ast.Not):
+        return expr.operand
+    if isinstance(expr, ast.Compare) and len(expr.ops) == 1:
+        flip = {ast.Is: ast.IsNot, ast.IsNot: ast.Is, ast.In: ast.NotIn, ast.NotIn: ast.In}
+        op = flip.get(type(expr.ops[0]))
+        if op is not None:
+            return ast.Compare(left=expr.left, ops=[op()], comparators=expr.comparators)
+    return ast.UnaryOp(op=ast.Not(), operand=expr)
+
+
+def boolop(op, left, right):
+    values = []
+    for side in (left, right):
+        if isinstance(side, ast.BoolOp) and isinstance(side.op, op) and not getattr(side, "_paren", False):
+            values.extend(side.values)
+        else:
+            values.append(side)
+    node = ast.BoolOp(op=op(), values=values)
+    return node
+
+
+def jump_test(chunk):
+    """The expression that is true exactly when the chunk's jump is taken."""
+    kind = chunk.jump.op
+    expr = chunk.expr
+    if kind in ("POP_JUMP_IF_TRUE", "JUMP_IF_TRUE_OR_POP"):
+        return expr
+    if kind in ("POP_JUMP_IF_FALSE", "JUMP_IF_FALSE_OR_POP"):
+        return negate(expr)
+    if kind == "POP_JUMP_IF_NONE":
+        return ast.Compare(left=expr, ops=[ast.Is()], comparators=[const(None)])
+    if kind == "POP_JUMP_IF_NOT_NONE":
+        return ast.Compare(left=expr, ops=[ast.IsNot()], comparators=[const(None)])
+    raise AssertionError(kind)
+
+
+class BranchMixin(object):
+    """Handlers for conditional jumps and loops (mixed into the walker)."""
+
+    # -- reading chunks --------------------------------------------------------------------
+    def read_chunk(self, k, stack, limit):
+        """The chunk starting at ``k``: (Chunk, None) or None if the code there is not one."""
+        if k >= limit or k >= self.n:
+            return None
+        trial = list(stack)
+        try:
+            _, stop = self.walk(k, limit, trial, self.ctx, out=_NoStatements(), chunk_mode=True)
+        except ChunkEnd as end:
+            if len(trial) != len(stack) + 1 or any(a is not b for a, b in zip(trial, stack)):
+                return None
+            return Chunk(k, trial[-1], end.ins)
+        except (NotAChunk, DecompilationError, IndexError, AttributeError, KeyError, TypeError):
+            return None
+        return None
+
+    def read_value(self, k, limit, stack):
+        """Evaluate [k, limit) as one expression pushed on ``stack``; None if it is not one."""
+        trial = list(stack)
+        try:
+            _, stop = self.walk(k, limit, trial, self.ctx, out=_NoStatements())
+        except (NotAChunk, ChunkEnd, DecompilationError, IndexError, AttributeError, KeyError, TypeError):
+            return None
+        if stop != limit or len(trial) != len(stack) + 1 or any(a is not b for a, b in zip(trial, stack)):
+            return None
+        return trial[-1]
+
+    # -- parsing boolean trees -------------------------------------------------------------
+    def parse_cond(self, chunks, true, false, fall):
+        """Boolean expression for chunks whose jumps go to ``true``/``false`` labels."""
+        if len(chunks) == 1:
+            c = chunks[0]
+            t = c.jump.target
+            if c.jump.op in KEEP_JUMPS:
+                polarity = KEEP_JUMPS[c.jump.op]
+                if t == true and polarity is True and fall == false:
+                    return c.expr
+                if t == false and polarity is False and fall == true:
+                    return c.expr
+                return None
+            if t == true and fall == false:
+                return jump_test(c)
+            if t == false and fall == true:
+                return negate(jump_test(c))
+            if t == true == false:
+                return jump_test(c)
+            return None
+        for s in range(len(chunks) - 1, 0, -1):
+            left, right = chunks[:s], chunks[s:]
+            ys = right[0].start
+            inner = set(c.start for c in left[1:])
+            targets = set(c.jump.target for c in left)
+            if targets <= ({ys, false} | inner):
+                lhs = self.parse_cond(left, ys, false, ys)
+                if lhs is not None:
+                    rhs = self.parse_cond(right, true, false, fall)
+                    if rhs is not None:
+                        return boolop(ast.And, lhs, rhs)
+            if targets <= ({true, ys} | inner):
+                lhs = self.parse_cond(left, true, ys, ys)
+                if lhs is not None:
+                    rhs = self.parse_cond(right, true, false, fall)
+                    if rhs is not None:
+                        return boolop(ast.Or, lhs, rhs)
+        return None
+
+    def parse_value(self, chunks, join):
+        """Value-context ``and``/``or``: the last chunk has no jump and falls into ``join``."""
+        if len(chunks) == 1:
+            return chunks[0].expr if chunks[0].jump is None else None
+        for s in range(len(chunks) - 1, 0, -1):
+            left, right = chunks[:s], chunks[s:]
+            ys = right[0].start
+            inner = set(c.start for c in left[1:])
+            targets = set(c.jump.target for c in left)
+            rhs = None
+            if targets <= ({ys, join} | inner) and self._keeps(left, join, False):
+                lhs = self.parse_cond(left, ys, join, ys)
+                if lhs is not None:
+                    rhs = self.parse_value(right, join)
+                    if rhs is not None:
+                        return boolop(ast.And, lhs, rhs)
+            if targets <= ({join, ys} | inner) and self._keeps(left, join, True):
+                lhs = self.parse_cond(left, join, ys, ys)
+                if lhs is not None:
+                    rhs = rhs or self.parse_value(right, join)
+                    if rhs is not None:
+                        return boolop(ast.Or, lhs, rhs)
+        return None
+
+    @staticmethod
+    def _keeps(chunks, join, polarity):
+        for c in chunks:
+            if c.jump.target == join:
+                if c.jump.op not in KEEP_JUMPS or KEEP_JUMPS[c.jump.op] is not polarity:
+                    return False
+        return True
+
+    # -- the conditional-jump handler ------------------------------------------------------
+    def conditional(self, ins, stack, out):
+        if self.chunk_mode:
+            nxt = self.try_ifexp(ins, stack)
+            if nxt is not None:
+                return nxt
+            raise ChunkEnd(ins)
+        first = Chunk(None, self.pop(stack, ins), ins)
+        chunks = [first]
+        limit = self.range_end
+        k = ins.index + 1
+        join = ins.target if ins.op in KEEP_JUMPS else None
+        while True:
+            if join is not None:
+                # value context: the rest up to the join is either more chunks or the last value
+                c = self.read_chunk(k, stack, join)
+                if c is not None:
+                    if c.jump.op in KEEP_JUMPS and c.jump.target != join:
+                        break
+                    chunks.append(c)
+                    k = c.jump.index + 1
+                    continue
+                v = self.read_value(k, join, stack)
+                if v is None:
+                    break
+                chunks.append(Chunk(k, v, None))
+                expr = self.parse_value(chunks, join)
+                if expr is None:
+                    self.fail("unrecognised and/or expression", ins)
+                stack.append(expr)
+                return join
+            c = self.read_chunk(k, stack, limit)
+            if c is None:
+                break
+            chunks.append(c)
+            k = c.jump.index + 1
+            if c.jump.op in KEEP_JUMPS:
+                join = c.jump.target
+        if join is not None:
+            self.fail("unrecognised and/or expression", ins)
+        for n in range(len(chunks), 0, -1):
+            last = chunks[n - 1].jump
+            true, false = last.index + 1, last.target
+            expr = self.parse_cond(chunks[:n], true, false, true)
+            if expr is not None:
+                return self.if_statement(expr, true, false, stack, out, ins)
+        self.fail("unrecognised condition", ins)
+
+    op_POP_JUMP_IF_FALSE = op_POP_JUMP_IF_TRUE = conditional
+    op_POP_JUMP_IF_NONE = op_POP_JUMP_IF_NOT_NONE = conditional
+    op_JUMP_IF_FALSE_OR_POP = op_JUMP_IF_TRUE_OR_POP = conditional
+
+    def try_ifexp(self, ins, stack):
+        """In chunk mode: a conditional expression nested inside the chunk being read."""
+        false = ins.target
+        if false is None or false <= ins.index + 1 or false > self.n:
+            return None
+        jump = self.instrs[false - 1]
+        if jump.op != "JUMP" or jump.target <= false:
+            return None
+        trial = list(stack)
+        test = trial.pop()
+        saved = self.chunk_mode
+        try:
+            self.chunk_mode = False
+            body = self.read_value(ins.index + 1, false - 1, trial)
+            orelse = self.read_value(false, jump.target, trial) if body is not None else None
+        finally:
+            self.chunk_mode = saved
+        if body is None or orelse is None:
+            return None
+        stack.pop()
+        stack.append(ast.IfExp(test=negate(jump_test(Chunk(None, test, ins))), body=body, orelse=orelse))
+        return jump.target
+
+    def if_statement(self, test, true, false, stack, out, ins):
+        ctx = self.ctx
+        loop = ctx.loop
+        end = self.range_end
+        if false < true:
+            # a jump back to the loop head: `if not test: continue`
+            if loop is not None and false in loop.continue_targets:
+                out.append(ast.If(test=negate(test), body=[ast.Continue()], orelse=[]))
+                return true
+            self.fail("backward conditional jump outside a loop", ins)
+        if loop is not None and false == loop.break_target and false >= end:
+            out.append(ast.If(test=negate(test), body=[ast.Break()], orelse=[]))
+            return true
+        body_end = min(false, end)
+        else_end = None
+        if body_end > true:
+            last = self.instrs[body_end - 1]
+            if last.op == "JUMP" and last.target > body_end and not self._is_loop_jump(last) \
+                    and body_end < end:
+                else_end = min(last.target, end)
+        if else_end is not None:
+            body_stack = list(stack)
+            body, _ = self.walk(true, body_end - 1, body_stack, ctx)
+            else_stack = list(stack)
+            orelse, _ = self.walk(body_end, else_end, else_stack, ctx)
+            if not body and not orelse and len(body_stack) == len(stack) + 1 == len(else_stack):
+                stack.append(ast.IfExp(test=test, body=self.value(body_stack[-1], ins),
+                                       orelse=self.value(else_stack[-1], ins)))
+                return else_end
+            self._check_balanced(stack, body_stack, ins)
+            self._check_balanced(stack, else_stack, ins)
+            out.append(ast.If(test=test, body=body or [ast.Pass()], orelse=orelse))
+            return else_end
+        body_stack = list(stack)
+        body, _ = self.walk(true, body_end, body_stack, ctx)
+        self._check_balanced(stack, body_stack, ins)
+        out.append(ast.If(test=test, body=body or [ast.Pass()], orelse=[]))
+        return body_end
+
+    def _check_balanced(self, before, after, ins):
+        if len(after) > len(before):
+            self.fail("branch leaves values on the stack", ins)
+
+    def _is_loop_jump(self, ins):
+        loop = self.ctx.loop
+        if loop is None:
+            return False
+        return ins.target in loop.continue_targets or ins.target == loop.break_target
+
+    # -- unconditional jumps ---------------------------------------------------------------
+    def op_JUMP(self, ins, stack, out):
+        loop = self.ctx.loop
+        t = ins.target
+        if loop is not None:
+            if t in loop.continue_targets:
+                if ins.index != loop.last:
+                    out.append(ast.Continue())
+                return None
+            if t == loop.break_target:
+                out.append(ast.Break())
+                return None
+        if t == ins.index + 1:
+            return None
+        if t >= self.range_end:
+            return None
+        self.fail("unstructured jump", ins)
+
+    # -- loops -----------------------------------------------------------------------------
+    def _break_target(self, start, end, default):
+        """Where ``break`` goes: the nearest forward jump out of [start, end), if any."""
+        best = None
+        for k in range(start, end):
+            ins = self.instrs[k]
+            if ins.op == "JUMP" and ins.target >= end and (best is None or ins.target < best):
+                best = ins.target
+        return best if best is not None else default
+
+    def op_FOR_ITER(self, ins, stack, out):
+        it = stack[-1]
+        if not isinstance(it, IterMarker):
+            self.fail("FOR_ITER without an iterator", ins)
+        head = ins.index
+        exit_ = ins.target
+        if exit_ < self.n and self.instrs[exit_].op == "END_FOR":
+            exit_ += 1
+        last = exit_ - 1
+        while last > head and self.instrs[last].op != "JUMP":
+            last -= 1
+        break_target = self._break_target(head + 1, exit_, exit_)
+        if break_target > self.range_end and break_target != exit_:
+            break_target = exit_
+        loop = Loop(head, (head,), break_target, last, "for")
+        body_stack = list(stack)
+        item = LoopItem()
+        body_stack.append(item)
+        ctx = self.ctx.but(loop=loop)
+        body, _ = self.walk(head + 1, exit_, body_stack, ctx)
+        target = getattr(item, "target", None)
+        if target is None:
+            self.fail("for loop without a target", ins)
+        stack.pop()
+        orelse = []
+        nxt = exit_
+        if break_target > exit_:
+            orelse, _ = self.walk(exit_, break_target, list(stack), self.ctx)
+            nxt = break_target
+        out.append(ast.For(target=target, iter=it.iterable, body=body or [ast.Pass()], orelse=orelse,
+                           type_comment=None))
+        return nxt
+
+    def do_while(self, head, info, stack, out, ctx):
+        body_start, bottom_jump, exit_, length = info
+        bottom_start = bottom_jump - length + 1
+        # the test, read as chunks over [head, body_start)
+        chunks = self.read_chunks(head, body_start, stack)
+        if chunks is None:
+            return None
+        test = self.parse_cond(chunks, body_start, exit_, body_start)
+        if test is None:
+            return None
+        break_target = self._break_target(body_start, exit_, exit_)
+        loop = Loop(head, (head, bottom_start), break_target, bottom_start - 1, "while")
+        body, _ = self.walk(body_start, bottom_start, list(stack), ctx.but(loop=loop))
+        orelse = []
+        nxt = exit_
+        if break_target > exit_ and break_target <= self.range_end:
+            orelse, _ = self.walk(exit_, break_target, list(stack), ctx)
+            nxt = break_target
+        out.append(ast.While(test=test, body=body or [ast.Pass()], orelse=orelse))
+        return nxt
+
+    def read_chunks(self, start, stop, stack):
+        chunks = []
+        k = start
+        while k < stop:
+            c = self.read_chunk(k, stack, stop)
+            if c is None:
+                return None
+            chunks.append(c)
+            k = c.jump.index + 1
+        return chunks or None
+
+    def do_while_true(self, head, last_back, stack, out, ctx):
+        exit_ = last_back + 1
+        break_target = self._break_target(head, exit_, exit_)
+        loop = Loop(head, (head,), break_target, last_back, "while")
+        body, _ = self.walk(head, exit_, list(stack), ctx.but(loop=loop))
+        out.append(ast.While(test=const(True), body=body or [ast.Pass()], orelse=[]))
+        if break_target > exit_ and break_target <= self.range_end:
+            return break_target
+        return exit_

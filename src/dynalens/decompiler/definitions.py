@@ -1,0 +1,146 @@
+"""Function, lambda, class and comprehension definitions from ``MAKE_FUNCTION`` and friends.
+
+A nested code object is decompiled on its own (``decompile_nested``) and wrapped in the node its
+flags and name call for; the signature comes from the code object's argument counts and the
+defaults, keyword defaults and annotations ``MAKE_FUNCTION`` consumed.
+"""
+
+import ast
+
+from .expressions import FunctionValue, Marker, const, name
+from .statements import AppendStmt
+
+CO_VARARGS = 0x04
+CO_VARKEYWORDS = 0x08
+CO_GENERATOR = 0x20
+CO_COROUTINE = 0x80
+CO_ASYNC_GENERATOR = 0x200
+
+COMPREHENSIONS = ("<listcomp>", "<setcomp>", "<dictcomp>", "<genexpr>")
+
+
+def arguments_of(code, defaults=(), kwdefaults=None, annotations=None):
+    """``ast.arguments`` for a code object's signature."""
+    kwdefaults = kwdefaults or {}
+    annotations = annotations or {}
+    names = code.co_varnames
+    argc = code.co_argcount
+    posonly = getattr(code, "co_posonlyargcount", 0)
+    kwonly = code.co_kwonlyargcount
+
+    def arg(n):
+        return ast.arg(arg=n, annotation=annotations.get(n), type_comment=None)
+
+    positional = [arg(n) for n in names[:argc]]
+    kwonlyargs = [arg(n) for n in names[argc:argc + kwonly]]
+    k = argc + kwonly
+    vararg = kwarg = None
+    if code.co_flags & CO_VARARGS:
+        vararg = arg(names[k])
+        k += 1
+    if code.co_flags & CO_VARKEYWORDS:
+        kwarg = arg(names[k])
+    return ast.arguments(
+        posonlyargs=positional[:posonly], args=positional[posonly:], vararg=vararg,
+        kwonlyargs=kwonlyargs, kw_defaults=[kwdefaults.get(a.arg) for a in kwonlyargs],
+        kwarg=kwarg, defaults=list(defaults))
+
+
+class DefinitionMixin(object):
+
+    def function_def(self, fv, fname, ins):
+        code = fv.code
+        body = self.decompile_nested(code, "function")
+        args = arguments_of(code, fv.defaults, fv.kwdefaults, fv.annotations)
+        is_async = bool(code.co_flags & (CO_COROUTINE | CO_ASYNC_GENERATOR))
+        node_type = ast.AsyncFunctionDef if is_async else ast.FunctionDef
+        node = node_type(name=fname, args=args, body=body or [ast.Pass()],
+                         decorator_list=list(fv.decorators), returns=fv.annotations.get("return"),
+                         type_comment=None)
+        if hasattr(ast, "TypeAlias"):
+            node.type_params = []
+        return node
+
+    def lambda_expr(self, fv, ins):
+        code = fv.code
+        if code.co_name in COMPREHENSIONS:
+            self.fail("comprehension function used as a value", ins)
+        body = self.decompile_nested(code, "lambda")
+        args = arguments_of(code, fv.defaults, fv.kwdefaults, fv.annotations)
+        if len(body) == 1 and isinstance(body[0], ast.Return):
+            expr = body[0].value if body[0].value is not None else const(None)
+        elif len(body) == 1 and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Yield):
+            expr = body[0].value
+        elif not body:
+            expr = const(None)
+        else:
+            self.fail("lambda body is not one expression", ins)
+        return ast.Lambda(args=args, body=expr)
+
+    def class_def(self, cv, ins):
+        fv = cv.function
+        body = self.decompile_nested(fv.code, "class")
+        node = ast.ClassDef(name=cv.name, bases=cv.bases, keywords=cv.keywords,
+                            body=body or [ast.Pass()], decorator_list=list(cv.decorators))
+        if hasattr(ast, "TypeAlias"):
+            node.type_params = []
+        return node
+
+    def comprehension(self, fv, iterable, ins):
+        code = fv.code
+        stmts = self.decompile_nested(code, "comprehension")
+        node = comprehension_from_statements(code.co_name, stmts, iterable.iterable
+                                             if hasattr(iterable, "iterable") else iterable)
+        if node is None:
+            self.fail("unrecognised comprehension body", ins)
+        return node
+
+
+def comprehension_from_statements(kind, stmts, outer_iterable):
+    """Rebuild a comprehension from its code object's statements (a for loop that appends)."""
+    loops = [s for s in stmts if not isinstance(s, ast.Return)]
+    if len(loops) != 1 or not isinstance(loops[0], (ast.For, ast.AsyncFor)):
+        return None
+    generators = []
+    element = []
+
+    def visit_loop(loop, iterable):
+        gen = ast.comprehension(target=loop.target, iter=iterable, ifs=[],
+                                is_async=int(isinstance(loop, ast.AsyncFor)))
+        generators.append(gen)
+        return visit_body(loop.body, gen)
+
+    def visit_body(body, gen):
+        for k, stmt in enumerate(body):
+            last = k == len(body) - 1
+            if isinstance(stmt, ast.If) and not stmt.orelse and len(stmt.body) == 1 and \
+                    isinstance(stmt.body[0], ast.Continue):
+                from .branches import negate
+                gen.ifs.append(negate(stmt.test))
+                continue
+            if not last:
+                return False
+            if isinstance(stmt, ast.If) and not stmt.orelse:
+                gen.ifs.append(stmt.test)
+                return visit_body(stmt.body, gen)
+            if isinstance(stmt, (ast.For, ast.AsyncFor)) and not stmt.orelse:
+                return visit_loop(stmt, stmt.iter)
+            if isinstance(stmt, AppendStmt):
+                element.append(stmt)
+                return True
+            if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Yield):
+                element.append(AppendStmt(value=stmt.value.value, key=None))
+                return True
+            return False
+        return False
+
+    if not visit_loop(loops[0], outer_iterable) or not element:
+        return None
+    item = element[0]
+    if kind == "<listcomp>":
+        return ast.ListComp(elt=item.value, generators=generators)
+    if kind == "<setcomp>":
+        return ast.SetComp(elt=item.value, generators=generators)
+    if kind == "<dictcomp>":
+        return ast.DictComp(key=item.key, value=item.value, generators=generators)
+    return ast.GeneratorExp(elt=item.value, generators=generators)

@@ -1,0 +1,613 @@
+"""The symbolic stack machine: normalized instructions -> ``ast.expr`` nodes.
+
+Each handler mirrors what the interpreter does to its value stack, but pushes expression trees
+instead of values.  Values the interpreter keeps on the stack for its own bookkeeping (the
+iterator of a ``for`` loop, a context manager's exit, the exception being handled, a NULL before
+a callable) are pushed as *markers*: subclasses of :class:`Marker`.  A marker popped by an
+instruction that would otherwise make a statement (``POP_TOP`` of a ``for`` iterator before a
+``return``, say) makes nothing, which is how the unwinding code CPython emits for ``return``,
+``break`` and ``continue`` inside loops, ``with`` and ``except`` disappears without a pattern of
+its own.
+"""
+
+import ast
+
+from .errors import DecompilationError
+
+
+class Marker(object):
+    """A stack value that is not a Python expression the user wrote."""
+
+    def __repr__(self):
+        return "<%s>" % type(self).__name__
+
+
+class Null(Marker):
+    """The NULL that precedes a callable (3.11+) or follows it (3.13+)."""
+
+
+class IterMarker(Marker):
+    """The iterator a ``for`` loop keeps on the stack."""
+
+    def __init__(self, iterable):
+        self.iterable = iterable
+
+
+class LoopItem(Marker):
+    """The value ``FOR_ITER`` pushes: what the loop target is assigned."""
+
+
+class WithExit(Marker):
+    """The bound ``__exit__`` that ``BEFORE_WITH`` leaves below the entered value."""
+
+    def __init__(self, manager, is_async=False):
+        self.manager = manager
+        self.is_async = is_async
+
+
+class WithEnter(Marker):
+    """The value of ``__enter__()``: stored to the ``as`` target, or popped."""
+
+    def __init__(self, exit_marker):
+        self.exit_marker = exit_marker
+
+
+class ExitCallResult(Marker):
+    """The result of the ``__exit__(None, None, None)`` call on the normal path."""
+
+
+class PrevExc(Marker):
+    """The previous exception that ``PUSH_EXC_INFO`` saves."""
+
+
+class CurrentExc(Marker):
+    """The exception being handled."""
+
+
+class CodeConst(Marker):
+    """A code object constant, waiting for ``MAKE_FUNCTION``."""
+
+    def __init__(self, code):
+        self.code = code
+
+
+class FunctionValue(Marker):
+    """A function built by ``MAKE_FUNCTION``: becomes a ``def`` when stored, else a lambda."""
+
+    def __init__(self, code, defaults=(), kwdefaults=None, annotations=None, closure=None):
+        self.code = code
+        self.defaults = list(defaults)
+        self.kwdefaults = kwdefaults or {}
+        self.annotations = annotations or {}
+        self.closure = closure
+        self.decorators = []
+
+
+class ClassValue(Marker):
+    """The result of ``__build_class__(func, name, *bases, **kw)``."""
+
+    def __init__(self, function, name, bases, keywords):
+        self.function = function
+        self.name = name
+        self.bases = bases
+        self.keywords = keywords
+        self.decorators = []
+
+
+class BuildClass(Marker):
+    """``LOAD_BUILD_CLASS``: the builtin that a class statement calls."""
+
+
+class AugValue(Marker):
+    """An in-place operation waiting for the store that makes it an augmented assignment."""
+
+    def __init__(self, target, op, value):
+        self.target = target
+        self.op = op
+        self.value = value
+
+
+class ImportValue(Marker):
+    """A module from ``IMPORT_NAME``, waiting for its store(s)."""
+
+    def __init__(self, module, fromlist, level):
+        self.module = module
+        self.fromlist = fromlist
+        self.level = level
+        self.names = []
+
+
+class ImportFromValue(Marker):
+    def __init__(self, source, name):
+        self.source = source
+        self.name = name
+
+
+class UnpackSlot(Marker):
+    """One element of an unpacking target, filled by the store that pops it."""
+
+    def __init__(self, builder, position):
+        self.builder = builder
+        self.position = position
+
+
+class UnpackBuilder(object):
+    """Collects the stores after ``UNPACK_SEQUENCE``/``UNPACK_EX`` into a tuple target."""
+
+    def __init__(self, value, count, star_index=None, parent=None):
+        self.value = value
+        self.targets = [None] * count
+        self.star_index = star_index
+        self.parent = parent  # (UnpackSlot) when nested inside another unpacking
+
+    def complete(self):
+        return all(t is not None for t in self.targets)
+
+    def as_target(self):
+        elts = []
+        for k, t in enumerate(self.targets):
+            elts.append(ast.Starred(value=t, ctx=ast.Store()) if k == self.star_index else t)
+        return ast.Tuple(elts=elts, ctx=ast.Store())
+
+
+BINOPS = {
+    "+": ast.Add, "-": ast.Sub, "*": ast.Mult, "@": ast.MatMult, "/": ast.Div,
+    "//": ast.FloorDiv, "%": ast.Mod, "**": ast.Pow, "<<": ast.LShift, ">>": ast.RShift,
+    "&": ast.BitAnd, "|": ast.BitOr, "^": ast.BitXor,
+}
+CMPOPS = {
+    "<": ast.Lt, "<=": ast.LtE, "==": ast.Eq, "!=": ast.NotEq, ">": ast.Gt, ">=": ast.GtE,
+    "in": ast.In, "not in": ast.NotIn, "is": ast.Is, "is not": ast.IsNot,
+}
+
+
+def name(identifier, ctx=None):
+    return ast.Name(id=identifier, ctx=ctx or ast.Load())
+
+
+def const(value):
+    if isinstance(value, frozenset):
+        return ast.Set(elts=[const(v) for v in sorted(value, key=repr)]) if value else \
+            ast.Call(func=name("frozenset"), args=[], keywords=[])
+    if isinstance(value, tuple):
+        if any(isinstance(v, frozenset) for v in value):
+            return ast.Tuple(elts=[const(v) for v in value], ctx=ast.Load())
+    return ast.Constant(value=value)
+
+
+def store_ctx(node):
+    """A copy-free switch of an expression node to Store context for use as a target."""
+    if isinstance(node, (ast.Name, ast.Attribute, ast.Subscript, ast.Starred)):
+        node.ctx = ast.Store()
+    elif isinstance(node, (ast.Tuple, ast.List)):
+        node.ctx = ast.Store()
+        for e in node.elts:
+            store_ctx(e)
+    return node
+
+
+class StackMachine(object):
+    """Opcode handlers that only move expressions on the stack.
+
+    Subclasses add statement and control-flow handlers.  A handler takes
+    ``(ins, stack, out)`` and returns the index to continue at, or ``None`` for the next one.
+    """
+
+    code = None
+
+    def fail(self, message, ins=None):
+        raise DecompilationError(
+            message, self.code, ins.offset if ins is not None else None,
+            ins.op if ins is not None else None)
+
+    def pop(self, stack, ins, n=1):
+        if len(stack) < n:
+            self.fail("stack underflow", ins)
+        if n == 1:
+            return stack.pop()
+        values = stack[-n:]
+        del stack[-n:]
+        return values
+
+    @staticmethod
+    def expr(value):
+        """Turn a stack value into an expression, for markers that have a value form."""
+        return value
+
+    # -- loads -----------------------------------------------------------------------------
+    def op_LOAD_CONST(self, ins, stack, out):
+        value = ins.argval
+        if hasattr(value, "co_code"):
+            stack.append(CodeConst(value))
+        else:
+            stack.append(const(value))
+
+    def _load_name(self, ins, stack, out):
+        stack.append(name(ins.argval))
+
+    op_LOAD_FAST = op_LOAD_NAME = op_LOAD_GLOBAL = op_LOAD_DEREF = _load_name
+    op_LOAD_CLASSDEREF = op_LOAD_CLOSURE = _load_name
+    op_LOAD_FROM_DICT_OR_DEREF = op_LOAD_FROM_DICT_OR_GLOBALS = None
+
+    def op_LOAD_FAST_AND_CLEAR(self, ins, stack, out):
+        stack.append(name(ins.argval))
+
+    def op_PUSH_NULL(self, ins, stack, out):
+        stack.append(Null())
+
+    def op_LOAD_ATTR(self, ins, stack, out):
+        obj = self.pop(stack, ins)
+        stack.append(ast.Attribute(value=obj, attr=ins.argval, ctx=ast.Load()))
+
+    def op_LOAD_METHOD(self, ins, stack, out):
+        obj = self.pop(stack, ins)
+        attr = ast.Attribute(value=obj, attr=ins.argval, ctx=ast.Load())
+        stack.append(Null())
+        stack.append(attr)
+
+    def op_LOAD_ASSERTION_ERROR(self, ins, stack, out):
+        stack.append(name("AssertionError"))
+
+    def op_LOAD_BUILD_CLASS(self, ins, stack, out):
+        stack.append(BuildClass())
+
+    # -- stack shuffling -------------------------------------------------------------------
+    def op_COPY(self, ins, stack, out):
+        n = ins.argval
+        if len(stack) < n:
+            self.fail("stack underflow", ins)
+        stack.append(stack[-n])
+
+    def op_SWAP(self, ins, stack, out):
+        n = ins.argval
+        if len(stack) < n:
+            self.fail("stack underflow", ins)
+        stack[-1], stack[-n] = stack[-n], stack[-1]
+
+    def op_ROT(self, ins, stack, out):
+        n = ins.argval
+        if len(stack) < n:
+            self.fail("stack underflow", ins)
+        top = stack.pop()
+        stack.insert(len(stack) - n + 1, top)
+
+    # -- operators -------------------------------------------------------------------------
+    def op_BINARY_OP(self, ins, stack, out):
+        right = self.pop(stack, ins)
+        left = self.pop(stack, ins)
+        symbol = ins.argval
+        if symbol.endswith("=") and symbol[:-1] in BINOPS:
+            stack.append(AugValue(left, BINOPS[symbol[:-1]](), right))
+            return
+        op = BINOPS.get(symbol)
+        if op is None:
+            self.fail("unknown binary operator %r" % symbol, ins)
+        stack.append(ast.BinOp(left=left, op=op(), right=right))
+
+    def _unary(op):
+        def handler(self, ins, stack, out):
+            stack.append(ast.UnaryOp(op=op(), operand=self.pop(stack, ins)))
+        return handler
+
+    op_UNARY_NEGATIVE = _unary(ast.USub)
+    op_UNARY_POSITIVE = _unary(ast.UAdd)
+    op_UNARY_NOT = _unary(ast.Not)
+    op_UNARY_INVERT = _unary(ast.Invert)
+    del _unary
+
+    def op_CALL_INTRINSIC_1(self, ins, stack, out):
+        kind = ins.argrepr if hasattr(ins, "argrepr") else ins.argval
+        if kind == "INTRINSIC_UNARY_POSITIVE":
+            stack.append(ast.UnaryOp(op=ast.UAdd(), operand=self.pop(stack, ins)))
+        elif kind == "INTRINSIC_LIST_TO_TUPLE":
+            self.op_LIST_TO_TUPLE(ins, stack, out)
+        else:
+            self.fail("unsupported intrinsic %s" % kind, ins)
+
+    def op_COMPARE_OP(self, ins, stack, out):
+        right = self.pop(stack, ins)
+        left = self.pop(stack, ins)
+        op = CMPOPS.get(ins.argval)
+        if op is None:
+            self.fail("unknown comparison %r" % ins.argval, ins)
+        stack.append(ast.Compare(left=left, ops=[op()], comparators=[right]))
+
+    def op_IS_OP(self, ins, stack, out):
+        right = self.pop(stack, ins)
+        left = self.pop(stack, ins)
+        op = ast.IsNot() if ins.arg else ast.Is()
+        stack.append(ast.Compare(left=left, ops=[op], comparators=[right]))
+
+    def op_CONTAINS_OP(self, ins, stack, out):
+        right = self.pop(stack, ins)
+        left = self.pop(stack, ins)
+        op = ast.NotIn() if ins.arg else ast.In()
+        stack.append(ast.Compare(left=left, ops=[op], comparators=[right]))
+
+    # -- subscripts ------------------------------------------------------------------------
+    def op_BINARY_SUBSCR(self, ins, stack, out):
+        index = self.pop(stack, ins)
+        container = self.pop(stack, ins)
+        stack.append(ast.Subscript(value=container, slice=self._slice_expr(index), ctx=ast.Load()))
+
+    @staticmethod
+    def _slice_expr(index):
+        if isinstance(index, ast.Constant) and isinstance(index.value, slice):
+            s = index.value
+            return ast.Slice(lower=None if s.start is None else const(s.start),
+                             upper=None if s.stop is None else const(s.stop),
+                             step=None if s.step is None else const(s.step))
+        return index
+
+    def op_BUILD_SLICE(self, ins, stack, out):
+        parts = self.pop(stack, ins, ins.argval)
+        parts = [None if isinstance(p, ast.Constant) and p.value is None else p for p in parts]
+        if len(parts) == 2:
+            parts.append(None)
+        stack.append(ast.Slice(lower=parts[0], upper=parts[1], step=parts[2]))
+
+    def op_BINARY_SLICE(self, ins, stack, out):
+        upper = self.pop(stack, ins)
+        lower = self.pop(stack, ins)
+        container = self.pop(stack, ins)
+        none = lambda v: None if isinstance(v, ast.Constant) and v.value is None else v
+        stack.append(ast.Subscript(value=container, slice=ast.Slice(
+            lower=none(lower), upper=none(upper), step=None), ctx=ast.Load()))
+
+    # -- containers ------------------------------------------------------------------------
+    def op_BUILD_TUPLE(self, ins, stack, out):
+        stack.append(ast.Tuple(elts=self._items(stack, ins, ins.argval), ctx=ast.Load()))
+
+    def op_BUILD_LIST(self, ins, stack, out):
+        stack.append(ast.List(elts=self._items(stack, ins, ins.argval), ctx=ast.Load()))
+
+    def op_BUILD_SET(self, ins, stack, out):
+        stack.append(ast.Set(elts=self._items(stack, ins, ins.argval)))
+
+    def _items(self, stack, ins, count):
+        if count == 0:
+            return []
+        return list(self.pop(stack, ins, count)) if count > 1 else [self.pop(stack, ins)]
+
+    def op_BUILD_MAP(self, ins, stack, out):
+        flat = self._items(stack, ins, 2 * ins.argval)
+        stack.append(ast.Dict(keys=flat[0::2], values=flat[1::2]))
+
+    def op_BUILD_CONST_KEY_MAP(self, ins, stack, out):
+        keys = self.pop(stack, ins)
+        values = self._items(stack, ins, ins.argval)
+        if not isinstance(keys, ast.Constant):
+            self.fail("BUILD_CONST_KEY_MAP without constant keys", ins)
+        stack.append(ast.Dict(keys=[const(k) for k in keys.value], values=values))
+
+    def op_LIST_EXTEND(self, ins, stack, out):
+        value = self.pop(stack, ins)
+        target = stack[-ins.argval]
+        if isinstance(value, ast.Constant) and isinstance(value.value, tuple):
+            target.elts.extend(const(v) for v in value.value)
+        else:
+            target.elts.append(ast.Starred(value=value, ctx=ast.Load()))
+
+    def op_SET_UPDATE(self, ins, stack, out):
+        value = self.pop(stack, ins)
+        target = stack[-ins.argval]
+        if isinstance(value, ast.Constant) and isinstance(value.value, frozenset):
+            target.elts.extend(const(v) for v in value.value)
+        else:
+            target.elts.append(ast.Starred(value=value, ctx=ast.Load()))
+
+    def op_DICT_UPDATE(self, ins, stack, out):
+        value = self.pop(stack, ins)
+        target = stack[-ins.argval]
+        target.keys.append(None)
+        target.values.append(value)
+
+    op_DICT_MERGE = op_DICT_UPDATE
+
+    def op_LIST_TO_TUPLE(self, ins, stack, out):
+        value = self.pop(stack, ins)
+        stack.append(ast.Tuple(elts=value.elts, ctx=ast.Load()))
+
+    def op_LIST_APPEND(self, ins, stack, out):
+        value = self.pop(stack, ins)
+        stack[-ins.argval].elts.append(value)
+
+    def op_SET_ADD(self, ins, stack, out):
+        value = self.pop(stack, ins)
+        stack[-ins.argval].elts.append(value)
+
+    def op_MAP_ADD(self, ins, stack, out):
+        value = self.pop(stack, ins)
+        key = self.pop(stack, ins)
+        target = stack[-ins.argval]
+        target.keys.append(key)
+        target.values.append(value)
+
+    # -- strings ---------------------------------------------------------------------------
+    def op_FORMAT_VALUE(self, ins, stack, out):
+        flags = ins.arg
+        spec = self.pop(stack, ins) if flags & 0x04 else None
+        value = self.pop(stack, ins)
+        conversion = {0: -1, 1: ord("s"), 2: ord("r"), 3: ord("a")}[flags & 3]
+        if spec is not None and not isinstance(spec, ast.JoinedStr):
+            spec = ast.JoinedStr(values=[spec])
+        stack.append(ast.FormattedValue(value=value, conversion=conversion, format_spec=spec))
+
+    def op_BUILD_STRING(self, ins, stack, out):
+        parts = self._items(stack, ins, ins.argval)
+        values = []
+        for p in parts:
+            if isinstance(p, ast.JoinedStr):
+                values.extend(p.values)
+            else:
+                values.append(p)
+        stack.append(ast.JoinedStr(values=values))
+
+    # -- calls -----------------------------------------------------------------------------
+    def _callable(self, stack, ins):
+        """Pop the callable and the NULL / self slot around it (3.11+ call convention)."""
+        func = self.pop(stack, ins)
+        if isinstance(func, Null):
+            func = self.pop(stack, ins)
+        elif stack and isinstance(stack[-1], Null):
+            stack.pop()
+        return func
+
+    def op_CALL(self, ins, stack, out):
+        args = self._items(stack, ins, ins.argval)
+        func = self._callable(stack, ins)
+        self._make_call(ins, stack, func, args, [])
+
+    def op_CALL_KW(self, ins, stack, out):
+        names = self.pop(stack, ins)
+        names = names.value if isinstance(names, ast.Constant) else ()
+        values = self._items(stack, ins, ins.argval)
+        count = len(names)
+        args, kwvalues = values[:len(values) - count], values[len(values) - count:]
+        keywords = [ast.keyword(arg=k, value=v) for k, v in zip(names, kwvalues)]
+        func = self._callable(stack, ins)
+        self._make_call(ins, stack, func, args, keywords)
+
+    def op_CALL_FUNCTION(self, ins, stack, out):  # <= 3.10
+        args = self._items(stack, ins, ins.argval)
+        func = self.pop(stack, ins)
+        self._make_call(ins, stack, func, args, [])
+
+    def op_CALL_METHOD(self, ins, stack, out):  # <= 3.10
+        self.op_CALL(ins, stack, out)
+
+    def op_CALL_FUNCTION_KW(self, ins, stack, out):  # <= 3.10
+        names = self.pop(stack, ins).value
+        values = self._items(stack, ins, ins.argval)
+        count = len(names)
+        args, kwvalues = values[:len(values) - count], values[len(values) - count:]
+        keywords = [ast.keyword(arg=k, value=v) for k, v in zip(names, kwvalues)]
+        func = self.pop(stack, ins)
+        self._make_call(ins, stack, func, args, keywords)
+
+    def op_CALL_FUNCTION_EX(self, ins, stack, out):
+        kwargs = self.pop(stack, ins) if ins.arg & 1 else None
+        posargs = self.pop(stack, ins)
+        func = self._callable(stack, ins)
+        if isinstance(posargs, (ast.Tuple, ast.List)):
+            args = list(posargs.elts)
+        else:
+            args = [ast.Starred(value=posargs, ctx=ast.Load())]
+        keywords = []
+        if kwargs is not None:
+            if isinstance(kwargs, ast.Dict):
+                for k, v in zip(kwargs.keys, kwargs.values):
+                    if k is None:
+                        keywords.append(ast.keyword(arg=None, value=v))
+                    else:
+                        keywords.append(ast.keyword(arg=k.value, value=v))
+            else:
+                keywords.append(ast.keyword(arg=None, value=kwargs))
+        self._make_call(ins, stack, func, args, keywords)
+
+    def _make_call(self, ins, stack, func, args, keywords):
+        if isinstance(func, BuildClass):
+            stack.append(self._class_value(ins, args, keywords))
+            return
+        if isinstance(func, FunctionValue) and func.code.co_name.startswith("<") and \
+                func.code.co_name in ("<listcomp>", "<setcomp>", "<dictcomp>", "<genexpr>"):
+            stack.append(self.comprehension(func, args[0], ins))
+            return
+        if isinstance(func, (FunctionValue, ClassValue)) and False:
+            pass
+        if len(args) == 1 and not keywords and isinstance(args[0], (FunctionValue, ClassValue)) \
+                and isinstance(func, ast.expr):
+            # a decorator applied to the function or class being defined
+            args[0].decorators.insert(0, func)
+            stack.append(args[0])
+            return
+        func = self.value(func, ins)
+        args = [self.value(a, ins) for a in args]
+        for kw in keywords:
+            kw.value = self.value(kw.value, ins)
+        stack.append(ast.Call(func=func, args=args, keywords=keywords))
+
+    def _class_value(self, ins, args, keywords):
+        if len(args) < 2 or not isinstance(args[0], FunctionValue):
+            self.fail("unrecognised __build_class__ call", ins)
+        cls_name = args[1].value if isinstance(args[1], ast.Constant) else None
+        return ClassValue(args[0], cls_name, [self.value(a, ins) for a in args[2:]], keywords)
+
+    def value(self, v, ins):
+        """A stack value as an expression; functions become lambdas, markers are errors."""
+        if isinstance(v, ast.AST):
+            return v
+        if isinstance(v, FunctionValue):
+            return self.lambda_expr(v, ins)
+        if isinstance(v, LoopItem):
+            return v
+        self.fail("internal value %r used as an expression" % (v,), ins)
+
+    # -- functions -------------------------------------------------------------------------
+    def op_MAKE_FUNCTION(self, ins, stack, out):
+        flags = ins.arg or 0
+        code_value = self.pop(stack, ins)
+        if not isinstance(code_value, CodeConst):  # <= 3.10: qualname on top
+            code_value = self.pop(stack, ins)
+        closure = self.pop(stack, ins) if flags & 0x08 else None
+        annotations = self.pop(stack, ins) if flags & 0x04 else None
+        kwdefaults = self.pop(stack, ins) if flags & 0x02 else None
+        defaults = self.pop(stack, ins) if flags & 0x01 else None
+        fv = FunctionValue(code_value.code)
+        fv.closure = closure
+        if defaults is not None:
+            if isinstance(defaults, ast.Constant):
+                fv.defaults = [const(d) for d in defaults.value]
+            else:
+                fv.defaults = list(defaults.elts)
+        if kwdefaults is not None:
+            if isinstance(kwdefaults, ast.Dict):
+                fv.kwdefaults = dict((k.value, v) for k, v in zip(kwdefaults.keys, kwdefaults.values))
+        if annotations is not None:
+            fv.annotations = self._annotations(annotations, ins)
+        stack.append(fv)
+
+    def op_SET_FUNCTION_ATTRIBUTE(self, ins, stack, out):  # 3.13+
+        fv = self.pop(stack, ins)
+        attr = self.pop(stack, ins)
+        flag = ins.arg
+        if flag == 0x08:
+            fv.closure = attr
+        elif flag == 0x04:
+            fv.annotations = self._annotations(attr, ins)
+        elif flag == 0x02:
+            fv.kwdefaults = dict((k.value, v) for k, v in zip(attr.keys, attr.values))
+        elif flag == 0x01:
+            fv.defaults = [const(d) for d in attr.value] if isinstance(attr, ast.Constant) \
+                else list(attr.elts)
+        elif flag == 0x10:
+            fv.annotate = attr
+        stack.append(fv)
+
+    def _annotations(self, value, ins):
+        result = {}
+        if isinstance(value, ast.Tuple):
+            items = value.elts
+            for k in range(0, len(items) - 1, 2):
+                result[items[k].value] = items[k + 1]
+        elif isinstance(value, ast.Constant) and isinstance(value.value, tuple):
+            items = value.value
+            for k in range(0, len(items) - 1, 2):
+                result[items[k]] = const(items[k + 1])
+        elif isinstance(value, ast.Dict):
+            for k, v in zip(value.keys, value.values):
+                result[k.value] = v
+        return result
+
+    # -- generators and coroutines ---------------------------------------------------------
+    def op_GET_ITER(self, ins, stack, out):
+        stack.append(IterMarker(self.value(self.pop(stack, ins), ins)))
+
+    def op_GET_YIELD_FROM_ITER(self, ins, stack, out):
+        stack.append(IterMarker(self.value(self.pop(stack, ins), ins)))
+
+    def op_GET_AWAITABLE(self, ins, stack, out):
+        stack.append(IterMarker(self.value(self.pop(stack, ins), ins)))
+
+    def op_GET_AITER(self, ins, stack, out):
+        stack.append(IterMarker(self.value(self.pop(stack, ins), ins)))

@@ -1,0 +1,259 @@
+"""``try``/``except``/``finally`` and ``with`` from the 3.11+ exception table.
+
+Templates (3.11; CPython's ``compiler_try_except``, ``compiler_try_finally``, ``compiler_with``)::
+
+    try body            [handler H]       with: BEFORE_WITH; store|POP_TOP
+    else body                                   body            [handler W, lasti]
+    JUMP join                                   exit(None, None, None); POP_TOP; JUMP join
+    H: PUSH_EXC_INFO                            W: PUSH_EXC_INFO; WITH_EXCEPT_START; ...
+       except clauses / finally body; RERAISE 0
+       cleanup: COPY 3; POP_EXCEPT; RERAISE 1
+
+A ``finally`` body is emitted once in the handler and copied before every normal exit of the
+``try`` body; the copies are skipped by matching them against the handler's copy.
+"""
+
+import ast
+
+from .expressions import CurrentExc, IterMarker, LoopItem, WithEnter, WithExit, name
+from .instructions import POP_JUMPS
+
+
+class HandlerMixin(object):
+
+    # -- try -------------------------------------------------------------------------------
+    def do_try(self, i, entry, stack, out, ctx):
+        h = entry.target
+        instrs = self.instrs
+        body_end = max(e.end for e in self.entries if e.target == h)
+        cleanup = self.handler_at[h].target if self.handler_at[h] is not None else None
+        kind = self._handler_kind(h)
+        opened = ctx.open | {h}
+        if kind == "finally":
+            return self._try_finally(i, h, body_end, cleanup, stack, out, ctx, opened)
+        # try/except[/else]
+        pre_handler = h
+        join = None
+        if h > 0 and instrs[h - 1].op == "JUMP" and instrs[h - 1].target > h:
+            join = instrs[h - 1].target
+            pre_handler = h - 1
+        body, stop = self.walk(i, min(body_end, pre_handler), list(stack), ctx.but(open=opened))
+        orelse = []
+        if body_end < pre_handler:
+            orelse, _ = self.walk(body_end, pre_handler, list(stack), ctx)
+        handlers, handlers_end, handler_join = self._except_clauses(h, cleanup, stack, ctx)
+        if join is None:
+            join = handler_join if handler_join is not None else handlers_end
+        if join > self.range_end:
+            join = self.range_end
+        out.append(ast.Try(body=body or [ast.Pass()], handlers=handlers, orelse=orelse, finalbody=[]))
+        return max(join, handlers_end) if join < handlers_end and handler_join is None else join
+
+    def _handler_kind(self, h):
+        k = h + 1
+        instrs = self.instrs
+        while k < self.n:
+            op = instrs[k].op
+            if op in ("CHECK_EXC_MATCH", "CHECK_EG_MATCH", "JUMP_IF_NOT_EXC_MATCH"):
+                return "except"
+            if op == "POP_TOP" and k == h + 1:
+                return "except"
+            if op.startswith("LOAD_") or op in ("BUILD_TUPLE", "PUSH_NULL"):
+                k += 1
+                continue
+            return "finally"
+        return "finally"
+
+    def _except_clauses(self, h, cleanup, stack, ctx):
+        instrs = self.instrs
+        handlers = []
+        k = h + 1
+        hstack = list(stack)
+        hstack.append(None)  # placeholder for PrevExc, replaced below
+        from .expressions import PrevExc
+        hstack[-1] = PrevExc()
+        end_of_handlers = (cleanup + 3) if cleanup is not None else self.n
+        join = None
+        while k < self.n:
+            ins = instrs[k]
+            if ins.op == "RERAISE":
+                k += 1
+                break
+            # typed clause?
+            clause_stack = list(hstack)
+            exc = CurrentExc()
+            clause_stack.append(exc)
+            match_at = None
+            m = k
+            while m < self.n and instrs[m].op not in ("CHECK_EXC_MATCH", "CHECK_EG_MATCH") and \
+                    (instrs[m].op.startswith("LOAD_") or instrs[m].op in ("BUILD_TUPLE", "PUSH_NULL")):
+                m += 1
+            if m < self.n and instrs[m].op in ("CHECK_EXC_MATCH", "CHECK_EG_MATCH") and m > k:
+                type_stack = list(clause_stack)
+                self.walk(k, m, type_stack, ctx)
+                exc_type = type_stack[-1]
+                jump = instrs[m + 1]
+                if jump.op not in POP_JUMPS:
+                    self.fail("except clause without its test jump", jump)
+                next_clause = jump.target
+                body_start = m + 2
+            else:
+                exc_type = None
+                next_clause = cleanup if cleanup is not None else self.n
+                body_start = k
+            store = instrs[body_start]
+            hname = None
+            if store.op == "POP_TOP":
+                body_start += 1
+            elif store.op.startswith("STORE_"):
+                hname = store.argval
+                body_start += 1
+            body_stack = list(hstack)
+            clause_end = min(next_clause, end_of_handlers)
+            body, stop = self.walk(body_start, clause_end, body_stack,
+                                   ctx.but(handler_name=hname, open=ctx.open | {h}))
+            # the last jump of the clause goes to the join point
+            for q in range(body_start, clause_end):
+                if instrs[q].op == "JUMP" and instrs[q].target >= end_of_handlers:
+                    if join is None or instrs[q].target < join:
+                        join = instrs[q].target
+            handlers.append(ast.ExceptHandler(type=exc_type, name=hname, body=body or [ast.Pass()]))
+            if exc_type is None:
+                k = clause_end
+                break
+            k = next_clause
+        return handlers, max(k, end_of_handlers), join
+
+    def _try_finally(self, i, h, body_end, cleanup, stack, out, ctx, opened):
+        instrs = self.instrs
+        if cleanup is None or instrs[cleanup - 1].op != "RERAISE":
+            self.fail("finally handler without its re-raise", instrs[h])
+        fstart, fend = h + 1, cleanup - 1
+        length = fend - fstart
+        final_stack = list(stack)
+        final_stack.append(object.__new__(CurrentExc))
+        finalbody, _ = self.walk(fstart, fend, [*stack, CurrentExc()], ctx.but(open=ctx.open | {h}))
+        copies = ctx.finally_copies + ((fstart, length, h),)
+        inner = ctx.but(open=opened, finally_copies=copies)
+        pre_handler = h
+        join = cleanup + 3
+        if h > 0 and instrs[h - 1].op == "JUMP" and instrs[h - 1].target > h:
+            join = instrs[h - 1].target
+            pre_handler = h - 1
+        if self._same_code(body_end, fstart, length) and body_end + length == pre_handler:
+            body, _ = self.walk(i, body_end, list(stack), inner)
+        else:
+            body, _ = self.walk(i, pre_handler, list(stack), inner)
+        if join > self.range_end:
+            join = self.range_end
+        if len(body) == 1 and isinstance(body[0], ast.Try) and not body[0].finalbody:
+            body[0].finalbody = finalbody or [ast.Pass()]
+            out.append(body[0])
+        else:
+            out.append(ast.Try(body=body or [ast.Pass()], handlers=[], orelse=[],
+                               finalbody=finalbody or [ast.Pass()]))
+        return max(join, cleanup + 3) if join < cleanup + 3 else join
+
+    # -- with ------------------------------------------------------------------------------
+    def op_BEFORE_WITH(self, ins, stack, out):
+        return self._with(ins, stack, out, False)
+
+    def op_BEFORE_ASYNC_WITH(self, ins, stack, out):
+        return self._with(ins, stack, out, True)
+
+    def _with(self, ins, stack, out, is_async):
+        instrs = self.instrs
+        manager = self.value(self.pop(stack, ins), ins)
+        k = ins.index + 1
+        if is_async:
+            # GET_AWAITABLE + SEND_LOOP of __aenter__()
+            while k < self.n and instrs[k].op != "SEND_LOOP":
+                k += 1
+            k += 1
+        entry = self.handler_at[k] if k < self.n else None
+        if entry is None:
+            self.fail("with statement without its exit handler", ins)
+        w = entry.target
+        exit_marker = WithExit(manager, is_async)
+        exit_marker.target = None
+        body_stack = list(stack)
+        body_stack.append(exit_marker)
+        body_stack.append(WithEnter(exit_marker))
+        # the normal exit: LOAD_CONST None x3; CALL 2; [await]; POP_TOP; [JUMP join]
+        pre = w
+        join = None
+        if instrs[w - 1].op == "JUMP" and instrs[w - 1].target > w:
+            join = instrs[w - 1].target
+            pre = w - 1
+        exit_start = self._exit_call_start(pre)
+        body_end = exit_start if exit_start is not None else pre
+        ctx = self.ctx.but(open=self.ctx.open | {w})
+        body, _ = self.walk(k, body_end, body_stack, ctx)
+        handler_end = self._with_handler_end(w)
+        if join is None or join < handler_end:
+            join = handler_end if join is None else join
+        item = ast.withitem(context_expr=manager, optional_vars=exit_marker.target)
+        node_type = ast.AsyncWith if is_async else ast.With
+        if (not is_async and len(body) == 1 and isinstance(body[0], ast.With) and
+                getattr(body[0], "_merge", False)):
+            pass
+        out.append(node_type(items=[item], body=body or [ast.Pass()], type_comment=None))
+        return min(join, self.range_end) if join > self.range_end else join
+
+    def _exit_call_start(self, pre):
+        instrs = self.instrs
+        k = pre - 1
+        if k >= 0 and instrs[k].op == "POP_TOP":
+            k -= 1
+            if k >= 0 and instrs[k].op == "SEND_LOOP":
+                k -= 1
+            if k >= 0 and instrs[k].op in ("CALL", "CALL_FUNCTION"):
+                start = k - 3
+                if start >= 0 and all(instrs[start + q].op == "LOAD_CONST" and
+                                      instrs[start + q].argval is None for q in range(3)):
+                    return start
+        return None
+
+    def _with_handler_end(self, w):
+        instrs = self.instrs
+        k = w
+        # PUSH_EXC_INFO WITH_EXCEPT_START [await] POP_JUMP_IF_TRUE x; RERAISE 2; cleanup(3);
+        # x: POP_TOP POP_EXCEPT POP_TOP POP_TOP
+        while k < self.n and instrs[k].op not in POP_JUMPS:
+            k += 1
+        if k >= self.n:
+            return self.n
+        x = instrs[k].target
+        return x + 4
+
+    # -- async for -------------------------------------------------------------------------
+    def op_GET_ANEXT(self, ins, stack, out):
+        it = stack[-1]
+        entry = self.handler_at[ins.index]
+        if entry is None or self.instrs[entry.target].op != "END_ASYNC_FOR":
+            self.fail("async for without END_ASYNC_FOR", ins)
+        end = entry.target
+        k = ins.index + 1
+        while k < end and self.instrs[k].op != "SEND_LOOP":
+            k += 1
+        loop_last = end - 1
+        from .statements import Loop
+        break_target = self._break_target(ins.index, end, end + 1)
+        loop = Loop(ins.index, (ins.index,), break_target, loop_last, "async for")
+        body_stack = list(stack)
+        item = LoopItem()
+        body_stack.append(item)
+        ctx = self.ctx.but(loop=loop, open=self.ctx.open | {end})
+        body, _ = self.walk(k + 1, end, body_stack, ctx)
+        stack.pop()
+        target = getattr(item, "target", None)
+        if target is None:
+            self.fail("async for without a target", ins)
+        orelse = []
+        nxt = end + 1
+        if break_target > end + 1:
+            orelse, _ = self.walk(end + 1, break_target, list(stack), self.ctx)
+            nxt = break_target
+        out.append(ast.AsyncFor(target=target, iter=it.iterable, body=body or [ast.Pass()],
+                                orelse=orelse, type_comment=None))
+        return nxt

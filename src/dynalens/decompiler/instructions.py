@@ -1,0 +1,330 @@
+"""Code object -> a version-neutral list of instructions.
+
+Every difference between CPython versions in what an opcode is called or how its argument is
+encoded is translated here, so that the stack machine (``expressions.py``) and the structurer
+(``statements.py``) read one instruction set.  The normalized set is close to CPython 3.11's:
+
+* jumps have one name per condition (``POP_JUMP_IF_FALSE``, ``JUMP``...) whatever their
+  direction, and carry ``target``: the *index* of the instruction they jump to;
+* instructions that only exist for the interpreter (``CACHE``, ``PRECALL``, ``RESUME``,
+  ``EXTENDED_ARG``, ``NOP``, ``MAKE_CELL``, ``COPY_FREE_VARS``...) are dropped; ``NOP`` only
+  carries line numbers, and the verifier ignores line numbers;
+* super-instructions (``LOAD_FAST_LOAD_FAST``...) are split, ``KW_NAMES`` becomes a
+  ``LOAD_CONST`` of the names tuple followed by ``CALL_KW`` (the 3.13 form), the NULL pushed by
+  ``LOAD_GLOBAL``/``LOAD_ATTR`` becomes an explicit ``PUSH_NULL``.
+
+The exception table (3.11+) is parsed into :class:`ExceptionEntry` records over instruction
+indexes.
+"""
+
+import dis
+import sys
+
+PY = sys.version_info[:2]
+
+# Conditional jumps that pop their operand, by normalized name -> value that makes them jump.
+POP_JUMPS = {
+    "POP_JUMP_IF_FALSE": False,
+    "POP_JUMP_IF_TRUE": True,
+    "POP_JUMP_IF_NONE": None,
+    "POP_JUMP_IF_NOT_NONE": "not None",
+}
+# Conditional jumps that keep their operand when they jump (value-context `and` / `or`).
+KEEP_JUMPS = {"JUMP_IF_FALSE_OR_POP": False, "JUMP_IF_TRUE_OR_POP": True}
+
+_RENAMED = {
+    "POP_JUMP_FORWARD_IF_FALSE": "POP_JUMP_IF_FALSE",
+    "POP_JUMP_BACKWARD_IF_FALSE": "POP_JUMP_IF_FALSE",
+    "POP_JUMP_FORWARD_IF_TRUE": "POP_JUMP_IF_TRUE",
+    "POP_JUMP_BACKWARD_IF_TRUE": "POP_JUMP_IF_TRUE",
+    "POP_JUMP_FORWARD_IF_NONE": "POP_JUMP_IF_NONE",
+    "POP_JUMP_BACKWARD_IF_NONE": "POP_JUMP_IF_NONE",
+    "POP_JUMP_FORWARD_IF_NOT_NONE": "POP_JUMP_IF_NOT_NONE",
+    "POP_JUMP_BACKWARD_IF_NOT_NONE": "POP_JUMP_IF_NOT_NONE",
+    "JUMP_FORWARD": "JUMP",
+    "JUMP_BACKWARD": "JUMP",
+    "JUMP_BACKWARD_NO_INTERRUPT": "JUMP",
+    "JUMP_ABSOLUTE": "JUMP",
+    "JUMP_NO_INTERRUPT": "JUMP",
+    "LOAD_FAST_CHECK": "LOAD_FAST",
+    "LOAD_FAST_BORROW": "LOAD_FAST",
+    "LOAD_CLOSURE": "LOAD_CLOSURE",
+    "POP_ITER": "POP_TOP",
+}
+
+_DROPPED = frozenset([
+    "CACHE", "PRECALL", "RESUME", "EXTENDED_ARG", "NOP", "MAKE_CELL", "COPY_FREE_VARS",
+    "TO_BOOL", "NOT_TAKEN", "RESUME_CHECK", "INSTRUMENTED_LINE",
+])
+
+_SPLIT = {
+    "LOAD_FAST_LOAD_FAST": ("LOAD_FAST", "LOAD_FAST"),
+    "LOAD_FAST_BORROW_LOAD_FAST_BORROW": ("LOAD_FAST", "LOAD_FAST"),
+    "STORE_FAST_STORE_FAST": ("STORE_FAST", "STORE_FAST"),
+    "STORE_FAST_LOAD_FAST": ("STORE_FAST", "LOAD_FAST"),
+}
+
+# Pre-3.11 operator opcodes -> the BINARY_OP symbol they became.
+_BINARY = {
+    "ADD": "+", "SUBTRACT": "-", "MULTIPLY": "*", "MATRIX_MULTIPLY": "@", "TRUE_DIVIDE": "/",
+    "FLOOR_DIVIDE": "//", "MODULO": "%", "POWER": "**", "LSHIFT": "<<", "RSHIFT": ">>",
+    "AND": "&", "OR": "|", "XOR": "^",
+}
+
+
+class Instr(object):
+    """One normalized instruction.
+
+    ``target`` is the index of the jump target for jumps (``None`` otherwise); ``argval`` is
+    what ``dis`` resolved (a name, a constant, an operator symbol) after normalization.
+    """
+
+    __slots__ = ("index", "offset", "op", "arg", "argval", "target", "line", "is_target")
+
+    def __init__(self, op, arg, argval, offset, line=None):
+        self.op = op
+        self.arg = arg
+        self.argval = argval
+        self.offset = offset
+        self.line = line
+        self.target = None
+        self.index = -1
+        self.is_target = False
+
+    def __repr__(self):
+        extra = " ->%d" % self.target if self.target is not None else ""
+        return "<%d %s %r%s>" % (self.index, self.op, self.argval, extra)
+
+
+class ExceptionEntry(object):
+    """One exception-table row over instruction indexes: [start, end) -> target."""
+
+    __slots__ = ("start", "end", "target", "depth", "lasti")
+
+    def __init__(self, start, end, target, depth, lasti):
+        self.start, self.end, self.target, self.depth, self.lasti = start, end, target, depth, lasti
+
+    def __repr__(self):
+        return "<exc [%d,%d) -> %d depth=%d%s>" % (
+            self.start, self.end, self.target, self.depth, " lasti" if self.lasti else "")
+
+
+def _jump_target_offset(raw):
+    """The absolute byte offset a ``dis`` jump instruction goes to, on every version."""
+    target = getattr(raw, "jump_target", None)  # 3.13+
+    if target is not None:
+        return target
+    return raw.argval
+
+
+def _is_jump(raw):
+    return raw.opcode in dis.hasjrel or raw.opcode in dis.hasjabs
+
+
+def _line_of(raw):
+    line = getattr(raw, "line_number", None)
+    if line is None:
+        line = raw.starts_line if isinstance(raw.starts_line, int) and not isinstance(
+            raw.starts_line, bool) else None
+    return line
+
+
+def _normalize_one(raw, kw_names_pending):
+    """Translate one ``dis.Instruction`` to zero or more normalized ``Instr``."""
+    name = raw.opname
+    off = raw.offset
+    line = _line_of(raw)
+    if name in _DROPPED:
+        return []
+    if name in _SPLIT:
+        first, second = _SPLIT[name]
+        a, b = raw.argval
+        return [Instr(first, raw.arg, a, off, line), Instr(second, raw.arg, b, off, line)]
+    if name in ("LOAD_GLOBAL",) and PY >= (3, 11) and raw.arg is not None and raw.arg & 1:
+        glob = Instr("LOAD_GLOBAL", raw.arg, raw.argval, off, line)
+        null = Instr("PUSH_NULL", None, None, off, line)
+        return [null, glob] if PY < (3, 13) else [glob, null]
+    if name == "LOAD_ATTR" and PY >= (3, 12) and raw.arg is not None and raw.arg & 1:
+        return [Instr("LOAD_METHOD", raw.arg, raw.argval, off, line)]
+    if name == "LOAD_SUPER_ATTR":
+        return [Instr("LOAD_SUPER_ATTR", raw.arg, raw.argval, off, line)]
+    if name == "KW_NAMES":
+        kw_names_pending.append(raw.argval)
+        return [Instr("LOAD_CONST", None, raw.argval, off, line)]
+    if name == "CALL" and kw_names_pending:
+        kw_names_pending.pop()
+        return [Instr("CALL_KW", raw.arg, raw.arg, off, line)]
+    if name == "RETURN_CONST":
+        return [Instr("LOAD_CONST", raw.arg, raw.argval, off, line),
+                Instr("RETURN_VALUE", None, None, off, line)]
+    if name == "LOAD_SMALL_INT":
+        return [Instr("LOAD_CONST", raw.arg, raw.argval, off, line)]
+    if name == "DUP_TOP":
+        return [Instr("COPY", 1, 1, off, line)]
+    if name == "DUP_TOP_TWO":
+        return [Instr("COPY", 2, 2, off, line), Instr("COPY", 2, 2, off, line)]
+    if name == "ROT_TWO":
+        return [Instr("SWAP", 2, 2, off, line)]
+    if name == "ROT_THREE":
+        return [Instr("ROT", 3, 3, off, line)]
+    if name == "ROT_FOUR":
+        return [Instr("ROT", 4, 4, off, line)]
+    if name == "ROT_N":
+        return [Instr("ROT", raw.arg, raw.arg, off, line)]
+    if name.startswith("BINARY_") and name[7:] in _BINARY:
+        return [Instr("BINARY_OP", None, _BINARY[name[7:]], off, line)]
+    if name.startswith("INPLACE_") and name[8:] in _BINARY:
+        return [Instr("BINARY_OP", None, _BINARY[name[8:]] + "=", off, line)]
+    if name == "BINARY_OP":
+        return [Instr("BINARY_OP", raw.arg, raw.argrepr, off, line)]
+    if name == "COMPARE_OP":
+        symbol = raw.argval
+        if isinstance(symbol, str) and symbol.startswith("bool("):
+            symbol = symbol[5:-1]
+        return [Instr("COMPARE_OP", raw.arg, symbol, off, line)]
+    op = _RENAMED.get(name, name)
+    return [Instr(op, raw.arg, raw.argval, off, line)]
+
+
+def normalize(code):
+    """Return (instructions, offset_to_index) for ``code``.
+
+    ``offset_to_index`` maps every raw byte offset (also of dropped instructions) to the index of
+    the first normalized instruction at or after it, so that jumps to a dropped ``NOP`` land on
+    what follows it.
+    """
+    raws = list(dis.get_instructions(code))
+    out = []
+    offset_to_index = {}
+    raw_jump_targets = []
+    pending = []
+    kw_names_pending = []
+    for raw in raws:
+        pending.append(raw.offset)
+        new = _normalize_one(raw, kw_names_pending)
+        if not new:
+            continue
+        for off in pending:
+            offset_to_index[off] = len(out)
+        pending = []
+        for ins in new:
+            ins.index = len(out)
+            out.append(ins)
+        if _is_jump(raw):
+            raw_jump_targets.append((new[-1], _jump_target_offset(raw)))
+    end = len(out)
+    for off in pending:
+        offset_to_index[off] = end
+    code_len = len(code.co_code)
+    offset_to_index[code_len] = end
+    for ins, target_offset in raw_jump_targets:
+        idx = _index_at(offset_to_index, target_offset, end)
+        ins.target = idx
+    return _collapse(out, offset_to_index)
+
+
+# The instruction before a SEND loop says what the loop implements.
+_SEND_KINDS = {"GET_AWAITABLE": "await", "GET_YIELD_FROM_ITER": "yield from",
+               "GET_ANEXT": "await", "BEFORE_ASYNC_WITH": "await"}
+
+
+def _send_loop_length(out, k):
+    """Length of the ``yield from`` / ``await`` loop starting at ``out[k]`` (0 if none).
+
+    3.11: LOAD_CONST None; SEND exit; YIELD_VALUE; JUMP send  (RESUME dropped)
+    3.12+: LOAD_CONST None; SEND exit; YIELD_VALUE; JUMP send; END_SEND
+    """
+    if k + 3 >= len(out) or out[k].op != "LOAD_CONST" or out[k].argval is not None:
+        return 0
+    send, yld, jump = out[k + 1], out[k + 2], out[k + 3]
+    if send.op != "SEND" or yld.op != "YIELD_VALUE" or jump.op != "JUMP" or jump.target != k + 1:
+        return 0
+    if k + 4 < len(out) and out[k + 4].op == "END_SEND":
+        return 5
+    return 4
+
+
+def _collapse(out, offset_to_index):
+    """Fold multi-instruction idioms into one pseudo-instruction each.
+
+    ``SEND_LOOP`` stands for the whole await / yield-from loop; ``RETURN_GENERATOR; POP_TOP``
+    at the start of a generator is dropped.
+    """
+    new = []
+    remap = {}
+    k = 0
+    n = len(out)
+    while k < n:
+        ins = out[k]
+        if ins.op == "RETURN_GENERATOR" and k + 1 < n and out[k + 1].op == "POP_TOP":
+            remap[k] = remap[k + 1] = len(new)
+            k += 2
+            continue
+        length = _send_loop_length(out, k)
+        if length:
+            prev = out[k - 1].op if k else None
+            kind = _SEND_KINDS.get(prev, "yield from")
+            loop = Instr("SEND_LOOP", None, kind, ins.offset, ins.line)
+            for q in range(k, k + length):
+                remap[q] = len(new)
+            new.append(loop)
+            k += length
+            continue
+        remap[k] = len(new)
+        new.append(ins)
+        k += 1
+    remap[n] = len(new)
+    if len(new) != n:
+        for index, ins in enumerate(new):
+            ins.index = index
+            if ins.target is not None:
+                ins.target = remap[ins.target]
+        for off in offset_to_index:
+            offset_to_index[off] = remap[offset_to_index[off]]
+    for ins in new:
+        if ins.target is not None and ins.target < len(new):
+            new[ins.target].is_target = True
+    return new, offset_to_index
+
+
+def _index_at(offset_to_index, offset, end):
+    idx = offset_to_index.get(offset)
+    if idx is None:
+        # A target inside an instruction's cache entries cannot happen for valid code; map to
+        # the next known offset so malformed input still decodes deterministically.
+        later = [o for o in offset_to_index if o >= offset]
+        idx = offset_to_index[min(later)] if later else end
+    return idx
+
+
+def _varints(data):
+    """Decode the 6-bit varints of a 3.11+ exception table (see Objects/exception_handling_notes.txt)."""
+    i = 0
+    n = len(data)
+    while i < n:
+        b = data[i]
+        i += 1
+        start_flag = bool(b & 128)
+        value = b & 63
+        while b & 64:
+            b = data[i]
+            i += 1
+            value = (value << 6) | (b & 63)
+        yield start_flag, value
+
+
+def exception_entries(code, offset_to_index):
+    """The exception table of ``code`` as :class:`ExceptionEntry` over instruction indexes."""
+    table = getattr(code, "co_exceptiontable", b"") or b""
+    values = [v for _, v in _varints(table)]
+    end_index = offset_to_index[len(code.co_code)]
+    entries = []
+    for k in range(0, len(values) - 3, 4):
+        start, length, target, depth_lasti = values[k:k + 4]
+        start_off, end_off, target_off = start * 2, (start + length) * 2, target * 2
+        entries.append(ExceptionEntry(
+            _index_at(offset_to_index, start_off, end_index),
+            _index_at(offset_to_index, end_off, end_index),
+            _index_at(offset_to_index, target_off, end_index),
+            depth_lasti >> 1, bool(depth_lasti & 1)))
+    return entries

@@ -1,0 +1,316 @@
+"""One code object -> source text.
+
+``decompile_body`` turns a code object into the statements of its body; ``decompile_code`` adds
+what makes the text compile back to the same code object on its own: the ``def``/``class``/
+``lambda`` header, and enclosing functions that own the free variables of a closure (named after
+the code object's ``co_qualname`` so the recompiled object has the same qualified name).
+"""
+
+import ast
+import io
+import sys
+import tokenize
+
+from .branches import BranchMixin
+from .definitions import (COMPREHENSIONS, CO_ASYNC_GENERATOR, CO_COROUTINE, DefinitionMixin,
+                          arguments_of)
+from .errors import DecompilationError
+from .expressions import IterMarker, name
+from .handlers import HandlerMixin
+from .instructions import exception_entries, normalize
+from .statements import AppendStmt, Context, StatementWalker
+
+CO_OPTIMIZED = 0x01
+
+
+class CodeWalker(HandlerMixin, BranchMixin, DefinitionMixin, StatementWalker):
+    """The walker for one code object: statement, branch, handler and definition handlers."""
+
+    def __init__(self, code, kind):
+        instrs, offset_to_index = normalize(code)
+        entries = exception_entries(code, offset_to_index)
+        StatementWalker.__init__(self, code, instrs, entries, decompile_body)
+        self.kind = kind
+
+    def op_LOAD_FAST(self, ins, stack, out):
+        if ins.argval == ".0" and self.kind == "comprehension":
+            stack.append(IterMarker(name(".0")))
+        else:
+            stack.append(name(ins.argval))
+
+    def _comp_add(self, ins, stack, out, key=False):
+        if self.kind != "comprehension":
+            return False
+        value = self.pop(stack, ins)
+        k = self.pop(stack, ins) if key else None
+        out.append(AppendStmt(value=value, key=k))
+        return True
+
+    def op_LIST_APPEND(self, ins, stack, out):
+        if not self._comp_add(ins, stack, out):
+            StatementWalker.op_LIST_APPEND(self, ins, stack, out)
+
+    def op_SET_ADD(self, ins, stack, out):
+        if not self._comp_add(ins, stack, out):
+            StatementWalker.op_SET_ADD(self, ins, stack, out)
+
+    def op_MAP_ADD(self, ins, stack, out):
+        if not self._comp_add(ins, stack, out, key=True):
+            StatementWalker.op_MAP_ADD(self, ins, stack, out)
+
+
+def code_kind(code):
+    if code.co_name == "<module>":
+        return "module"
+    if code.co_name in COMPREHENSIONS:
+        return "comprehension"
+    if code.co_name == "<lambda>":
+        return "lambda"
+    if not code.co_flags & CO_OPTIMIZED:
+        return "class"
+    return "function"
+
+
+def decompile_body(code, kind=None):
+    """The body of ``code`` as a list of ``ast.stmt``."""
+    kind = kind or code_kind(code)
+    walker = CodeWalker(code, kind)
+    stmts, _ = walker.walk(0, walker.n, [], Context())
+    if kind in ("function", "lambda", "comprehension"):
+        _strip_trailing_return(stmts)
+    if kind == "module":
+        _strip_trailing_return(stmts)
+        stmts = _returns_to_else(stmts)
+        _docstring_from_assign(stmts)
+    elif kind == "class":
+        stmts = _class_body(stmts)
+    elif kind == "function":
+        doc = code.co_consts[0] if code.co_consts else None
+        if isinstance(doc, str):
+            stmts.insert(0, ast.Expr(value=ast.Constant(value=doc)))
+    decls = []
+    if walker.globals_declared:
+        decls.append(ast.Global(names=sorted(walker.globals_declared)))
+    if walker.nonlocals_declared:
+        decls.append(ast.Nonlocal(names=sorted(walker.nonlocals_declared)))
+    if decls:
+        at = 1 if stmts and _is_docstring(stmts[0]) else 0
+        stmts[at:at] = decls
+    return stmts
+
+
+def _is_docstring(stmt):
+    return isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant) and \
+        isinstance(stmt.value.value, str)
+
+
+def _strip_trailing_return(stmts):
+    if stmts and isinstance(stmts[-1], ast.Return) and (
+            stmts[-1].value is None or
+            (isinstance(stmts[-1].value, ast.Constant) and stmts[-1].value.value is None)):
+        stmts.pop()
+
+
+def _returns_to_else(stmts):
+    """Module and class bodies cannot ``return``: the compiler's duplicated implicit return at
+    the end of a branch means "skip the rest", so the rest becomes the branch's ``else``."""
+    out = []
+    for k, stmt in enumerate(stmts):
+        if isinstance(stmt, ast.If):
+            stmt.body = _returns_to_else(stmt.body)
+            stmt.orelse = _returns_to_else(stmt.orelse)
+            if _ends_with_return(stmt.body) and not stmt.orelse:
+                stmt.body.pop()
+                stmt.body = stmt.body or [ast.Pass()]
+                stmt.orelse = _returns_to_else(stmts[k + 1:])
+                out.append(stmt)
+                return out
+            if _ends_with_return(stmt.body):
+                stmt.body.pop()
+                stmt.body = stmt.body or [ast.Pass()]
+        elif isinstance(stmt, (ast.For, ast.While, ast.With, ast.Try)):
+            for field in ("body", "orelse", "finalbody"):
+                if hasattr(stmt, field):
+                    setattr(stmt, field, _returns_to_else(getattr(stmt, field)))
+            if isinstance(stmt, ast.Try):
+                for h in stmt.handlers:
+                    h.body = _returns_to_else(h.body)
+        elif isinstance(stmt, ast.Return):
+            continue
+        out.append(stmt)
+    return out
+
+
+def _ends_with_return(body):
+    return bool(body) and isinstance(body[-1], ast.Return) and (
+        body[-1].value is None or (isinstance(body[-1].value, ast.Constant) and body[-1].value.value is None))
+
+
+def _docstring_from_assign(stmts):
+    if stmts and isinstance(stmts[0], ast.Assign) and len(stmts[0].targets) == 1:
+        t = stmts[0].targets[0]
+        if isinstance(t, ast.Name) and t.id == "__doc__" and isinstance(stmts[0].value, ast.Constant) \
+                and isinstance(stmts[0].value.value, str):
+            stmts[0] = ast.Expr(value=stmts[0].value)
+
+
+def _class_body(stmts):
+    body = list(stmts)
+    # prologue: __module__ = __name__; __qualname__ = '...'; [__firstlineno__ = n]
+    while body and isinstance(body[0], ast.Assign) and len(body[0].targets) == 1 and \
+            isinstance(body[0].targets[0], ast.Name) and \
+            body[0].targets[0].id in ("__module__", "__qualname__", "__firstlineno__"):
+        body.pop(0)
+    _docstring_from_assign(body)
+    # epilogue: [__static_attributes__ = ...]; [__classcell__ = __class__]; return
+    while body and (isinstance(body[-1], ast.Return) or (
+            isinstance(body[-1], ast.Assign) and len(body[-1].targets) == 1 and
+            isinstance(body[-1].targets[0], ast.Name) and
+            body[-1].targets[0].id in ("__classcell__", "__static_attributes__",
+                                       "__classdictcell__"))):
+        body.pop()
+    return _returns_to_else(body)
+
+
+# -- standalone rendering ----------------------------------------------------------------------
+
+def definition_for(code, fname=None):
+    """A statement that defines ``code`` when compiled (def, class or an expression)."""
+    kind = code_kind(code)
+    if kind == "module":
+        return decompile_body(code, kind)
+    if kind == "class":
+        body = decompile_body(code, kind)
+        node = ast.ClassDef(name=fname or code.co_name, bases=[], keywords=[], body=body or [ast.Pass()],
+                            decorator_list=[])
+        if hasattr(ast, "TypeAlias"):
+            node.type_params = []
+        return [node]
+    if kind == "function":
+        body = decompile_body(code, kind)
+        is_async = bool(code.co_flags & (CO_COROUTINE | CO_ASYNC_GENERATOR))
+        node_type = ast.AsyncFunctionDef if is_async else ast.FunctionDef
+        node = node_type(name=fname or code.co_name, args=arguments_of(code), body=body or [ast.Pass()],
+                         decorator_list=[], returns=None, type_comment=None)
+        if hasattr(ast, "TypeAlias"):
+            node.type_params = []
+        return [node]
+    # lambdas and comprehensions are expressions: build them through the walker that would
+    # have created them, by decompiling a tiny synthetic call site.
+    from .expressions import FunctionValue
+    walker = CodeWalker.__new__(CodeWalker)
+    walker.code = code
+    walker.kind = "function"
+    walker.decompile_nested = decompile_body
+    fv = FunctionValue(code)
+    if kind == "lambda":
+        expr = walker.lambda_expr(fv, None)
+    else:
+        expr = walker.comprehension(fv, name(_iterable_name(code)), None)
+    return [ast.Expr(value=expr)]
+
+
+def _iterable_name(code):
+    return "__iterable"
+
+
+def _qualname_parents(code):
+    qualname = getattr(code, "co_qualname", code.co_name)
+    parts = qualname.split(".")
+    parents = []
+    for k, part in enumerate(parts[:-1]):
+        if part == "<locals>":
+            continue
+        is_function = k + 1 < len(parts) - 0 and k + 1 < len(parts) and parts[k + 1] == "<locals>"
+        parents.append((part, is_function))
+    return parents
+
+
+def wrap_for_closure(code, stmts):
+    """Enclose ``stmts`` in the functions/classes its qualified name says it lives in, so that
+    free variables are cells and ``co_qualname`` comes back the same."""
+    parents = _qualname_parents(code)
+    free = list(code.co_freevars)
+    if not parents and not free:
+        return stmts
+    if not parents:
+        parents = [("__closure__", True)]
+    body = stmts
+    cells_needed = [v for v in free if v != "__class__"]
+    for depth, (pname, is_function) in enumerate(reversed(parents)):
+        innermost_function = depth == 0 or all(not f for _, f in list(reversed(parents))[:depth])
+        if is_function:
+            prefix = []
+            if cells_needed and innermost_function:
+                prefix = [ast.Assign(targets=[name(v, ast.Store()) for v in cells_needed],
+                                     value=ast.Constant(value=None), lineno=0)]
+                cells_needed = []
+            node = ast.FunctionDef(name=pname, args=arguments_of_empty(), body=prefix + body,
+                                   decorator_list=[], returns=None, type_comment=None)
+        else:
+            node = ast.ClassDef(name=pname, bases=[], keywords=[], body=body, decorator_list=[])
+        if hasattr(ast, "TypeAlias"):
+            node.type_params = []
+        body = [node]
+    if cells_needed:
+        body = [ast.FunctionDef(name="__closure__", args=arguments_of_empty(),
+                                body=[ast.Assign(targets=[name(v, ast.Store()) for v in cells_needed],
+                                                 value=ast.Constant(value=None), lineno=0)] + body,
+                                decorator_list=[], returns=None, type_comment=None)]
+        if hasattr(ast, "TypeAlias"):
+            body[0].type_params = []
+    return body
+
+
+def arguments_of_empty():
+    return ast.arguments(posonlyargs=[], args=[], vararg=None, kwonlyargs=[], kw_defaults=[],
+                         kwarg=None, defaults=[])
+
+
+def unparse(stmts):
+    module = ast.Module(body=stmts, type_ignores=[])
+    ast.fix_missing_locations(module)
+    return ast.unparse(module)
+
+
+def reindent(source, indent):
+    """Re-indent ``ast.unparse`` output (4 spaces a level) with ``indent``, strings untouched."""
+    if indent == "    ":
+        return source
+    lines = source.splitlines(True)
+    in_string = set()
+    try:
+        for tok in tokenize.generate_tokens(io.StringIO(source).readline):
+            if tok.type == tokenize.STRING and tok.start[0] != tok.end[0]:
+                in_string.update(range(tok.start[0] + 1, tok.end[0] + 1))
+    except (tokenize.TokenError, SyntaxError):
+        return source
+    out = []
+    for number, line in enumerate(lines, 1):
+        if number in in_string:
+            out.append(line)
+            continue
+        stripped = line.lstrip(" ")
+        level = (len(line) - len(stripped)) // 4
+        out.append(indent * level + stripped)
+    return "".join(out)
+
+
+def decompile_code(code, indent="    ", temp_prefix="__temp_", name=None):
+    """Source text that compiles back to ``code`` (see module docstring)."""
+    if not hasattr(code, "co_code"):
+        raise TypeError("decompile_code() needs a code object, got %s" % type(code).__name__)
+    try:
+        stmts = definition_for(code, name)
+        if code_kind(code) != "module":
+            stmts = wrap_for_closure(code, stmts)
+        source = unparse(stmts)
+    except DecompilationError:
+        raise
+    except RecursionError as exc:
+        raise DecompilationError("nesting too deep to decompile", code) from exc
+    except Exception as exc:
+        raise DecompilationError("internal error: %s: %s" % (type(exc).__name__, exc), code) from exc
+    if isinstance(indent, int):
+        indent = " " * indent
+    return reindent(source, indent) + "\n"

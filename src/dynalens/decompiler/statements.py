@@ -1,0 +1,545 @@
+"""Structuring: normalized instructions -> ``ast.stmt`` lists.
+
+The structurer walks a range of instruction indexes with a symbolic stack (the handlers of
+:class:`~.expressions.StackMachine`) and, where an instruction starts a construct, recognises the
+template CPython's compiler emits for it:
+
+* ``if``/``elif``/``else``, conditional expressions and ``and``/``or`` chains from runs of
+  conditional jumps (*chunks*: an expression followed by a conditional jump), parsed into a
+  boolean tree by the targets the jumps share;
+* ``for`` from ``FOR_ITER``; ``while`` from its back edge (3.11+ repeats the test at the bottom);
+* ``try``/``except``/``else``/``finally`` and ``with`` from the exception table: the outermost
+  handler not yet open at an instruction starts a ``try``; ``finally`` bodies that the compiler
+  copies onto every exit are matched against the handler's copy and skipped;
+* ``break``/``continue`` from jumps to the enclosing loop's exit and head.
+
+Everything the compiler pushes for itself (iterators, ``__exit__``, the previous exception) is a
+marker on the stack, so its unwinding before ``return``/``break`` needs no template.
+"""
+
+import ast
+
+from .errors import DecompilationError
+from .expressions import (
+    AugValue, ClassValue, CodeConst, CurrentExc, ExitCallResult, FunctionValue, ImportFromValue,
+    ImportValue, IterMarker, LoopItem, Marker, Null, PrevExc, StackMachine, UnpackBuilder,
+    UnpackSlot, WithEnter, WithExit, const, name, store_ctx)
+from .instructions import KEEP_JUMPS, POP_JUMPS
+
+
+class NotAChunk(Exception):
+    """Raised while reading a condition chunk when the code is not a pure expression."""
+
+
+class ChunkEnd(Exception):
+    """Raised in chunk mode at the conditional jump that ends the chunk."""
+
+    def __init__(self, ins):
+        self.ins = ins
+
+
+class _NoStatements(list):
+    def append(self, item):
+        raise NotAChunk()
+
+    def extend(self, items):
+        raise NotAChunk()
+
+
+class Chunk(object):
+    __slots__ = ("start", "expr", "jump")
+
+    def __init__(self, start, expr, jump):
+        self.start, self.expr, self.jump = start, expr, jump
+
+    def __repr__(self):
+        return "<chunk %s %s %s>" % (self.start, ast.dump(self.expr)[:40], self.jump)
+
+
+class Loop(object):
+    __slots__ = ("head", "continue_targets", "break_target", "last", "kind")
+
+    def __init__(self, head, continue_targets, break_target, last, kind):
+        self.head = head
+        self.continue_targets = continue_targets
+        self.break_target = break_target
+        self.last = last
+        self.kind = kind
+
+
+class Context(object):
+    """What the walk of a range knows about its surroundings."""
+
+    __slots__ = ("loop", "open", "finally_copies", "handler_name")
+
+    def __init__(self, loop=None, open=frozenset(), finally_copies=(), handler_name=None):
+        self.loop = loop
+        self.open = open
+        self.finally_copies = finally_copies
+        self.handler_name = handler_name
+
+    def but(self, **kw):
+        new = Context(self.loop, self.open, self.finally_copies, self.handler_name)
+        for k, v in kw.items():
+            setattr(new, k, v)
+        return new
+
+
+class AppendStmt(ast.stmt):
+    """LIST_APPEND/SET_ADD/MAP_ADD/YIELD inside a comprehension body (never rendered)."""
+    _fields = ("value", "key")
+
+
+class StatementWalker(StackMachine):
+    """Walks instruction ranges into statements; one instance per code object."""
+
+    def __init__(self, code, instrs, entries, decompile_nested):
+        self.code = code
+        self.instrs = instrs
+        self.entries = entries
+        self.n = len(instrs)
+        self.decompile_nested = decompile_nested
+        self.handler_at = [None] * self.n
+        for e in sorted(entries, key=lambda e: e.end - e.start, reverse=True):
+            for k in range(e.start, min(e.end, self.n)):
+                self.handler_at[k] = e
+        self.entry_by_target = {}
+        for e in entries:
+            self.entry_by_target.setdefault(e.target, e)
+        self.cleanup_starts = self._find_cleanups()
+        self.while_loops = {}
+        self.back_jumps = {}
+        self._find_loops()
+        self.chunk_mode = False
+        self.ctx = Context()
+        self.range_end = self.n
+        self.globals_declared = set()
+        self.nonlocals_declared = set()
+
+    # -- analysis --------------------------------------------------------------------------
+    def _find_cleanups(self):
+        """Targets of ``lasti`` handlers that only re-raise: the exits of ``except`` bodies."""
+        starts = {}
+        for e in self.entries:
+            if not e.lasti or e.target in starts:
+                continue
+            k = e.target
+            while k < self.n and self.instrs[k].op not in ("RERAISE",) and k - e.target < 6:
+                if self.instrs[k].op in ("PUSH_EXC_INFO", "WITH_EXCEPT_START"):
+                    break
+                k += 1
+            if k < self.n and self.instrs[k].op == "RERAISE":
+                starts[e.target] = k + 1
+        return starts
+
+    def _find_loops(self):
+        instrs = self.instrs
+        for ins in instrs:
+            t = ins.target
+            if t is None or t > ins.index:
+                continue
+            if ins.op == "JUMP":
+                self.back_jumps.setdefault(t, []).append(ins.index)
+            elif ins.op in POP_JUMPS:
+                self._find_while(ins)
+
+    def _find_while(self, ins):
+        """A 3.11+ ``while cond:``: bottom test [bs, j] jumps back to the body start b."""
+        instrs = self.instrs
+        b, j = ins.target, ins.index
+        exit_ = j + 1
+        length = 0
+        while True:
+            top, bottom = b - 1 - length, j - length
+            if top < 0 or bottom <= b:
+                break
+            x, y = instrs[top], instrs[bottom]
+            if length == 0:
+                if x.op not in POP_JUMPS or x.target != exit_:
+                    break
+            elif not (x.op == y.op and x.argval == y.argval and x.line == y.line and
+                      (x.target is None) == (y.target is None)):
+                break
+            length += 1
+        while length > 0 and instrs[b - length].line is None and b - length > 0:
+            # the test starts where its line starts; trim a partial statement match
+            if instrs[b - length - 1].line is not None:
+                break
+            length -= 1
+        if length == 0:
+            return
+        head = b - length
+        prev = self.while_loops.get(head)
+        if prev is None or prev[1] < j:
+            self.while_loops[head] = (b, j, exit_, length)
+
+    def chain(self, i):
+        """Exception entries that handle an exception at ``i``, innermost first."""
+        result = []
+        e = self.handler_at[i] if i < self.n else None
+        seen = set()
+        while e is not None and e.target not in seen:
+            result.append(e)
+            seen.add(e.target)
+            e = self.handler_at[e.target] if e.target < self.n else None
+        return result
+
+    # -- the walk --------------------------------------------------------------------------
+    def walk(self, start, end, stack, ctx, out=None, chunk_mode=False):
+        """Statements for [start, end); returns (statements, index where the walk stopped)."""
+        if out is None:
+            out = []
+        saved = (self.ctx, self.range_end, self.chunk_mode)
+        self.ctx, self.range_end, self.chunk_mode = ctx, end, chunk_mode
+        try:
+            i = start
+            instrs = self.instrs
+            while i < end:
+                i = self._skip(i, ctx)
+                if i >= end:
+                    break
+                if not chunk_mode:
+                    nxt = self._structure_at(i, stack, out, ctx)
+                    if nxt is not None:
+                        i = nxt
+                        continue
+                ins = instrs[i]
+                handler = getattr(self, "op_" + ins.op, None)
+                if handler is None:
+                    self.fail("unsupported opcode", ins)
+                nxt = handler(ins, stack, out)
+                i = ins.index + 1 if nxt is None else nxt
+            return out, i
+        finally:
+            self.ctx, self.range_end, self.chunk_mode = saved
+
+    def _skip(self, i, ctx):
+        """Skip code that has no statement form: re-raise cleanups, copied finally bodies."""
+        while i < self.n:
+            stop = self.cleanup_starts.get(i)
+            if stop is not None and not self.chunk_mode:
+                i = stop
+                continue
+            if ctx.finally_copies:
+                moved = False
+                for (start, length, handler) in ctx.finally_copies:
+                    if length and handler not in [e.target for e in self.chain(i)] and \
+                            self._same_code(i, start, length):
+                        i += length
+                        moved = True
+                        break
+                if moved:
+                    continue
+            ins = self.instrs[i]
+            if ins.op == "LOAD_CONST" and ins.argval is None and ctx.handler_name and i + 2 < self.n:
+                a, b = self.instrs[i + 1], self.instrs[i + 2]
+                if a.op.startswith("STORE_") and b.op.startswith("DELETE_") and \
+                        a.argval == ctx.handler_name == b.argval:
+                    i += 3
+                    continue
+            return i
+        return i
+
+    def _same_code(self, i, start, length):
+        instrs = self.instrs
+        if i + length > self.n or i == start:
+            return False
+        for k in range(length):
+            a, b = instrs[i + k], instrs[start + k]
+            if a.op != b.op:
+                return False
+            if a.target is not None:
+                if b.target is None:
+                    return False
+                inside_a = i <= a.target < i + length
+                inside_b = start <= b.target < start + length
+                if inside_a != inside_b or (inside_a and a.target - i != b.target - start):
+                    return False
+            elif a.argval != b.argval and not (a.argval != a.argval):
+                return False
+        return True
+
+    def _structure_at(self, i, stack, out, ctx):
+        """Start a construct at ``i`` if one starts here: try, while."""
+        entries = self.chain(i)
+        if entries:
+            for e in reversed(entries):
+                if e.target in ctx.open:
+                    continue
+                if e.lasti:
+                    break
+                if self.instrs[e.target].op != "PUSH_EXC_INFO":
+                    break
+                return self.do_try(i, e, stack, out, ctx)
+        loop = self.while_loops.get(i)
+        if loop is not None and (ctx.loop is None or ctx.loop.head != i):
+            return self.do_while(i, loop, stack, out, ctx)
+        backs = self.back_jumps.get(i)
+        if backs and (ctx.loop is None or ctx.loop.head != i) and self.instrs[i].op != "FOR_ITER":
+            return self.do_while_true(i, max(backs), stack, out, ctx)
+        return None
+
+    # -- statements ------------------------------------------------------------------------
+    def emit_assign(self, target, value, out, ins):
+        if isinstance(value, UnpackSlot):
+            builder = value.builder
+            builder.targets[value.position] = target
+            if builder.complete():
+                tgt = builder.as_target()
+                if builder.parent is not None:
+                    self.emit_assign(tgt, builder.parent, out, ins)
+                else:
+                    self._assign(tgt, builder.value, out, ins)
+            return
+        self._assign(target, value, out, ins)
+
+    def _assign(self, target, value, out, ins):
+        if isinstance(value, AugValue):
+            out.append(ast.AugAssign(target=target, op=value.op, value=self.value(value.value, ins)))
+            return
+        if isinstance(value, FunctionValue) and isinstance(target, ast.Name) and \
+                value.code.co_name == target.id and value.code.co_name != "<lambda>":
+            out.append(self.function_def(value, target.id, ins))
+            return
+        if isinstance(value, ClassValue) and isinstance(target, ast.Name) and value.name == target.id:
+            out.append(self.class_def(value, ins))
+            return
+        if isinstance(value, ImportValue):
+            out.append(self.import_stmt(value, target, ins))
+            return
+        if isinstance(value, ImportFromValue):
+            value.source.names.append(ast.alias(name=value.name, asname=None if value.name == target.id else target.id))
+            return
+        if isinstance(value, WithEnter):
+            value.exit_marker.target = target
+            return
+        if isinstance(value, LoopItem):
+            value.target = target
+            return
+        if isinstance(value, CurrentExc):
+            value.target = target
+            return
+        if out and isinstance(out[-1], ast.Assign) and out[-1].value is value:
+            out[-1].targets.append(target)
+            return
+        out.append(ast.Assign(targets=[target], value=self.value(value, ins), lineno=0))
+
+    def _store(self, target, ins, stack, out):
+        value = self.pop(stack, ins)
+        if stack and stack[-1] is value and isinstance(target, ast.Name) and isinstance(value, ast.expr) \
+                and not self._next_is_store(ins.index + 1):
+            stack[-1] = ast.NamedExpr(target=target, value=value)
+            return
+        self.emit_assign(target, value, out, ins)
+
+    def _next_is_store(self, k):
+        if k >= self.n:
+            return False
+        op = self.instrs[k].op
+        return op.startswith("STORE_") or op in ("COPY", "UNPACK_SEQUENCE", "UNPACK_EX")
+
+    def op_STORE_FAST(self, ins, stack, out):
+        self._store(name(ins.argval, ast.Store()), ins, stack, out)
+
+    def op_STORE_NAME(self, ins, stack, out):
+        self._store(name(ins.argval, ast.Store()), ins, stack, out)
+
+    def op_STORE_GLOBAL(self, ins, stack, out):
+        self.globals_declared.add(ins.argval)
+        self._store(name(ins.argval, ast.Store()), ins, stack, out)
+
+    def op_STORE_DEREF(self, ins, stack, out):
+        if ins.argval in self.code.co_freevars:
+            self.nonlocals_declared.add(ins.argval)
+        self._store(name(ins.argval, ast.Store()), ins, stack, out)
+
+    def op_STORE_ATTR(self, ins, stack, out):
+        obj = self.pop(stack, ins)
+        self.emit_assign(ast.Attribute(value=self.value(obj, ins), attr=ins.argval, ctx=ast.Store()),
+                         self.pop(stack, ins), out, ins)
+
+    def op_STORE_SUBSCR(self, ins, stack, out):
+        index = self.pop(stack, ins)
+        container = self.pop(stack, ins)
+        value = self.pop(stack, ins)
+        if isinstance(container, ast.Name) and container.id == "__annotations__" and \
+                isinstance(index, ast.Constant) and isinstance(index.value, str):
+            self._annotation(index.value, value, out, ins)
+            return
+        target = ast.Subscript(value=container, slice=self._slice_expr(index), ctx=ast.Store())
+        self.emit_assign(target, value, out, ins)
+
+    def op_STORE_SLICE(self, ins, stack, out):
+        upper = self.pop(stack, ins)
+        lower = self.pop(stack, ins)
+        container = self.pop(stack, ins)
+        value = self.pop(stack, ins)
+        none = lambda v: None if isinstance(v, ast.Constant) and v.value is None else v
+        target = ast.Subscript(value=container, slice=ast.Slice(lower=none(lower), upper=none(upper), step=None),
+                               ctx=ast.Store())
+        self.emit_assign(target, value, out, ins)
+
+    def _annotation(self, key, annotation, out, ins):
+        target = name(key, ast.Store())
+        if out and isinstance(out[-1], ast.Assign) and len(out[-1].targets) == 1 and \
+                isinstance(out[-1].targets[0], ast.Name) and out[-1].targets[0].id == key:
+            value = out.pop().value
+            out.append(ast.AnnAssign(target=target, annotation=annotation, value=value, simple=1))
+        else:
+            out.append(ast.AnnAssign(target=target, annotation=annotation, value=None, simple=1))
+
+    def op_SETUP_ANNOTATIONS(self, ins, stack, out):
+        pass
+
+    def _delete(self, target, out):
+        if out and isinstance(out[-1], ast.Delete):
+            out[-1].targets.append(target)
+        else:
+            out.append(ast.Delete(targets=[target]))
+
+    def op_DELETE_FAST(self, ins, stack, out):
+        self._delete(name(ins.argval, ast.Del()), out)
+
+    op_DELETE_NAME = op_DELETE_FAST
+
+    def op_DELETE_GLOBAL(self, ins, stack, out):
+        self.globals_declared.add(ins.argval)
+        self._delete(name(ins.argval, ast.Del()), out)
+
+    def op_DELETE_DEREF(self, ins, stack, out):
+        if ins.argval in self.code.co_freevars:
+            self.nonlocals_declared.add(ins.argval)
+        self._delete(name(ins.argval, ast.Del()), out)
+
+    def op_DELETE_ATTR(self, ins, stack, out):
+        obj = self.pop(stack, ins)
+        self._delete(ast.Attribute(value=obj, attr=ins.argval, ctx=ast.Del()), out)
+
+    def op_DELETE_SUBSCR(self, ins, stack, out):
+        index = self.pop(stack, ins)
+        container = self.pop(stack, ins)
+        self._delete(ast.Subscript(value=container, slice=self._slice_expr(index), ctx=ast.Del()), out)
+
+    def op_UNPACK_SEQUENCE(self, ins, stack, out):
+        value = self.pop(stack, ins)
+        builder = UnpackBuilder(value, ins.argval)
+        if isinstance(value, UnpackSlot):
+            builder.parent = value
+            builder.value = None
+        for k in reversed(range(ins.argval)):
+            stack.append(UnpackSlot(builder, k))
+
+    def op_UNPACK_EX(self, ins, stack, out):
+        value = self.pop(stack, ins)
+        before, after = ins.arg & 0xFF, ins.arg >> 8
+        count = before + 1 + after
+        builder = UnpackBuilder(value, count, star_index=before)
+        if isinstance(value, UnpackSlot):
+            builder.parent = value
+            builder.value = None
+        for k in reversed(range(count)):
+            stack.append(UnpackSlot(builder, k))
+
+    def op_POP_TOP(self, ins, stack, out):
+        value = self.pop(stack, ins)
+        if isinstance(value, ImportValue):
+            if value.names:
+                out.append(ast.ImportFrom(module=value.module or None, names=value.names, level=value.level))
+            return
+        if isinstance(value, (Marker,)) and not isinstance(value, (FunctionValue, ClassValue)):
+            return
+        out.append(ast.Expr(value=self.value(value, ins)))
+
+    def op_RETURN_VALUE(self, ins, stack, out):
+        value = self.pop(stack, ins)
+        out.append(ast.Return(value=self.value(value, ins)))
+        return self._after_exit(ins)
+
+    def _after_exit(self, ins):
+        return None
+
+    def op_RAISE_VARARGS(self, ins, stack, out):
+        cause = exc = None
+        if ins.arg == 2:
+            cause = self.pop(stack, ins)
+        if ins.arg >= 1:
+            exc = self.pop(stack, ins)
+        if isinstance(exc, ast.Name) and exc.id == "AssertionError" and self._assert(exc, out):
+            return
+        out.append(ast.Raise(exc=exc, cause=cause))
+
+    def op_RERAISE(self, ins, stack, out):
+        out.append(ast.Raise(exc=None, cause=None))
+
+    def _assert(self, exc, out):
+        return False
+
+    def op_LOAD_ASSERTION_ERROR(self, ins, stack, out):
+        stack.append(name("AssertionError"))
+
+    # -- imports ---------------------------------------------------------------------------
+    def op_IMPORT_NAME(self, ins, stack, out):
+        fromlist = self.pop(stack, ins)
+        level = self.pop(stack, ins)
+        stack.append(ImportValue(ins.argval, fromlist.value if isinstance(fromlist, ast.Constant) else None,
+                                 level.value if isinstance(level, ast.Constant) else 0))
+
+    def op_IMPORT_FROM(self, ins, stack, out):
+        source = stack[-1]
+        stack.append(ImportFromValue(source, ins.argval))
+
+    def op_IMPORT_STAR(self, ins, stack, out):
+        value = self.pop(stack, ins)
+        out.append(ast.ImportFrom(module=value.module or None, names=[ast.alias(name="*", asname=None)],
+                                  level=value.level))
+
+    def op_CALL_INTRINSIC_1(self, ins, stack, out):
+        kind = ins.argval
+        if kind in ("INTRINSIC_IMPORT_STAR", 2):
+            return self.op_IMPORT_STAR(ins, stack, out)
+        return StackMachine.op_CALL_INTRINSIC_1(self, ins, stack, out)
+
+    def import_stmt(self, value, target, ins):
+        if value.fromlist is None or value.fromlist == ():
+            module = value.module
+            top = module.split(".")[0]
+            if target.id == top and value.level == 0:
+                return ast.Import(names=[ast.alias(name=module, asname=None)])
+            return ast.Import(names=[ast.alias(name=module, asname=target.id)])
+        self.fail("unexpected import form", ins)
+
+    # -- markers through calls -------------------------------------------------------------
+    def _make_call(self, ins, stack, func, args, keywords):
+        if isinstance(func, ast.Constant) and func.value is None and stack and isinstance(stack[-1], WithExit):
+            stack.pop()
+            stack.append(ExitCallResult())
+            return
+        StackMachine._make_call(self, ins, stack, func, args, keywords)
+
+    # -- generators ------------------------------------------------------------------------
+    def op_YIELD_VALUE(self, ins, stack, out):
+        value = self.pop(stack, ins)
+        if isinstance(value, ast.Constant) and value.value is None:
+            value = None
+        stack.append(ast.Yield(value=value))
+
+    def op_SEND_LOOP(self, ins, stack, out):
+        it = self.pop(stack, ins)
+        if ins.argval == "await":
+            stack.append(ast.Await(value=it.iterable))
+        else:
+            stack.append(ast.YieldFrom(value=it.iterable))
+
+    def op_GEN_START(self, ins, stack, out):
+        pass
+
+    # -- exceptions ------------------------------------------------------------------------
+    def op_PUSH_EXC_INFO(self, ins, stack, out):
+        exc = self.pop(stack, ins)
+        stack.append(PrevExc())
+        stack.append(exc)
+
+    def op_POP_EXCEPT(self, ins, stack, out):
+        value = self.pop(stack, ins)
+        if not isinstance(value, PrevExc):
+            self.fail("POP_EXCEPT without a handled exception", ins)
