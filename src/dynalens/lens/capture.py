@@ -249,7 +249,7 @@ class Capture:
     def _frame(self, f):
         filename = f.get("filename")
         if isinstance(filename, int):
-            filename = self._strings.get(filename, "<unknown>")
+            filename = self._strings.get(filename) or _interned(filename)
         out = {"filename": filename, "line": f.get("line"), "name": f.get("name")}
         if f.get("loc"):
             out["loc"] = f["loc"]
@@ -273,6 +273,19 @@ class _TraceHandler(logging.Handler):
 
     def handleError(self, record):  # never print logging tracebacks into the user's run
         pass
+
+
+def _interned(index):
+    """A string torch interned before our handler was attached (its "str" event is gone)."""
+    try:
+        from torch._logging.structured import INTERN_TABLE
+
+        for text, i in list(INTERN_TABLE.items()):
+            if i == index:
+                return text
+    except Exception:
+        pass
+    return "<unknown>"
 
 
 def _jsonable(value):

@@ -213,7 +213,7 @@ class Dumper:
         g = rec.frame_globals or {}
         for name in code.co_names:
             if _RESUME_GLOBAL_RE.match(name) and name in g:
-                rc = getattr(g[name], "__code__", None)
+                rc = _resume_code(g[name])
                 if rc is not None:
                     found[rc.co_name] = rc
         stack = list(code.co_consts)
@@ -285,6 +285,28 @@ class Dumper:
                 target = by_id.get(cid.strip())
                 if sep and target is not None and target.get("guards") is not None:
                     target["guards"]["failures"].append(text)
+
+
+def _resume_code(obj):
+    """The resume function's code object, also behind torch's closure-factory convention.
+
+    A resume function with free variables (a graph break inside an inlined call) is installed
+    as a factory `_make_fn(closure)` that builds the function at run time; its code object
+    sits in the factory's closure cells.
+    """
+    code = getattr(obj, "__code__", None)
+    if code is None:
+        return None
+    if code.co_name.startswith("torch_dynamo_resume_in_"):
+        return code
+    for cell in getattr(obj, "__closure__", None) or ():
+        try:
+            value = cell.cell_contents
+        except ValueError:
+            continue
+        if hasattr(value, "co_code") and value.co_name.startswith("torch_dynamo_resume_in_"):
+            return value
+    return None
 
 
 def _as_module(payload):
