@@ -323,10 +323,10 @@ def _render_class(cls, indent, temp_prefix):
 
 
 def _class_lines(cls, indent, temp_prefix):
-    header = [_type_name(base) for base in cls.__bases__ if base is not object]
+    header = [_type_name(base, cls) for base in cls.__bases__ if base is not object]
     metaclass = type(cls)
     if metaclass is not type and not any(type(base) is metaclass for base in cls.__bases__):
-        header.append("metaclass=%s" % _type_name(metaclass))
+        header.append("metaclass=%s" % _type_name(metaclass, cls))
     lines = ["class %s%s:" % (cls.__name__, "(%s)" % ", ".join(header) if header else "")]
     body = []
     doc = cls.__dict__.get("__doc__")
@@ -384,9 +384,9 @@ def _is_literal(value, depth=0):
     return False
 
 
-def _type_name(cls):
+def _type_name(cls, user):
+    """How ``user``'s class statement would name ``cls``: bare within its own module."""
     module = getattr(cls, "__module__", None)
-    if module == "builtins":
+    if module in ("builtins", None, "__main__", getattr(user, "__module__", None)):
         return cls.__qualname__
-    return cls.__qualname__ if module in (None, "__main__") else "%s.%s" % (module,
-                                                                            cls.__qualname__)
+    return "%s.%s" % (module, cls.__qualname__)

@@ -1,0 +1,354 @@
+"""decompile() / Decompiler: which code object each kind of input leads to, the error contract
+(TypeError naming what is accepted, DecompilationError for other Pythons' .pyc files and
+corrupt ones, nothing else escaping), and -- with the real core -- that output verifies."""
+
+import functools
+import importlib
+import importlib.util
+import os
+import pathlib
+import py_compile
+import sys
+import textwrap
+import types
+
+import pytest
+
+import dynalens
+from dynalens import DecompilationError
+from dynalens.decompiler import api
+from dynalens.decompiler.api import Decompiler, PycVersionError, decompile
+
+HERE_VERSION = "%d.%d" % sys.version_info[:2]
+
+
+@pytest.fixture
+def core(monkeypatch):
+    """A stand-in for dynalens.decompiler.render that records what it is asked to decompile,
+    so these tests check the routing in api.py whatever state the real core is in."""
+    fake = types.ModuleType("dynalens.decompiler.render")
+    fake.calls = []
+    fake.fail_with = None
+
+    def decompile_code(code, indent="    ", temp_prefix="__temp_", name=None):
+        fake.calls.append({"code": code, "indent": indent, "temp_prefix": temp_prefix,
+                           "name": name})
+        if fake.fail_with is not None:
+            raise fake.fail_with
+        if code.co_name == "<module>":
+            return "# module %s\n" % code.co_filename
+        return "def %s(self):\n%sreturn %r\n" % (name or code.co_name, indent, code.co_name)
+
+    fake.decompile_code = decompile_code
+    monkeypatch.setitem(sys.modules, "dynalens.decompiler.render", fake)
+    return fake
+
+
+def sample_function(a, b=2):
+    return a + b
+
+
+async def sample_coroutine(x):
+    return await x
+
+
+def sample_generator(n):
+    yield from range(n)
+
+
+async def sample_async_generator(n):
+    yield n
+
+
+class Base(object):
+    pass
+
+
+class Sample(Base):
+    """Sample docstring."""
+    limit = 10
+    names = ("a", "b")
+
+    def method(self, x):
+        return x
+
+    @staticmethod
+    def static(x):
+        return x
+
+    @classmethod
+    def create(cls):
+        return cls()
+
+    @property
+    def size(self):
+        return 1
+
+    @size.setter
+    def size(self, value):
+        pass
+
+    class Inner(object):
+        def inner_method(self):
+            return 2
+
+
+# --- routing ---------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("obj, code", [
+    (sample_function, sample_function.__code__),
+    (sample_coroutine, sample_coroutine.__code__),
+    (sample_generator, sample_generator.__code__),
+    (sample_async_generator, sample_async_generator.__code__),
+    (Sample().method, Sample.method.__code__),
+    (Sample.__dict__["static"], Sample.static.__code__),
+    (Sample.__dict__["create"], Sample.create.__func__.__code__),
+    (Sample.create, Sample.create.__func__.__code__),
+    (sample_function.__code__, sample_function.__code__),
+])
+def test_functions_methods_and_code_objects_reach_their_code(core, obj, code):
+    text = decompile(obj)
+    assert core.calls[-1]["code"] is code
+    assert text == core.decompile_code(code)
+
+
+def test_lambda_and_generator_objects(core):
+    square = lambda v: v * v  # noqa: E731
+    decompile(square)
+    assert core.calls[-1]["code"] is square.__code__
+    generator = sample_generator(3)
+    decompile(generator)
+    assert core.calls[-1]["code"] is sample_generator.__code__
+
+
+def test_options_reach_the_core(core):
+    decompile(sample_function, indent=2, temp_prefix="tmp_", name="renamed")
+    assert core.calls[-1]["indent"] == "  "
+    assert core.calls[-1]["temp_prefix"] == "tmp_"
+    assert core.calls[-1]["name"] == "renamed"
+    decompiler = Decompiler(sample_function, indent="\t")
+    decompiler.decompile(indentation=3, overwite_fn_name="old_spelling")
+    assert core.calls[-1]["indent"] == "   " and core.calls[-1]["name"] == "old_spelling"
+    decompiler.decompile(overwrite_fn_name="new_spelling", temp_prefix="t_")
+    assert core.calls[-1]["name"] == "new_spelling" and core.calls[-1]["temp_prefix"] == "t_"
+    assert core.calls[-1]["indent"] == "\t"  # the constructor's option, not the last call's
+    assert decompiler.code is sample_function.__code__
+    with pytest.raises(TypeError, match="disagree"):
+        decompiler.decompile(overwite_fn_name="a", overwrite_fn_name="b")
+
+
+def test_module_uses_fresh_pyc_and_compiles_stale_source(core, tmp_path, monkeypatch):
+    source = tmp_path / "dl_sample_mod.py"
+    source.write_text("def f():\n    return 1\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.delitem(sys.modules, "dl_sample_mod", raising=False)
+    module = importlib.import_module("dl_sample_mod")
+    py_compile.compile(str(source), doraise=True)  # make sure the cache exists
+    loaded = []
+    real_load = api.load_pyc
+    monkeypatch.setattr(api, "load_pyc", lambda path: loaded.append(path) or real_load(path))
+
+    decompile(module)
+    assert loaded == [importlib.util.cache_from_source(str(source))]
+    assert core.calls[-1]["code"].co_name == "<module>"
+    assert core.calls[-1]["code"].co_filename == str(source)
+
+    source.write_text("def f():\n    return 12345\n")  # the pyc no longer matches
+    del loaded[:]
+    decompile(module)
+    assert loaded == []
+    assert 12345 in core.calls[-1]["code"].co_consts[0].co_consts
+
+
+def test_pyc_and_py_paths(core, tmp_path):
+    source = tmp_path / "mod.py"
+    source.write_text("X = 41\n")
+    pyc = tmp_path / "mod.pyc"
+    py_compile.compile(str(source), cfile=str(pyc), doraise=True)
+    for path in (str(pyc), pyc, str(source), source):
+        decompile(path)
+        code = core.calls[-1]["code"]
+        assert code.co_name == "<module>" and 41 in code.co_consts
+
+
+def test_class_is_rendered_from_its_methods(core):
+    text = decompile(Sample)
+    lines = text.splitlines()
+    assert lines[0] == "class Sample(Base):"
+    assert "    'Sample docstring.'" in lines
+    assert "    limit = 10" in lines and "    names = ('a', 'b')" in lines
+    assert "    @staticmethod" in lines and "    @classmethod" in lines
+    assert "    @property" in lines and "    @size.setter" in lines
+    assert "    class Inner:" in lines and "        def inner_method(self):" in lines
+    decompiled = [call["code"] for call in core.calls]
+    assert Sample.method.__code__ in decompiled
+    assert Sample.__dict__["size"].fset.__code__ in decompiled
+    compile(text, "<class>", "exec")  # the approximation is still valid Python
+
+
+# --- errors ----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("bad", [42, None, functools.partial(sample_function, 1), len,
+                                 [].append, object(), b"bytes"])
+def test_unaccepted_objects_are_type_errors_listing_what_is_accepted(bad):
+    with pytest.raises(TypeError) as info:
+        decompile(bad)
+    assert "accepted" in str(info.value) and "code object" in str(info.value)
+
+
+def test_partial_and_builtins_get_specific_advice():
+    with pytest.raises(TypeError, match=r"\.func"):
+        decompile(functools.partial(sample_function, 1))
+    with pytest.raises(TypeError, match="no bytecode"):
+        decompile(len)
+    with pytest.raises(TypeError, match="no bytecode"):
+        decompile(sys)  # built into the interpreter
+
+
+def test_bad_options():
+    with pytest.raises(TypeError, match="unexpected option"):
+        decompile(sample_function, indentation=4)
+    with pytest.raises(TypeError, match="temp_prefix"):
+        Decompiler(sample_function, temp_prefix=3)
+    with pytest.raises(ValueError, match="indent"):
+        Decompiler(sample_function, indent="xx")
+
+
+def test_paths_that_are_not_bytecode(tmp_path):
+    text_file = tmp_path / "notes.txt"
+    text_file.write_text("hello")
+    with pytest.raises(TypeError, match=r"\.pyc or \.py"):
+        decompile(str(text_file))
+    with pytest.raises(TypeError, match="no such file"):
+        decompile(str(tmp_path / "missing"))
+    with pytest.raises(OSError):
+        decompile(str(tmp_path / "missing.pyc"))
+    fake_pyc = tmp_path / "fake.pyc"
+    fake_pyc.write_text("this is not bytecode")
+    with pytest.raises(DecompilationError, match="not a .pyc"):
+        decompile(fake_pyc)
+    broken = tmp_path / "broken.py"
+    broken.write_text("def (:\n")
+    with pytest.raises(DecompilationError, match="does not compile"):
+        decompile(broken)
+
+
+def _real_pyc(tmp_path):
+    source = tmp_path / "real.py"
+    source.write_text("def f(x):\n    return [x] * 3\n")
+    pyc = tmp_path / "real.pyc"
+    py_compile.compile(str(source), cfile=str(pyc), doraise=True)
+    return pyc
+
+
+def test_pyc_of_another_version_names_both_versions(tmp_path):
+    pyc = _real_pyc(tmp_path)
+    other = 3413 if sys.version_info[:2] != (3, 8) else 3495  # 3.8's, or 3.11's
+    other_version = "3.8" if other == 3413 else "3.11"
+    data = pyc.read_bytes()
+    pyc.write_bytes(other.to_bytes(2, "little") + data[2:])
+    with pytest.raises(PycVersionError) as info:
+        decompile(pyc)
+    message = str(info.value)
+    assert "Python %s (magic number %d)" % (other_version, other) in message
+    assert "this is Python %s" % HERE_VERSION in message
+    assert isinstance(info.value, DecompilationError)
+
+
+def test_pyc_with_unknown_magic(tmp_path):
+    pyc = _real_pyc(tmp_path)
+    data = pyc.read_bytes()
+    pyc.write_bytes((9999).to_bytes(2, "little") + data[2:])
+    with pytest.raises(PycVersionError, match="unknown magic number 9999"):
+        decompile(pyc)
+
+
+def test_truncated_and_corrupt_pyc(tmp_path):
+    pyc = _real_pyc(tmp_path)
+    data = pyc.read_bytes()
+    pyc.write_bytes(data[:10])
+    with pytest.raises(DecompilationError, match="truncated: a .pyc header is 16 bytes"):
+        decompile(pyc)
+    pyc.write_bytes(data[:len(data) // 2])
+    with pytest.raises(DecompilationError, match="truncated or corrupt"):
+        decompile(pyc)
+    pyc.write_bytes(data[:16] + b"\xff" * 20)
+    with pytest.raises(DecompilationError):
+        decompile(pyc)
+
+
+def test_magic_number_table():
+    assert api.python_version_for_magic(3379) == "3.6"
+    assert api.python_version_for_magic(3413) == "3.8"
+    assert api.python_version_for_magic(3439) == "3.10"
+    assert api.python_version_for_magic(3495) == "3.11"
+    assert api.python_version_for_magic(3531) == "3.12"
+    assert api.python_version_for_magic(3571) == "3.13"
+    assert api.python_version_for_magic(3600) == "3.14"
+    assert api.python_version_for_magic(3650) == "3.15"
+    assert api.python_version_for_magic(62211) == "2.7"
+    assert api.python_version_for_magic(1234) is None
+    running = int.from_bytes(importlib.util.MAGIC_NUMBER[:2], "little")
+    assert api.python_version_for_magic(running) == HERE_VERSION
+
+
+def test_internal_core_errors_are_wrapped(core):
+    core.fail_with = KeyError("boom")
+    with pytest.raises(DecompilationError) as info:
+        decompile(sample_function)
+    assert isinstance(info.value.__cause__, KeyError)
+    assert info.value.code is sample_function.__code__
+    original = DecompilationError("cannot", code=sample_function.__code__, offset=4,
+                                  opname="NOP")
+    core.fail_with = original
+    with pytest.raises(DecompilationError) as info:
+        decompile(sample_function)
+    assert info.value is original
+
+
+def test_public_names_are_reexported():
+    assert dynalens.decompile is decompile and dynalens.Decompiler is Decompiler
+
+
+# --- with the real core ----------------------------------------------------------------------
+
+ROUND_TRIP_SOURCE = textwrap.dedent('''
+    def clamp(value, low=0, high=10):
+        if value < low:
+            return low
+        elif value > high:
+            return high
+        return value
+
+    def total(items):
+        result = 0
+        for item in items:
+            result += item
+        return result
+''')
+
+
+def _real_core_namespace():
+    namespace = {}
+    exec(compile(ROUND_TRIP_SOURCE, "<round-trip>", "exec"), namespace)
+    return namespace
+
+
+@pytest.mark.parametrize("name", ["clamp", "total"])
+def test_real_core_function_output_verifies(name):
+    function = _real_core_namespace()[name]
+    text = decompile(function)
+    assert dynalens.verify(function.__code__, text), text
+
+
+def test_real_core_module_and_pyc_output_verifies(tmp_path):
+    source = tmp_path / "round.py"
+    source.write_text(ROUND_TRIP_SOURCE)
+    pyc = tmp_path / "round.pyc"
+    py_compile.compile(str(source), cfile=str(pyc), doraise=True)
+    code = api.load_pyc(str(pyc))
+    text = decompile(pyc)
+    assert dynalens.verify(code, text), text
+    assert dynalens.verify(code, decompile(str(source)))
