@@ -133,15 +133,33 @@ def bucket_for_difference(difference):
             NOT_COMPILING):]).strip(" :")[:60]
     text = difference.split(": ", 1)[-1]
     if "at instruction #" in difference:
-        match = _EXPECTED_GOT.search(difference.split("at instruction #", 1)[1])
+        tail = difference.split("at instruction #", 1)[1]
+        match = _EXPECTED_GOT.search(tail)
         if match:
-            return "%s instead of %s" % (match.group(2).rstrip(","), match.group(1).rstrip(","))
+            want, have = [("end of code" if op == "end" else op)
+                          for op in (match.group(1).rstrip(","), match.group(2).rstrip(","))]
+            if want != have:
+                return "%s instead of %s" % (have, want)
+            return "%s: %s" % (want, _same_opname_detail(tail))
     for field in ("co_varnames", "co_cellvars", "co_freevars", "co_argcount",
                   "co_posonlyargcount", "co_kwonlyargcount", "flags", "docstring",
                   "exception table", "no code object named", "code named"):
         if field in text:
             return "differs: " + field
     return "differs: " + text[:60]
+
+
+def _same_opname_detail(tail):
+    """Why two instructions with the same opname differ, in a word or two."""
+    expected, _, got = tail.partition(", got ")
+    expected = expected.split("expected ", 1)[-1]
+    if "NULL" in expected and "NULL" not in got:
+        return "missing NULL push"
+    if "NULL" in got and "NULL" not in expected:
+        return "extra NULL push"
+    if " to #" in expected and " to #" in got:
+        return "different jump target"
+    return "different argument"
 
 
 class FileResult(object):
