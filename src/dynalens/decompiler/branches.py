@@ -154,6 +154,76 @@ class BranchMixin(object):
                     return False
         return True
 
+    def after(self, jump):
+        """Where a conditional jump falls through to (a chained comparison moves it)."""
+        return self.fallthrough.get(jump.index, jump.index + 1)
+
+    # -- chained comparisons ---------------------------------------------------------------
+    _COMPARES = ("COMPARE_OP", "IS_OP", "CONTAINS_OP")
+
+    def op_SWAP(self, ins, stack, out):
+        i = ins.index
+        instrs = self.instrs
+        if ins.argval == 2 and i + 3 < self.n and instrs[i + 1].op == "COPY" and \
+                instrs[i + 1].argval == 2 and instrs[i + 2].op in self._COMPARES and \
+                instrs[i + 3].op in ("JUMP_IF_FALSE_OR_POP", "POP_JUMP_IF_FALSE"):
+            return self.chain_compare(ins, stack, out)
+        return BranchMixin._generic_swap(self, ins, stack, out)
+
+    def _generic_swap(self, ins, stack, out):
+        from .expressions import StackMachine
+        StackMachine.op_SWAP(self, ins, stack, out)
+
+    def _link_at(self, k, cleanup):
+        instrs = self.instrs
+        return (k + 3 < self.n and instrs[k].op == "SWAP" and instrs[k].argval == 2 and
+                instrs[k + 1].op == "COPY" and instrs[k + 1].argval == 2 and
+                instrs[k + 2].op in self._COMPARES and instrs[k + 3].target == cleanup)
+
+    def chain_compare(self, ins, stack, out):
+        """``a < b < c``: SWAP 2; COPY 2; COMPARE; JUMP cleanup per link, one final COMPARE."""
+        instrs = self.instrs
+        cleanup = instrs[ins.index + 3].target
+        if cleanup >= 2 and instrs[cleanup].op == "SWAP" and instrs[cleanup - 1].op == "JUMP":
+            final, value_context = cleanup - 2, True
+        elif cleanup >= 3 and instrs[cleanup].op == "POP_TOP" and instrs[cleanup - 1].op == "JUMP" \
+                and instrs[cleanup - 2].op in POP_JUMPS:
+            final, value_context = cleanup - 3, False
+        else:
+            self.fail("unrecognised chained comparison", ins)
+        if instrs[final].op not in self._COMPARES:
+            self.fail("unrecognised chained comparison", ins)
+        mid = self.pop(stack, ins)
+        left = self.pop(stack, ins)
+        ops, comparators = [], []
+        k = ins.index
+        while True:
+            cmp_stack = [left, mid]
+            self.walk(k + 2, k + 3, cmp_stack, self.ctx)
+            ops.extend(cmp_stack[-1].ops)
+            comparators.append(mid)
+            start = k + 4
+            nxt = start
+            while nxt < final and not self._link_at(nxt, cleanup):
+                nxt += 1
+            operand = self.read_value(start, nxt, stack)
+            if operand is None:
+                self.fail("unrecognised chained comparison operand", instrs[start])
+            mid = operand
+            if nxt >= final:
+                break
+            k = nxt
+        last_stack = [left, mid]
+        self.walk(final, final + 1, last_stack, self.ctx)
+        ops.extend(last_stack[-1].ops)
+        comparators.append(mid)
+        stack.append(ast.Compare(left=left, ops=ops, comparators=comparators))
+        if value_context:
+            return instrs[cleanup - 1].target
+        jump = instrs[final + 1]
+        self.fallthrough[jump.index] = instrs[cleanup - 1].target
+        return jump.index
+
     # -- the conditional-jump handler ------------------------------------------------------
     def conditional(self, ins, stack, out):
         if self.chunk_mode:
@@ -164,7 +234,7 @@ class BranchMixin(object):
         first = Chunk(None, self.pop(stack, ins), ins)
         chunks = [first]
         limit = self.range_end
-        k = ins.index + 1
+        k = self.after(ins)
         join = ins.target if ins.op in KEEP_JUMPS else None
         while True:
             if join is not None:
@@ -174,7 +244,7 @@ class BranchMixin(object):
                     if c.jump.op in KEEP_JUMPS and c.jump.target != join:
                         break
                     chunks.append(c)
-                    k = c.jump.index + 1
+                    k = self.after(c.jump)
                     continue
                 v = self.read_value(k, join, stack)
                 if v is None:
@@ -189,14 +259,14 @@ class BranchMixin(object):
             if c is None:
                 break
             chunks.append(c)
-            k = c.jump.index + 1
+            k = self.after(c.jump)
             if c.jump.op in KEEP_JUMPS:
                 join = c.jump.target
         if join is not None:
             self.fail("unrecognised and/or expression", ins)
         for n in range(len(chunks), 0, -1):
             last = chunks[n - 1].jump
-            true, false = last.index + 1, last.target
+            true, false = self.after(last), last.target
             expr = self.parse_cond(chunks[:n], true, false, true)
             if expr is not None:
                 return self.if_statement(expr, true, false, stack, out, ins)
@@ -368,7 +438,7 @@ class BranchMixin(object):
             if c is None:
                 return None
             chunks.append(c)
-            k = c.jump.index + 1
+            k = self.after(c.jump)
         return chunks or None
 
     def do_while_true(self, head, last_back, stack, out, ctx):

@@ -446,17 +446,20 @@ class StackMachine(object):
     # -- calls -----------------------------------------------------------------------------
     def _callable(self, stack, ins):
         """Pop the callable and the NULL / self slot around it (3.11+ call convention)."""
-        func = self.pop(stack, ins)
-        if isinstance(func, Null):
-            func = self.pop(stack, ins)
-        elif stack and isinstance(stack[-1], Null):
+        top = self.pop(stack, ins)
+        if isinstance(top, Null):  # 3.13+: callable, NULL
+            return self.pop(stack, ins), []
+        if stack and isinstance(stack[-1], Null):  # 3.11/3.12: NULL, callable
             stack.pop()
-        return func
+            return top, []
+        if stack and isinstance(stack[-1], FunctionValue):  # callable, self (comprehensions)
+            return self.pop(stack, ins), [top]
+        return top, []
 
     def op_CALL(self, ins, stack, out):
         args = self._items(stack, ins, ins.argval)
-        func = self._callable(stack, ins)
-        self._make_call(ins, stack, func, args, [])
+        func, first = self._callable(stack, ins)
+        self._make_call(ins, stack, func, first + args, [])
 
     def op_CALL_KW(self, ins, stack, out):
         names = self.pop(stack, ins)
@@ -465,8 +468,8 @@ class StackMachine(object):
         count = len(names)
         args, kwvalues = values[:len(values) - count], values[len(values) - count:]
         keywords = [ast.keyword(arg=k, value=v) for k, v in zip(names, kwvalues)]
-        func = self._callable(stack, ins)
-        self._make_call(ins, stack, func, args, keywords)
+        func, first = self._callable(stack, ins)
+        self._make_call(ins, stack, func, first + args, keywords)
 
     def op_CALL_FUNCTION(self, ins, stack, out):  # <= 3.10
         args = self._items(stack, ins, ins.argval)
@@ -488,7 +491,7 @@ class StackMachine(object):
     def op_CALL_FUNCTION_EX(self, ins, stack, out):
         kwargs = self.pop(stack, ins) if ins.arg & 1 else None
         posargs = self.pop(stack, ins)
-        func = self._callable(stack, ins)
+        func, _ = self._callable(stack, ins)
         if isinstance(posargs, (ast.Tuple, ast.List)):
             args = list(posargs.elts)
         else:
@@ -607,7 +610,11 @@ class StackMachine(object):
         stack.append(IterMarker(self.value(self.pop(stack, ins), ins)))
 
     def op_GET_AWAITABLE(self, ins, stack, out):
-        stack.append(IterMarker(self.value(self.pop(stack, ins), ins)))
+        value = self.pop(stack, ins)
+        if isinstance(value, Marker) and not isinstance(value, FunctionValue):
+            stack.append(value)  # the awaited __aexit__ call of `async with`
+            return
+        stack.append(IterMarker(self.value(value, ins)))
 
     def op_GET_AITER(self, ins, stack, out):
         stack.append(IterMarker(self.value(self.pop(stack, ins), ins)))

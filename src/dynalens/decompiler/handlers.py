@@ -37,7 +37,7 @@ class HandlerMixin(object):
         if h > 0 and instrs[h - 1].op == "JUMP" and instrs[h - 1].target > h:
             join = instrs[h - 1].target
             pre_handler = h - 1
-        body, stop = self.walk(i, min(body_end, pre_handler), list(stack), ctx.but(open=opened))
+        body, body_end = self._try_body(i, body_end, pre_handler, stack, ctx.but(open=opened))
         orelse = []
         if body_end < pre_handler:
             orelse, _ = self.walk(body_end, pre_handler, list(stack), ctx)
@@ -48,6 +48,15 @@ class HandlerMixin(object):
             join = self.range_end
         out.append(ast.Try(body=body or [ast.Pass()], handlers=handlers, orelse=orelse, finalbody=[]))
         return max(join, handlers_end) if join < handlers_end and handler_join is None else join
+
+    def _try_body(self, i, body_end, limit, stack, ctx):
+        """Walk a try body; a statement that started inside (``return x`` whose value was
+        computed under the handler) may finish after the protected range."""
+        body_stack = list(stack)
+        body, k = self.walk(i, body_end, body_stack, ctx)
+        while len(body_stack) > len(stack) and k < limit:
+            body, k = self.walk(k, k + 1, body_stack, ctx, out=body)
+        return body, k
 
     def _handler_kind(self, h):
         k = h + 1
@@ -141,7 +150,7 @@ class HandlerMixin(object):
             join = instrs[h - 1].target
             pre_handler = h - 1
         if self._same_code(body_end, fstart, length) and body_end + length == pre_handler:
-            body, _ = self.walk(i, body_end, list(stack), inner)
+            body, _ = self._try_body(i, body_end, pre_handler, stack, inner)
         else:
             body, _ = self.walk(i, pre_handler, list(stack), inner)
         if join > self.range_end:
@@ -207,6 +216,8 @@ class HandlerMixin(object):
             k -= 1
             if k >= 0 and instrs[k].op == "SEND_LOOP":
                 k -= 1
+                if k >= 0 and instrs[k].op == "GET_AWAITABLE":
+                    k -= 1
             if k >= 0 and instrs[k].op in ("CALL", "CALL_FUNCTION"):
                 start = k - 3
                 if start >= 0 and all(instrs[start + q].op == "LOAD_CONST" and

@@ -111,6 +111,7 @@ class StatementWalker(StackMachine):
         self.back_jumps = {}
         self._find_loops()
         self.chunk_mode = False
+        self.fallthrough = {}
         self.ctx = Context()
         self.range_end = self.n
         self.globals_declared = set()
@@ -266,16 +267,15 @@ class StatementWalker(StackMachine):
             for e in reversed(entries):
                 if e.target in ctx.open:
                     continue
-                if e.lasti:
-                    break
-                if self.instrs[e.target].op != "PUSH_EXC_INFO":
-                    break
+                if e.lasti or self.instrs[e.target].op != "PUSH_EXC_INFO":
+                    continue
                 return self.do_try(i, e, stack, out, ctx)
         loop = self.while_loops.get(i)
         if loop is not None and (ctx.loop is None or ctx.loop.head != i):
             return self.do_while(i, loop, stack, out, ctx)
         backs = self.back_jumps.get(i)
-        if backs and (ctx.loop is None or ctx.loop.head != i) and self.instrs[i].op != "FOR_ITER":
+        if backs and (ctx.loop is None or ctx.loop.head != i) and \
+                self.instrs[i].op not in ("FOR_ITER", "GET_ANEXT"):
             return self.do_while_true(i, max(backs), stack, out, ctx)
         return None
 
@@ -306,6 +306,12 @@ class StatementWalker(StackMachine):
             return
         if isinstance(value, ImportValue):
             out.append(self.import_stmt(value, target, ins))
+            return
+        if isinstance(value, ImportFromValue) and value.source.fromlist is None:
+            # `import a.b.c as d`: IMPORT_NAME a.b.c, then IMPORT_FROM down to c
+            source = value.source
+            out.append(ast.Import(names=[ast.alias(name=source.module, asname=target.id)]))
+            source.names.append(None)
             return
         if isinstance(value, ImportFromValue):
             value.source.names.append(ast.alias(name=value.name, asname=None if value.name == target.id else target.id))
@@ -442,8 +448,10 @@ class StatementWalker(StackMachine):
 
     def op_POP_TOP(self, ins, stack, out):
         value = self.pop(stack, ins)
+        if isinstance(value, ImportFromValue) and value.source.fromlist is None:
+            return
         if isinstance(value, ImportValue):
-            if value.names:
+            if value.names and value.names[0] is not None:
                 out.append(ast.ImportFrom(module=value.module or None, names=value.names, level=value.level))
             return
         if isinstance(value, (Marker,)) and not isinstance(value, (FunctionValue, ClassValue)):
@@ -525,6 +533,9 @@ class StatementWalker(StackMachine):
 
     def op_SEND_LOOP(self, ins, stack, out):
         it = self.pop(stack, ins)
+        if not isinstance(it, IterMarker):
+            stack.append(it)
+            return
         if ins.argval == "await":
             stack.append(ast.Await(value=it.iterable))
         else:
