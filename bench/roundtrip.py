@@ -23,6 +23,7 @@ import re
 import sys
 import time
 import traceback
+import warnings
 import zipfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -239,7 +240,9 @@ def process_file(entry, decompile_code, keep_sources):
     result = FileResult(path)
     started = time.perf_counter()
     try:
-        module = compile(data, path, "exec", dont_inherit=True)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # e.g. invalid escapes in old stdlib files
+            module = compile(data, path, "exec", dont_inherit=True)
     except Exception:  # SyntaxError, ValueError: not Python for this interpreter version
         result.compiles = False
         return result

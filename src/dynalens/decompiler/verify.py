@@ -23,6 +23,7 @@ Everything here is pure stdlib and runs on CPython 3.8 to 3.15.
 import bisect
 import dis
 import sys
+import warnings
 
 __all__ = ["VerifyResult", "verify", "SOURCE_DOES_NOT_COMPILE"]
 
@@ -90,7 +91,11 @@ def verify(code, source):
         raise TypeError("verify() needs the source as str (or bytes), got %s"
                         % type(source).__name__)
     try:
-        module = compile(source, code.co_filename, "exec", dont_inherit=True)
+        # SyntaxWarnings would name the original file with the candidate's line numbers:
+        # misleading, and noise inside a user's program.
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            module = compile(source, code.co_filename, "exec", dont_inherit=True)
     except SyntaxError as exc:
         return VerifyResult(False, "%s: %s: %s (line %s)" % (
             SOURCE_DOES_NOT_COMPILE, type(exc).__name__, exc.msg, exc.lineno))
