@@ -72,10 +72,10 @@ def _label_noise(text):
     return "\n".join(out) + "\n"
 
 
-def _decompile(code):
+def _decompile(code, name):
     from dynalens.decompiler.api import decompile
 
-    return decompile(code)
+    return decompile(code, name=name)
 
 
 def function_source(code, name, path, header_lines=(), on_failure=None):
@@ -85,7 +85,7 @@ def function_source(code, name, path, header_lines=(), on_failure=None):
     """
     header = "".join("# %s\n" % h for h in header_lines)
     try:
-        src = _decompile(code)
+        src = _decompile(code, name)
         if not isinstance(src, str):
             raise TypeError("decompile() returned %s, not str" % type(src).__name__)
     except Exception as exc:
@@ -95,7 +95,8 @@ def function_source(code, name, path, header_lines=(), on_failure=None):
         text = header + disassembly_text(code, name, exc)
         return SourceResult(text, False, False, error="%s: %s" % (type(exc).__name__, exc))
 
-    body = _rename_def(src, code.co_name, name)
+    body = src if re.search(r"^\s*(async\s+)?def\s+%s\s*\(" % re.escape(name), src, re.M) \
+        else _rename_def(src, code.co_name, name)
     if body is None:
         # the decompiler gave the body only: wrap it in a def with the code's signature
         indented = "".join("    " + ln + "\n" if ln.strip() else "\n" for ln in src.splitlines())
