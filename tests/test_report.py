@@ -244,3 +244,25 @@ def test_report_is_copied_and_still_opens(dump, tmp_path):
     text, page = parse(str(alone))
     assert not page.external
     assert "<link" not in text and "@import" not in text
+
+
+def test_tool_frames_are_dropped_from_torch_tracebacks():
+    from dynalens.report import load
+
+    runner_py = os.path.join(load._PACKAGE_DIR, "runner.py")
+    text = "\n".join([
+        "Graph Break Reason: Data-dependent branching",
+        "User code traceback:",
+        '  File "<frozen runpy>", line 198, in _run_module_as_main',
+        '  File "%s", line 89, in run' % runner_py,
+        "    _run_target(target, module)",
+        "    ^^^^^^^^^^^^^^^^^^^^^^^^^^^",
+        '  File "/home/me/train.py", line 9, in step',
+        "    if y.sum() > 0:",
+        "",
+        "more text",
+    ])
+    kept = load._strip_tool_frames(text)
+    assert "runpy" not in kept and "_run_target" not in kept and "^^^" not in kept
+    assert 'File "/home/me/train.py", line 9, in step\n    if y.sum() > 0:' in kept
+    assert kept.startswith("Graph Break Reason") and kept.endswith("more text")

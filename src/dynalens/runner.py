@@ -68,22 +68,17 @@ def run(target, args=(), dump_dir=DEFAULT_DUMP, module=False, report=True):
     Returns ``(exit_code, report_path_or_None)``. The caller's ``sys.argv``, ``sys.path`` and
     ``__main__`` are restored afterwards, so this can be called from tests in-process.
     """
-    _check_target(target, module)
-    prepare_debug = _prepare_debug()
     dump_dir = os.path.abspath(dump_dir)
-
     saved_argv = sys.argv[:]
     saved_path = sys.path[:]
-    if module:
-        # `python -m mod` puts the current directory first on sys.path.
-        sys.argv = [target] + list(args)
-        sys.path.insert(0, os.getcwd())
-    else:
-        sys.argv = [target] + list(args)
-        sys.path.insert(0, os.path.dirname(os.path.abspath(target)))
-
     code = 0
     try:
+        # `python -m mod` puts the current directory first on sys.path, `python prog.py` the
+        # script's folder; the module must be looked up with that path in place.
+        sys.path.insert(0, os.getcwd() if module else os.path.dirname(os.path.abspath(target)))
+        _check_target(target, module)
+        prepare_debug = _prepare_debug()
+        sys.argv = [target] + list(args)
         with prepare_debug(dump_dir):
             try:
                 _run_target(target, module)
@@ -111,8 +106,9 @@ def run(target, args=(), dump_dir=DEFAULT_DUMP, module=False, report=True):
 
 def _skip_own_frames(tb):
     """Drop the runner's and runpy's frames from a traceback, as ``python script.py`` shows it."""
-    skip = (os.path.abspath(__file__), os.path.abspath(runpy.__file__))
-    while tb is not None and os.path.abspath(tb.tb_frame.f_code.co_filename) in skip:
+    skip = ("<frozen runpy>", os.path.abspath(__file__), os.path.abspath(runpy.__file__))
+    while tb is not None and (tb.tb_frame.f_code.co_filename in skip
+                              or os.path.abspath(tb.tb_frame.f_code.co_filename) in skip):
         tb = tb.tb_next
     return tb
 

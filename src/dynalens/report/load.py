@@ -85,6 +85,28 @@ def _is_tool_frame(frame):
             and not path.startswith(_EXAMPLES_DIR + os.sep))
 
 
+_TB_FILE = re.compile(r'^(\s*)File "([^"]+)", line \d+')
+
+
+def _strip_tool_frames(text):
+    """Drop runpy's and dynalens's own entries from a traceback quoted in torch's message."""
+    out = []
+    skipping_indent = None
+    for line in text.splitlines():
+        m = _TB_FILE.match(line)
+        if m:
+            skipping_indent = len(m.group(1)) if _is_tool_frame(Frame(m.group(2), None)) else None
+            if skipping_indent is not None:
+                continue
+        elif skipping_indent is not None:
+            # The source line and caret line under a skipped "File ..." entry are indented more.
+            if line.strip() and len(line) - len(line.lstrip()) > skipping_indent:
+                continue
+            skipping_indent = None
+        out.append(line)
+    return "\n".join(out)
+
+
 def _user_stack(entries):
     frames = [_frame(f) for f in entries or [] if isinstance(f, dict)]
     return [f for f in frames if not _is_tool_frame(f)]
@@ -117,7 +139,7 @@ def _graph_break(entry, compile_id):
     filename = entry.get("filename") or ""
     lineno = entry.get("line", entry.get("lineno"))
     reason = entry.get("reason") or "graph break"
-    detail = entry.get("detail") or ""
+    detail = _strip_tool_frames(entry.get("detail") or "")
     if detail.strip() == reason.strip():
         detail = ""
     frame = None
