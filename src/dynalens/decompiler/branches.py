@@ -84,11 +84,31 @@ class BranchMixin(object):
         return trial[-1]
 
     # -- parsing boolean trees -------------------------------------------------------------
+    def label(self, index):
+        """Jump targets that are copies of one implicit ``return`` block count as one label
+        (the compiler duplicates small exit blocks into each predecessor)."""
+        canon = self._canon
+        if canon is None:
+            canon = self._canon = {}
+            seen = {}
+            instrs = self.instrs
+            for k in range(self.n - 1):
+                a = instrs[k]
+                if a.op == "LOAD_CONST" and instrs[k + 1].op == "RETURN_VALUE" and \
+                        not hasattr(a.argval, "co_code"):
+                    key = (type(a.argval), repr(a.argval))
+                    canon[k] = seen.setdefault(key, k)
+        return canon.get(index, index)
+
+    _canon = None
+
     def parse_cond(self, chunks, true, false, fall):
         """Boolean expression for chunks whose jumps go to ``true``/``false`` labels."""
+        label = self.label
+        true, false, fall = label(true), label(false), label(fall)
         if len(chunks) == 1:
             c = chunks[0]
-            t = c.jump.target
+            t = label(c.jump.target)
             if c.jump.op in KEEP_JUMPS:
                 polarity = KEEP_JUMPS[c.jump.op]
                 if t == true and polarity is True and fall == false:
@@ -107,7 +127,7 @@ class BranchMixin(object):
             left, right = chunks[:s], chunks[s:]
             ys = right[0].start
             inner = set(c.start for c in left[1:])
-            targets = set(c.jump.target for c in left)
+            targets = set(label(c.jump.target) for c in left)
             if targets <= ({ys, false} | inner):
                 lhs = self.parse_cond(left, ys, false, ys)
                 if lhs is not None:
@@ -333,10 +353,31 @@ class BranchMixin(object):
             out.append(ast.If(test=test, body=body or [ast.Pass()], orelse=orelse))
             return else_end
         body_stack = list(stack)
-        body, _ = self.walk(true, body_end, body_stack, ctx)
+        body, stop = self.walk(true, body_end, body_stack, ctx)
         self._check_balanced(stack, body_stack, ins)
-        out.append(ast.If(test=test, body=body or [ast.Pass()], orelse=[]))
+        orelse = []
+        if stop > body_end and body_end < end:
+            # the body fell through past the false target: what lies between is the else
+            orelse, _ = self.walk(body_end, min(stop, end), list(stack), ctx)
+            body_end = stop
+        node = ast.If(test=test, body=body or [ast.Pass()], orelse=orelse)
+        assertion = self._as_assert(node)
+        out.append(assertion or node)
         return body_end
+
+    @staticmethod
+    def _as_assert(node):
+        """``if not test: raise AssertionError(msg)`` whose name came from
+        LOAD_ASSERTION_ERROR is an ``assert``."""
+        if node.orelse or len(node.body) != 1 or not isinstance(node.body[0], ast.Raise):
+            return None
+        exc = node.body[0].exc
+        msg = None
+        if isinstance(exc, ast.Call) and len(exc.args) == 1 and not exc.keywords:
+            exc, msg = exc.func, exc.args[0]
+        if not getattr(exc, "_assertion", False) or node.body[0].cause is not None:
+            return None
+        return ast.Assert(test=negate(node.test), msg=msg)
 
     def _check_balanced(self, before, after, ins):
         if len(after) > len(before):
@@ -395,14 +436,16 @@ class BranchMixin(object):
         item = LoopItem()
         body_stack.append(item)
         ctx = self.ctx.but(loop=loop)
-        body, _ = self.walk(head + 1, exit_, body_stack, ctx)
+        # the body ends at the back edge; blocks between it and the exit belong to enclosing
+        # constructs (returns the compiler duplicated into them)
+        body, _ = self.walk(head + 1, last + 1, body_stack, ctx)
         target = getattr(item, "target", None)
         if target is None:
             self.fail("for loop without a target", ins)
         stack.pop()
         orelse = []
         nxt = exit_
-        if break_target > exit_:
+        if break_target > exit_ and break_target <= self.range_end:
             orelse, _ = self.walk(exit_, break_target, list(stack), self.ctx)
             nxt = break_target
         out.append(ast.For(target=target, iter=it.iterable, body=body or [ast.Pass()], orelse=orelse,
@@ -430,6 +473,31 @@ class BranchMixin(object):
         out.append(ast.While(test=test, body=body or [ast.Pass()], orelse=orelse))
         return nxt
 
+    def _while_without_bottom_test(self, head, exit_, stack, out, ctx):
+        """``while test:`` whose body never reaches the end (it returns, raises or continues):
+        the test is only at the top and every back edge is a ``continue``."""
+        chunks = []
+        k = head
+        while True:
+            c = self.read_chunk(k, stack, exit_)
+            if c is None:
+                break
+            chunks.append(c)
+            k = self.after(c.jump)
+        for n in range(len(chunks), 0, -1):
+            last = chunks[n - 1].jump
+            body_start, false = self.after(last), last.target
+            if false < exit_:
+                continue
+            test = self.parse_cond(chunks[:n], body_start, false, body_start)
+            if test is None:
+                continue
+            loop = Loop(head, (head,), false, exit_ - 1, "while")
+            body, _ = self.walk(body_start, exit_, list(stack), ctx.but(loop=loop))
+            out.append(ast.While(test=test, body=body or [ast.Pass()], orelse=[]))
+            return exit_
+        return None
+
     def read_chunks(self, start, stop, stack):
         chunks = []
         k = start
@@ -443,6 +511,9 @@ class BranchMixin(object):
 
     def do_while_true(self, head, last_back, stack, out, ctx):
         exit_ = last_back + 1
+        tested = self._while_without_bottom_test(head, exit_, stack, out, ctx)
+        if tested is not None:
+            return tested
         break_target = self._break_target(head, exit_, exit_)
         loop = Loop(head, (head,), break_target, last_back, "while")
         body, _ = self.walk(head, exit_, list(stack), ctx.but(loop=loop))

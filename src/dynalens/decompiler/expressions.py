@@ -242,6 +242,7 @@ class StackMachine(object):
     def op_LOAD_METHOD(self, ins, stack, out):
         obj = self.pop(stack, ins)
         attr = ast.Attribute(value=obj, attr=ins.argval, ctx=ast.Load())
+        attr._method = True
         stack.append(Null())
         stack.append(attr)
 
@@ -448,13 +449,26 @@ class StackMachine(object):
         """Pop the callable and the NULL / self slot around it (3.11+ call convention)."""
         top = self.pop(stack, ins)
         if isinstance(top, Null):  # 3.13+: callable, NULL
-            return self.pop(stack, ins), []
+            func = self.pop(stack, ins)
+            self._note_plain_attribute_call(func)
+            return func, []
         if stack and isinstance(stack[-1], Null):  # 3.11/3.12: NULL, callable
             stack.pop()
+            self._note_plain_attribute_call(top)
             return top, []
         if stack and isinstance(stack[-1], FunctionValue):  # callable, self (comprehensions)
             return self.pop(stack, ins), [top]
         return top, []
+
+    def _note_plain_attribute_call(self, func):
+        """``mod.f()`` compiled without the method-call form: the compiler does that when
+        ``mod`` was bound by an import in the module (its symbol table says so), so a function
+        decompiled alone needs that import in its source to compile back the same."""
+        if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and \
+                not getattr(func, "_method", False):
+            self.imported_names.add(func.value.id)
+
+    imported_names = set()
 
     def op_CALL(self, ins, stack, out):
         args = self._items(stack, ins, ins.argval)

@@ -129,7 +129,7 @@ def _line_of(raw):
     return line
 
 
-def _normalize_one(raw, kw_names_pending):
+def _normalize_one(raw, kw_names_pending, consts):
     """Translate one ``dis.Instruction`` to zero or more normalized ``Instr``."""
     name = raw.opname
     off = raw.offset
@@ -149,8 +149,10 @@ def _normalize_one(raw, kw_names_pending):
     if name == "LOAD_SUPER_ATTR":
         return [Instr("LOAD_SUPER_ATTR", raw.arg, raw.argval, off, line)]
     if name == "KW_NAMES":
-        kw_names_pending.append(raw.argval)
-        return [Instr("LOAD_CONST", None, raw.argval, off, line)]
+        # 3.11's dis leaves argval unresolved for KW_NAMES: read the constant ourselves
+        names = consts[raw.arg]
+        kw_names_pending.append(names)
+        return [Instr("LOAD_CONST", None, names, off, line)]
     if name == "CALL" and kw_names_pending:
         kw_names_pending.pop()
         return [Instr("CALL_KW", raw.arg, raw.arg, off, line)]
@@ -201,7 +203,7 @@ def normalize(code):
     kw_names_pending = []
     for raw in raws:
         pending.append(raw.offset)
-        new = _normalize_one(raw, kw_names_pending)
+        new = _normalize_one(raw, kw_names_pending, code.co_consts)
         if not new:
             continue
         for off in pending:

@@ -26,11 +26,13 @@ CO_OPTIMIZED = 0x01
 class CodeWalker(HandlerMixin, BranchMixin, DefinitionMixin, StatementWalker):
     """The walker for one code object: statement, branch, handler and definition handlers."""
 
-    def __init__(self, code, kind):
+    def __init__(self, code, kind, session):
         instrs, offset_to_index = normalize(code)
         entries = exception_entries(code, offset_to_index)
-        StatementWalker.__init__(self, code, instrs, entries, decompile_body)
+        StatementWalker.__init__(self, code, instrs, entries,
+                                 lambda c, k: decompile_body(c, k, session))
         self.kind = kind
+        self.imported_names = session.imported_names
 
     def op_LOAD_FAST(self, ins, stack, out):
         if ins.argval == ".0" and self.kind == "comprehension":
@@ -71,10 +73,17 @@ def code_kind(code):
     return "function"
 
 
-def decompile_body(code, kind=None):
+class Session(object):
+    """What the decompilation of one code object and its nested ones learns along the way."""
+
+    def __init__(self):
+        self.imported_names = set()
+
+
+def decompile_body(code, kind=None, session=None):
     """The body of ``code`` as a list of ``ast.stmt``."""
     kind = kind or code_kind(code)
-    walker = CodeWalker(code, kind)
+    walker = CodeWalker(code, kind, session or Session())
     stmts, _ = walker.walk(0, walker.n, [], Context())
     if kind in ("function", "lambda", "comprehension"):
         _strip_trailing_return(stmts)
@@ -174,20 +183,21 @@ def _class_body(stmts):
 
 # -- standalone rendering ----------------------------------------------------------------------
 
-def definition_for(code, fname=None):
+def definition_for(code, fname=None, session=None):
     """A statement that defines ``code`` when compiled (def, class or an expression)."""
     kind = code_kind(code)
+    session = session or Session()
     if kind == "module":
-        return decompile_body(code, kind)
+        return decompile_body(code, kind, session)
     if kind == "class":
-        body = decompile_body(code, kind)
+        body = decompile_body(code, kind, session)
         node = ast.ClassDef(name=fname or code.co_name, bases=[], keywords=[], body=body or [ast.Pass()],
                             decorator_list=[])
         if hasattr(ast, "TypeAlias"):
             node.type_params = []
         return [node]
     if kind == "function":
-        body = decompile_body(code, kind)
+        body = decompile_body(code, kind, session)
         is_async = bool(code.co_flags & (CO_COROUTINE | CO_ASYNC_GENERATOR))
         node_type = ast.AsyncFunctionDef if is_async else ast.FunctionDef
         node = node_type(name=fname or code.co_name, args=arguments_of(code), body=body or [ast.Pass()],
@@ -201,7 +211,8 @@ def definition_for(code, fname=None):
     walker = CodeWalker.__new__(CodeWalker)
     walker.code = code
     walker.kind = "function"
-    walker.decompile_nested = decompile_body
+    walker.decompile_nested = lambda c, k: decompile_body(c, k, session)
+    walker.imported_names = session.imported_names
     fv = FunctionValue(code)
     if kind == "lambda":
         expr = walker.lambda_expr(fv, None)
@@ -262,6 +273,15 @@ def wrap_for_closure(code, stmts):
     return body
 
 
+def _module_imports(names):
+    """``if False: import x`` for names the code treats as module-level imports: never runs,
+    but puts the import in the symbol table the way the enclosing module had it."""
+    if not names:
+        return []
+    imports = [ast.Import(names=[ast.alias(name=n, asname=None)]) for n in sorted(names)]
+    return [ast.If(test=ast.Constant(value=False), body=imports, orelse=[])]
+
+
 def arguments_of_empty():
     return ast.arguments(posonlyargs=[], args=[], vararg=None, kwonlyargs=[], kw_defaults=[],
                          kwarg=None, defaults=[])
@@ -301,9 +321,11 @@ def decompile_code(code, indent="    ", temp_prefix="__temp_", name=None):
     if not hasattr(code, "co_code"):
         raise TypeError("decompile_code() needs a code object, got %s" % type(code).__name__)
     try:
-        stmts = definition_for(code, name)
+        session = Session()
+        stmts = definition_for(code, name, session)
         if code_kind(code) != "module":
             stmts = wrap_for_closure(code, stmts)
+            stmts = _module_imports(session.imported_names) + stmts
         source = unparse(stmts)
     except DecompilationError:
         raise

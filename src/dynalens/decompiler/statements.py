@@ -483,7 +483,9 @@ class StatementWalker(StackMachine):
         return False
 
     def op_LOAD_ASSERTION_ERROR(self, ins, stack, out):
-        stack.append(name("AssertionError"))
+        node = name("AssertionError")
+        node._assertion = True
+        stack.append(node)
 
     # -- imports ---------------------------------------------------------------------------
     def op_IMPORT_NAME(self, ins, stack, out):
