@@ -13,6 +13,7 @@ its own.
 import ast
 
 from .errors import DecompilationError
+from .instructions import NULL_FIRST
 
 
 class Marker(object):
@@ -243,8 +244,12 @@ class StackMachine(object):
         obj = self.pop(stack, ins)
         attr = ast.Attribute(value=obj, attr=ins.argval, ctx=ast.Load())
         attr._method = True
-        stack.append(Null())
-        stack.append(attr)
+        if NULL_FIRST:
+            stack.append(Null())
+            stack.append(attr)
+        else:
+            stack.append(attr)
+            stack.append(Null())
 
     def op_LOAD_ASSERTION_ERROR(self, ins, stack, out):
         stack.append(name("AssertionError"))
@@ -446,19 +451,21 @@ class StackMachine(object):
 
     # -- calls -----------------------------------------------------------------------------
     def _callable(self, stack, ins):
-        """Pop the callable and the NULL / self slot around it (3.11+ call convention)."""
+        """Pop the callable and the slot beside it; return (callable, [self] or []).
+
+        3.11/3.12 push ``NULL, callable`` or ``callable, self``; 3.13+ push
+        ``callable, NULL`` or ``callable, self``.
+        """
         top = self.pop(stack, ins)
-        if isinstance(top, Null):  # 3.13+: callable, NULL
-            func = self.pop(stack, ins)
-            self._note_plain_attribute_call(func)
-            return func, []
-        if stack and isinstance(stack[-1], Null):  # 3.11/3.12: NULL, callable
-            stack.pop()
-            self._note_plain_attribute_call(top)
-            return top, []
-        if stack and isinstance(stack[-1], FunctionValue):  # callable, self (comprehensions)
-            return self.pop(stack, ins), [top]
-        return top, []
+        below = self.pop(stack, ins)
+        if NULL_FIRST:
+            if isinstance(below, Null):
+                self._note_plain_attribute_call(top)
+                return top, []
+        elif isinstance(top, Null):
+            self._note_plain_attribute_call(below)
+            return below, []
+        return below, [top]
 
     def _note_plain_attribute_call(self, func):
         """``mod.f()`` compiled without the method-call form: the compiler does that when

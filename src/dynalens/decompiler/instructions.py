@@ -21,6 +21,8 @@ import dis
 import sys
 
 PY = sys.version_info[:2]
+# Where CALL finds the NULL / self slot: below the callable before 3.13, above it after.
+NULL_FIRST = PY < (3, 13)
 
 # Conditional jumps that pop their operand, by normalized name -> value that makes them jump.
 POP_JUMPS = {
