@@ -1,0 +1,167 @@
+"""prepare_debug's contract: clear errors, hooks always removed, lens failures never fatal."""
+
+import logging
+import os
+import subprocess
+import sys
+import warnings
+
+import pytest
+
+SRC = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "src")
+
+
+def _python(code, **env):
+    full = dict(os.environ, PYTHONPATH=SRC, **env)
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          env=full, timeout=300)
+
+
+def test_api_imports_without_torch_and_says_how_to_install():
+    code = (
+        "import sys; sys.modules['torch'] = None\n"
+        "import dynalens, dynalens.lens.api as api\n"
+        "assert 'torch' not in [m for m in sys.modules if sys.modules[m] is not None]\n"
+        "for call in (lambda: api.prepare_debug('d').__enter__(), api.install, api.debug):\n"
+        "    try:\n"
+        "        call()\n"
+        "    except ImportError as exc:\n"
+        "        print('ERR', exc)\n"
+        "print('LAZY', dynalens.prepare_debug is api.prepare_debug)\n"
+    )
+    res = _python(code)
+    assert res.returncode == 0, res.stderr
+    lines = res.stdout.splitlines()
+    assert len([ln for ln in lines if ln.startswith("ERR")]) == 3
+    assert all("pip install 'dynalens[torch]'" in ln for ln in lines if ln.startswith("ERR"))
+    assert "LAZY True" in lines
+
+
+torch = pytest.importorskip("torch")
+
+from dynalens.lens import api  # noqa: E402
+from dynalens.lens.api import prepare_debug  # noqa: E402
+
+pytestmark = pytest.mark.torch
+
+
+def _hook_state():
+    """Our hooks only: torch itself may add its own (lazy TORCH_TRACE) handler meanwhile."""
+    import torch._dynamo.convert_frame as cf
+
+    from dynalens.lens.capture import _TraceHandler
+
+    logger = logging.getLogger("torch.__trace")
+    ours = [h for h in logger.handlers if isinstance(h, _TraceHandler)]
+    return len(cf._bytecode_hooks), len(ours), logger.level
+
+
+def _add(x):
+    return x + 1
+
+
+def test_bad_dump_dir_type():
+    with pytest.raises(TypeError, match="folder path"):
+        prepare_debug(42)
+
+
+def test_nested_and_reentered_blocks_are_clear_errors(tmp_path):
+    before = _hook_state()
+    outer = prepare_debug(str(tmp_path / "a"), report=False)
+    with outer:
+        with pytest.raises(RuntimeError, match="already active"):
+            with prepare_debug(str(tmp_path / "b"), report=False):
+                pass
+        assert _hook_state() != before
+    assert _hook_state() == before
+    with pytest.raises(RuntimeError, match="already used"):
+        with outer:
+            pass
+    assert _hook_state() == before
+
+
+def test_hooks_removed_and_exception_passes_through(tmp_path):
+    import torch._dynamo
+
+    torch._dynamo.reset()
+    before = _hook_state()
+    fn = torch.compile(_add, backend="eager")
+    with pytest.raises(ZeroDivisionError):
+        with prepare_debug(str(tmp_path), report=False) as run:
+            fn(torch.ones(2))
+            1 / 0
+    assert _hook_state() == before
+    # what was compiled before the exception is still dumped
+    assert [c["function"] for c in run.index["compiles"]] == ["_add"]
+
+
+def test_decompile_failure_is_one_warning_and_a_disassembly(tmp_path, monkeypatch):
+    import torch._dynamo
+
+    from dynalens import DecompilationError
+    from dynalens.lens import source
+
+    def broken(code, name):
+        raise DecompilationError("simulated failure", code=code, offset=0, opname="RESUME")
+
+    monkeypatch.setattr(source, "_decompile", broken)
+    monkeypatch.setattr(source, "FAILED_CODES_DIR", str(tmp_path / "codes"))
+    torch._dynamo.reset()
+    fn = torch.compile(_add, backend="eager")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        with prepare_debug(str(tmp_path / "dump"), report=False) as run:
+            out = fn(torch.ones(2))
+            out2 = fn(torch.ones(2, dtype=torch.float64))
+    assert torch.equal(out, torch.full((2,), 2.0)) and out2.dtype == torch.float64
+    lens_warnings = [w for w in caught if "dynalens" in str(w.message)]
+    assert len(lens_warnings) == 1 and "simulated failure" in str(lens_warnings[0].message)
+    assert len(run.warnings) == 2       # both compiles recorded, warned once
+    entry = run.index["compiles"][0]["transformed_code"]
+    assert entry["decompiled"] is False and "simulated failure" in entry["error"]
+    path = os.path.join(run.dump_dir, entry["file"])
+    text = open(path, encoding="utf-8").read()
+    compile(text, path, "exec")
+    assert "could not decompile" in text and "RESUME" in text
+    assert os.listdir(tmp_path / "codes")     # the code object is kept for reproduction
+
+
+def test_dump_failure_never_reaches_the_program(tmp_path, monkeypatch):
+    import torch._dynamo
+
+    from dynalens.lens import dump
+
+    def explode(self, rec, guard_info):
+        raise OSError("disk on fire")
+
+    monkeypatch.setattr(dump.Dumper, "_write_compile", explode)
+    torch._dynamo.reset()
+    fn = torch.compile(_add, backend="eager")
+    with warnings.catch_warnings(record=True):
+        warnings.simplefilter("always")
+        with prepare_debug(str(tmp_path), report=False) as run:
+            out = fn(torch.ones(2))
+    assert torch.equal(out, torch.full((2,), 2.0))
+    assert any("disk on fire" in w for w in run.warnings)
+    assert run.index["compiles"] == []
+
+
+def test_report_failure_is_a_warning(tmp_path, monkeypatch):
+    report_api = pytest.importorskip("dynalens.report.api")
+
+    def bad_report(dump_dir):
+        raise ValueError("template missing")
+
+    monkeypatch.setattr(report_api, "write_report", bad_report)
+    with pytest.warns(RuntimeWarning, match="template missing"):
+        with prepare_debug(str(tmp_path)) as run:
+            pass
+    assert run.index is not None and run.report_path is None
+
+
+def test_run_object_for_views(tmp_path):
+    with prepare_debug(str(tmp_path), report=False) as run:
+        assert run.index is None
+    assert run.dump_dir == str(tmp_path)
+    assert run.index["format"] == "dynalens-dump"
+    assert api.last_run() is run
