@@ -114,10 +114,18 @@ def _is_docstring(stmt):
 
 
 def _strip_trailing_return(stmts):
-    if stmts and isinstance(stmts[-1], ast.Return) and (
-            stmts[-1].value is None or
-            (isinstance(stmts[-1].value, ast.Constant) and stmts[-1].value.value is None)):
+    """Drop the compiler's implicit ``return None`` at the end, also at the end of the
+    branches of a final ``if`` (the compiler copies it into each); keep written ones."""
+    if not stmts:
+        return
+    last = stmts[-1]
+    if isinstance(last, ast.Return) and getattr(last, "_implicit", False):
         stmts.pop()
+    elif isinstance(last, ast.If):
+        _strip_trailing_return(last.body)
+        _strip_trailing_return(last.orelse)
+        if not last.body:
+            last.body.append(ast.Pass())
 
 
 def _returns_to_else(stmts):

@@ -460,8 +460,29 @@ class StatementWalker(StackMachine):
 
     def op_RETURN_VALUE(self, ins, stack, out):
         value = self.pop(stack, ins)
-        out.append(ast.Return(value=self.value(value, ins)))
+        node = ast.Return(value=self.value(value, ins))
+        if isinstance(value, ast.Constant) and value.value is None and ins.index > 0:
+            node._implicit = self._is_implicit_return(self.instrs[ins.index - 1])
+        out.append(node)
         return self._after_exit(ins)
+
+    def _is_implicit_return(self, load):
+        """Whether ``return None`` was added by the compiler rather than written.
+
+        A written ``return`` starts a line of its own after everything before it; the
+        compiler's implicit return (and its copies) inherit a line already seen.
+        """
+        lines = self._max_line
+        if lines is None:
+            lines = self._max_line = []
+            best = -1
+            for ins in self.instrs:
+                lines.append(best)
+                if ins.line is not None and ins.line > best:
+                    best = ins.line
+        return load.line is None or load.line <= lines[load.index]
+
+    _max_line = None
 
     def _after_exit(self, ins):
         return None

@@ -206,18 +206,35 @@ class _Normalized(object):
             index_at.setdefault(ins.offset, position)
             if ins.opname not in _DROPPED:
                 position += 1
-        self.instructions = kept
-        keys = []
+        count = len(kept)
+        names = [ins.opname for ins in kept]
+        targets = [None] * count
+        keys = [None] * count
         for number, ins in enumerate(kept):
-            keys.append(self._key(ins, number, kept, index_at, top_name))
-        self.keys = keys
-        self.exception_ranges = _exception_ranges(code, index_at, len(kept))
+            target = _jump_target(ins)
+            if target is not None:
+                targets[number] = _index_for(index_at, target, count)
+            else:
+                keys[number] = self._key(ins, number, kept, top_name)
+        ranges = _exception_ranges(code, index_at, count)
+        alive = _canonicalize_jumps(names, targets, set(item[2] for item in ranges))
+        # Renumber around deleted instructions; a deleted index stands for the next survivor.
+        new_index = []
+        survivors = 0
+        for number in range(count):
+            new_index.append(survivors)
+            survivors += alive[number]
+        new_index.append(survivors)
+        self.instructions = [ins for number, ins in enumerate(kept) if alive[number]]
+        self.keys = [(names[number], "->", new_index[targets[number]])
+                     if targets[number] is not None else keys[number]
+                     for number in range(count) if alive[number]]
+        self.exception_ranges = _merge_ranges(
+            (new_index[start], new_index[stop], new_index[handler], depth, lasti)
+            for start, stop, handler, depth, lasti in ranges)
 
     @staticmethod
-    def _key(ins, number, kept, index_at, top_name):
-        target = _jump_target(ins)
-        if target is not None:
-            return (ins.opname, "->", _index_for(index_at, target, len(kept)))
+    def _key(ins, number, kept, top_name):
         if ins.opcode in _CONST_OPS:
             value = ins.argval
             if (sys.version_info < (3, 11) and isinstance(value, str)
@@ -278,9 +295,7 @@ def _index_for(index_at, offset, end):
 
 
 def _exception_ranges(code, index_at, end):
-    """3.11+ exception table as (first, last+1, handler, depth, lasti) instruction indices,
-    with ranges that touch after normalization merged (the compiler splits them at NOPs and
-    line boundaries, which carry no meaning here)."""
+    """3.11+ exception table as (first, last+1, handler, depth, lasti) instruction indices."""
     if sys.version_info < (3, 11):
         return ()
     try:
@@ -295,22 +310,106 @@ def _exception_ranges(code, index_at, end):
 
     ranges = []
     for entry in entries:
-        start, stop = at_or_after(entry.start), at_or_after(entry.end)
+        ranges.append((at_or_after(entry.start), at_or_after(entry.end),
+                       at_or_after(entry.target), entry.depth, bool(entry.lasti)))
+    return ranges
+
+
+def _merge_ranges(ranges):
+    """Drop empty ranges and merge ranges that touch and share handler, depth and lasti (the
+    compiler splits them at NOPs and line boundaries, which carry no meaning here)."""
+    merged = []
+    for start, stop, handler, depth, lasti in ranges:
         if start >= stop:
             continue
-        item = [start, stop, at_or_after(entry.target), entry.depth, bool(entry.lasti)]
-        if ranges and ranges[-1][1] == start and ranges[-1][2:] == item[2:]:
-            ranges[-1][1] = stop
+        item = [start, stop, handler, depth, lasti]
+        if merged and merged[-1][1] == start and merged[-1][2:] == item[2:]:
+            merged[-1][1] = stop
         else:
-            ranges.append(item)
-    return tuple(tuple(item) for item in ranges)
+            merged.append(item)
+    return tuple(tuple(item) for item in merged)
+
+
+# Jumps whose form depends on line layout. The compiler threads jumps, inverts a conditional
+# jump over an unconditional one, and folds `x and y` jump chains only between instructions on
+# the same line; these tables let both sides be brought to the same (fully optimized) form.
+_UNCONDITIONAL = {"JUMP_FORWARD": "JUMP", "JUMP_BACKWARD": "JUMP", "JUMP_ABSOLUTE": "JUMP",
+                  "JUMP": "JUMP", "JUMP_BACKWARD_NO_INTERRUPT": "JUMP_NO_INTERRUPT",
+                  "JUMP_NO_INTERRUPT": "JUMP_NO_INTERRUPT"}
+_CONDITIONAL = {}
+for _sense in ("FALSE", "TRUE", "NONE", "NOT_NONE"):
+    for _form in ("POP_JUMP_IF_%s", "POP_JUMP_FORWARD_IF_%s", "POP_JUMP_BACKWARD_IF_%s"):
+        _CONDITIONAL[_form % _sense] = "POP_JUMP_IF_" + _sense
+_INVERSE = {"POP_JUMP_IF_FALSE": "POP_JUMP_IF_TRUE", "POP_JUMP_IF_TRUE": "POP_JUMP_IF_FALSE",
+            "POP_JUMP_IF_NONE": "POP_JUMP_IF_NOT_NONE",
+            "POP_JUMP_IF_NOT_NONE": "POP_JUMP_IF_NONE"}
+_OR_POP = {"JUMP_IF_FALSE_OR_POP": ("POP_JUMP_IF_FALSE", "JUMP_IF_TRUE_OR_POP"),
+           "JUMP_IF_TRUE_OR_POP": ("POP_JUMP_IF_TRUE", "JUMP_IF_FALSE_OR_POP")}
+
+
+def _canonicalize_jumps(names, targets, handlers):
+    """Rewrite ``names``/``targets`` in place to layout-free jump forms; returns which
+    instructions survive (an inverted-over unconditional jump is deleted)."""
+    count = len(names)
+    for number, name in enumerate(names):
+        if targets[number] is not None:
+            names[number] = _UNCONDITIONAL.get(name) or _CONDITIONAL.get(name) or name
+
+    def final(target):
+        for _ in range(count):  # bounded: `while True: pass` jumps to itself
+            if target >= count or names[target] not in ("JUMP", "JUMP_NO_INTERRUPT"):
+                break
+            target = targets[target]
+        return target
+
+    for number, name in enumerate(names):
+        if targets[number] is None:
+            continue
+        if name in ("JUMP", "JUMP_NO_INTERRUPT") or name in _INVERSE:
+            targets[number] = final(targets[number])
+        elif name in _OR_POP:
+            same_pop, opposite = _OR_POP[name]
+            for _ in range(count):
+                target = final(targets[number])
+                targets[number] = target
+                if target >= count:
+                    break
+                if names[target] == name:  # the same test again: it would jump on
+                    targets[number] = targets[target]
+                    continue
+                if names[target] == same_pop:  # the value is tested and popped there
+                    names[number], targets[number] = same_pop, final(targets[target])
+                elif names[target] in (opposite, _INVERSE[same_pop]):  # falls through there
+                    names[number], targets[number] = same_pop, final(target + 1)
+                break
+
+    incoming = [0] * (count + 1)
+    for target in targets:
+        if target is not None:
+            incoming[target] += 1
+    for handler in handlers:
+        incoming[handler] += 1
+    alive = [True] * count
+    for number, name in enumerate(names):
+        if name not in _INVERSE or not alive[number]:
+            continue
+        after = number + 1
+        if after < count and names[after] == "NOT_TAKEN":  # 3.14 branch-monitoring marker
+            after += 1
+        if (after < count and names[after] == "JUMP" and targets[number] == after + 1
+                and incoming[after] == 0 and alive[after]):
+            names[number], targets[number] = _INVERSE[name], targets[after]
+            incoming[after + 1] -= 1
+            incoming[targets[after]] += 1
+            alive[after] = False
+    return alive
 
 
 def _describe(ins, key):
     if ins is None:
         return "end of code"
     if len(key) == 3 and key[1] == "->":
-        return "%s to #%d" % (ins.opname, key[2])
+        return "%s to #%d" % (key[0], key[2])
     if ins.arg is None:
         return ins.opname
     if isinstance(ins.argval, _CodeType):
