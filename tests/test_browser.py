@@ -117,6 +117,31 @@ def test_synthetic_report_in_chromium(browser, tmp_path):
     _follow_graph_link_and_unfold_guard(browser, report, tmp_path, "c-0-1", "synthetic")
 
 
+def test_notebook_view_works_inside_its_frame(browser, tmp_path):
+    """explain(dump)._repr_html_() as Jupyter shows it: links and unfolding inside the iframe."""
+    from dynalens.report.api import explain
+    from dynalens.report.synthetic import make_dump
+
+    make_dump(str(tmp_path / "dump"), functions=1, compiles_per_function=2)
+    notebook = tmp_path / "notebook.html"
+    notebook.write_text("<!DOCTYPE html><html><body><h1 id='cell'>cell output</h1>%s</body></html>"
+                        % explain(str(tmp_path / "dump"))._repr_html_())
+    errors = []
+    page = browser.new_page()
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    page.goto("file://" + str(notebook))
+    frame = page.frame_locator("iframe")
+    expect(frame.locator("#recompiles")).to_contain_text("dtype mismatch")
+    _unfold(frame.locator("#c-0-0-transformed"))
+    frame.locator("#c-0-0-transformed a.xref", has_text="__compiled_fn_1").click()
+    expect(frame.locator("#g-0-0-__compiled_fn_1 details.code").first.locator("pre")).to_contain_text(
+        "GraphModule")
+    # The notebook's own page is untouched by the explorer's styles.
+    assert page.evaluate("getComputedStyle(document.body).margin") == "8px"
+    assert not errors, errors
+    page.close()
+
+
 @pytest.mark.torch
 @pytest.mark.slow
 def test_real_demo_report_in_chromium(browser, tmp_path):

@@ -47,7 +47,8 @@
     var id = decodeURIComponent(a.getAttribute("href").slice(1));
     if (reveal(id)) {
       e.preventDefault();
-      if (history.pushState) history.pushState(null, "", "#" + id);
+      // Keep the back button useful; inside a notebook's srcdoc frame this may be refused.
+      try { history.pushState(null, "", "#" + id); } catch (err) { /* not needed to navigate */ }
     }
   });
   window.addEventListener("hashchange", function () {
