@@ -226,7 +226,13 @@ class StackMachine(object):
     def _load_name(self, ins, stack, out):
         stack.append(name(ins.argval))
 
-    op_LOAD_FAST = op_LOAD_NAME = op_LOAD_GLOBAL = op_LOAD_DEREF = _load_name
+    def _load_global(self, ins, stack, out):
+        node = name(ins.argval)
+        node._global = True
+        stack.append(node)
+
+    op_LOAD_FAST = op_LOAD_DEREF = _load_name
+    op_LOAD_NAME = op_LOAD_GLOBAL = _load_global
     op_LOAD_CLASSDEREF = op_LOAD_CLOSURE = _load_name
     op_LOAD_FROM_DICT_OR_DEREF = op_LOAD_FROM_DICT_OR_GLOBALS = None
 
@@ -471,7 +477,7 @@ class StackMachine(object):
         """``mod.f()`` compiled without the method-call form: the compiler does that when
         ``mod`` was bound by an import in the module (its symbol table says so), so a function
         decompiled alone needs that import in its source to compile back the same."""
-        if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and \
+        if isinstance(func, ast.Attribute) and getattr(func.value, "_global", False) and \
                 not getattr(func, "_method", False):
             self.imported_names.add(func.value.id)
 
@@ -512,7 +518,11 @@ class StackMachine(object):
     def op_CALL_FUNCTION_EX(self, ins, stack, out):
         kwargs = self.pop(stack, ins) if ins.arg & 1 else None
         posargs = self.pop(stack, ins)
-        func, _ = self._callable(stack, ins)
+        saved, self.imported_names = self.imported_names, set()
+        try:
+            func, _ = self._callable(stack, ins)  # always NULL + callable: no import hint
+        finally:
+            self.imported_names = saved
         if isinstance(posargs, (ast.Tuple, ast.List)):
             args = list(posargs.elts)
         else:

@@ -116,12 +116,12 @@ def _is_docstring(stmt):
 def _strip_trailing_return(stmts):
     """Drop the compiler's implicit ``return None`` at the end, also at the end of the
     branches of a final ``if`` (the compiler copies it into each); keep written ones."""
+    while stmts and isinstance(stmts[-1], ast.Return) and getattr(stmts[-1], "_implicit", False):
+        stmts.pop()
     if not stmts:
         return
     last = stmts[-1]
-    if isinstance(last, ast.Return) and getattr(last, "_implicit", False):
-        stmts.pop()
-    elif isinstance(last, ast.If):
+    if isinstance(last, ast.If):
         _strip_trailing_return(last.body)
         _strip_trailing_return(last.orelse)
         if not last.body:
