@@ -541,8 +541,7 @@ class StatementWalker(StackMachine):
 
     # -- markers through calls -------------------------------------------------------------
     def _make_call(self, ins, stack, func, args, keywords):
-        if isinstance(func, ast.Constant) and func.value is None and stack and isinstance(stack[-1], WithExit):
-            stack.pop()
+        if isinstance(func, WithExit):  # __exit__(None, None, None) on a normal exit
             stack.append(ExitCallResult())
             return
         StackMachine._make_call(self, ins, stack, func, args, keywords)
