@@ -278,10 +278,14 @@ class BranchMixin(object):
             c = self.read_chunk(k, stack, limit)
             if c is None:
                 break
+            if c.jump.op in KEEP_JUMPS:
+                # an and/or value only continues this condition if every jump so far stays
+                # inside it (`(a or b) and c`); otherwise it starts the body
+                if any(ch.jump.target >= c.jump.target for ch in chunks):
+                    break
+                join = c.jump.target
             chunks.append(c)
             k = self.after(c.jump)
-            if c.jump.op in KEEP_JUMPS:
-                join = c.jump.target
         if join is not None:
             self.fail("unrecognised and/or expression", ins)
         for n in range(len(chunks), 0, -1):

@@ -162,11 +162,13 @@ class StatementWalker(StackMachine):
                       (x.target is None) == (y.target is None)):
                 break
             length += 1
-        while length > 0 and instrs[b - length].line is None and b - length > 0:
-            # the test starts where its line starts; trim a partial statement match
-            if instrs[b - length - 1].line is not None:
-                break
-            length -= 1
+        # both copies of the test start the `while` line: trim a statement that matched by chance
+        best = length
+        while best > 0 and not (instrs[b - best].line is not None and
+                                instrs[b - best].line == instrs[j + 1 - best].line):
+            best -= 1
+        if best:
+            length = best
         if length == 0:
             return
         head = b - length
