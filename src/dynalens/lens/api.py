@@ -280,13 +280,21 @@ def _after_fork_in_child():
 
         atexit.register(_child_finish, run)
         try:
+            # multiprocessing clears its finalizers in a fresh child *after* this hook, then
+            # runs its after-fork callbacks: register the finalizer from one of those
             from multiprocessing import util
 
-            util.Finalize(None, _child_finish, args=(run,), exitpriority=100)
+            util.register_after_fork(run, _register_child_finalizer)
         except Exception:
             pass
     except Exception:
         pass
+
+
+def _register_child_finalizer(run):
+    from multiprocessing import util
+
+    util.Finalize(None, _child_finish, args=(run,), exitpriority=100)
 
 
 def _child_finish(run):
