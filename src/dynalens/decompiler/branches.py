@@ -188,7 +188,29 @@ class BranchMixin(object):
                 instrs[i + 1].argval == 2 and instrs[i + 2].op in self._COMPARES and \
                 instrs[i + 3].op in ("JUMP_IF_FALSE_OR_POP", "POP_JUMP_IF_FALSE"):
             return self.chain_compare(ins, stack, out)
+        if ins.argval in (2, 3) and self._swap_is_unpack(ins, stack):
+            return self._tuple_assignment(ins, stack)
         return BranchMixin._generic_swap(self, ins, stack, out)
+
+    def _swap_is_unpack(self, ins, stack):
+        """``a, b = x, y``: the compiler turns BUILD_TUPLE n; UNPACK_SEQUENCE n into SWAP n."""
+        n = ins.argval
+        if len(stack) < n or any(not isinstance(v, ast.expr) for v in stack[-n:]):
+            return False
+        k = ins.index + 1
+        if k >= self.n:
+            return False
+        op = self.instrs[k].op
+        return op.startswith("STORE_") or (op.startswith("LOAD_") and op != "LOAD_CONST")
+
+    def _tuple_assignment(self, ins, stack):
+        from .expressions import UnpackBuilder, UnpackSlot
+        n = ins.argval
+        values = stack[-n:]
+        del stack[-n:]
+        builder = UnpackBuilder(ast.Tuple(elts=values, ctx=ast.Load()), n)
+        for k in reversed(range(n)):
+            stack.append(UnpackSlot(builder, k))
 
     def _generic_swap(self, ins, stack, out):
         from .expressions import StackMachine
@@ -467,7 +489,7 @@ class BranchMixin(object):
         if test is None:
             return None
         break_target = self._break_target(body_start, exit_, exit_)
-        loop = Loop(head, (head, bottom_start), break_target, bottom_start - 1, "while")
+        loop = Loop(head, (head,), break_target, bottom_start - 1, "while")
         body, _ = self.walk(body_start, bottom_start, list(stack), ctx.but(loop=loop))
         orelse = []
         nxt = exit_

@@ -44,8 +44,6 @@ class HandlerMixin(object):
         handlers, handlers_end, handler_join = self._except_clauses(h, cleanup, stack, ctx)
         if join is None:
             join = handler_join if handler_join is not None else handlers_end
-        if join > self.range_end:
-            join = self.range_end
         out.append(ast.Try(body=body or [ast.Pass()], handlers=handlers, orelse=orelse, finalbody=[]))
         return max(join, handlers_end) if join < handlers_end and handler_join is None else join
 
