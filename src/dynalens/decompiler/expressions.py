@@ -168,11 +168,22 @@ def name(identifier, ctx=None):
 
 def const(value):
     if isinstance(value, frozenset):
-        return ast.Set(elts=[const(v) for v in sorted(value, key=repr)]) if value else \
-            ast.Call(func=name("frozenset"), args=[], keywords=[])
+        if not value:
+            return ast.Call(func=name("frozenset"), args=[], keywords=[])
+        node = ast.Set(elts=[const(v) for v in value])
+        node._const = value
+        return node
     if isinstance(value, tuple):
-        if any(isinstance(v, frozenset) for v in value):
-            return ast.Tuple(elts=[const(v) for v in value], ctx=ast.Load())
+        # element by element: the compiler folds it back, and reprs such as Ellipsis or inf
+        # would not parse as constants
+        node = ast.Tuple(elts=[const(v) for v in value], ctx=ast.Load())
+        node._const = value
+        return node
+    if isinstance(value, float) and (value != value or value in (float("inf"), float("-inf"))):
+        text = "1e999" if value > 0 else "-1e999" if value < 0 else "1e999 - 1e999"
+        return ast.parse(text, mode="eval").body
+    if value is Ellipsis:
+        return ast.Constant(value=Ellipsis)
     return ast.Constant(value=value)
 
 
@@ -388,23 +399,24 @@ class StackMachine(object):
     def op_BUILD_CONST_KEY_MAP(self, ins, stack, out):
         keys = self.pop(stack, ins)
         values = self._items(stack, ins, ins.argval)
-        if not isinstance(keys, ast.Constant):
+        names = getattr(keys, "_const", None)
+        if not isinstance(names, tuple):
             self.fail("BUILD_CONST_KEY_MAP without constant keys", ins)
-        stack.append(ast.Dict(keys=[const(k) for k in keys.value], values=values))
+        stack.append(ast.Dict(keys=[const(k) for k in names], values=values))
 
     def op_LIST_EXTEND(self, ins, stack, out):
         value = self.pop(stack, ins)
         target = stack[-ins.argval]
-        if isinstance(value, ast.Constant) and isinstance(value.value, tuple):
-            target.elts.extend(const(v) for v in value.value)
+        if isinstance(getattr(value, "_const", None), tuple):
+            target.elts.extend(value.elts)
         else:
             target.elts.append(ast.Starred(value=value, ctx=ast.Load()))
 
     def op_SET_UPDATE(self, ins, stack, out):
         value = self.pop(stack, ins)
         target = stack[-ins.argval]
-        if isinstance(value, ast.Constant) and isinstance(value.value, frozenset):
-            target.elts.extend(const(v) for v in value.value)
+        if isinstance(value, ast.Set) and getattr(value, "_const", None) is not None:
+            target.elts.extend(value.elts)
         else:
             target.elts.append(ast.Starred(value=value, ctx=ast.Load()))
 
@@ -443,7 +455,8 @@ class StackMachine(object):
         conversion = {0: -1, 1: ord("s"), 2: ord("r"), 3: ord("a")}[flags & 3]
         if spec is not None and not isinstance(spec, ast.JoinedStr):
             spec = ast.JoinedStr(values=[spec])
-        stack.append(ast.FormattedValue(value=value, conversion=conversion, format_spec=spec))
+        formatted = ast.FormattedValue(value=value, conversion=conversion, format_spec=spec)
+        stack.append(ast.JoinedStr(values=[formatted]))
 
     def op_BUILD_STRING(self, ins, stack, out):
         parts = self._items(stack, ins, ins.argval)
@@ -490,7 +503,7 @@ class StackMachine(object):
 
     def op_CALL_KW(self, ins, stack, out):
         names = self.pop(stack, ins)
-        names = names.value if isinstance(names, ast.Constant) else ()
+        names = getattr(names, "_const", None) or ()
         values = self._items(stack, ins, ins.argval)
         count = len(names)
         args, kwvalues = values[:len(values) - count], values[len(values) - count:]
@@ -507,7 +520,7 @@ class StackMachine(object):
         self.op_CALL(ins, stack, out)
 
     def op_CALL_FUNCTION_KW(self, ins, stack, out):  # <= 3.10
-        names = self.pop(stack, ins).value
+        names = getattr(self.pop(stack, ins), "_const", None) or ()
         values = self._items(stack, ins, ins.argval)
         count = len(names)
         args, kwvalues = values[:len(values) - count], values[len(values) - count:]
@@ -590,10 +603,7 @@ class StackMachine(object):
         fv = FunctionValue(code_value.code)
         fv.closure = closure
         if defaults is not None:
-            if isinstance(defaults, ast.Constant):
-                fv.defaults = [const(d) for d in defaults.value]
-            else:
-                fv.defaults = list(defaults.elts)
+            fv.defaults = list(defaults.elts)
         if kwdefaults is not None:
             if isinstance(kwdefaults, ast.Dict):
                 fv.kwdefaults = dict((k.value, v) for k, v in zip(kwdefaults.keys, kwdefaults.values))
@@ -612,8 +622,7 @@ class StackMachine(object):
         elif flag == 0x02:
             fv.kwdefaults = dict((k.value, v) for k, v in zip(attr.keys, attr.values))
         elif flag == 0x01:
-            fv.defaults = [const(d) for d in attr.value] if isinstance(attr, ast.Constant) \
-                else list(attr.elts)
+            fv.defaults = list(attr.elts)
         elif flag == 0x10:
             fv.annotate = attr
         stack.append(fv)
@@ -624,8 +633,8 @@ class StackMachine(object):
             items = value.elts
             for k in range(0, len(items) - 1, 2):
                 result[items[k].value] = items[k + 1]
-        elif isinstance(value, ast.Constant) and isinstance(value.value, tuple):
-            items = value.value
+        elif isinstance(getattr(value, "_const", None), tuple):
+            items = value._const
             for k in range(0, len(items) - 1, 2):
                 result[items[k]] = const(items[k + 1])
         elif isinstance(value, ast.Dict):

@@ -246,39 +246,69 @@ def _qualname_parents(code):
 
 
 def wrap_for_closure(code, stmts):
-    """Enclose ``stmts`` in the functions/classes its qualified name says it lives in, so that
-    free variables are cells and ``co_qualname`` comes back the same."""
+    """Enclose ``stmts`` in the functions, classes, lambdas or comprehensions its qualified name
+    says it lives in, so free variables are cells again and ``co_qualname`` comes back the same.
+    The nearest enclosing function (or lambda, or comprehension) owns the cells."""
     parents = _qualname_parents(code)
-    free = list(code.co_freevars)
-    if not parents and not free:
+    cells = [v for v in code.co_freevars if v != "__class__"]
+    if not parents and not cells:
         return stmts
     if not parents:
         parents = [("__closure__", True)]
     body = stmts
-    cells_needed = [v for v in free if v != "__class__"]
-    for depth, (pname, is_function) in enumerate(reversed(parents)):
-        innermost_function = depth == 0 or all(not f for _, f in list(reversed(parents))[:depth])
-        if is_function:
+    for pname, is_function in reversed(parents):
+        if pname.startswith("<"):
+            if len(body) != 1 or not isinstance(body[0], ast.Expr):
+                raise DecompilationError("cannot rebuild the enclosing %s of %s" % (pname, code.co_name), code)
+            body = [ast.Expr(value=_expression_parent(pname, body[0].value, cells))]
+            cells = []
+        elif is_function:
             prefix = []
-            if cells_needed and innermost_function:
-                prefix = [ast.Assign(targets=[name(v, ast.Store()) for v in cells_needed],
+            if cells:
+                prefix = [ast.Assign(targets=[name(v, ast.Store()) for v in cells],
                                      value=ast.Constant(value=None), lineno=0)]
-                cells_needed = []
-            node = ast.FunctionDef(name=pname, args=arguments_of_empty(), body=prefix + body,
-                                   decorator_list=[], returns=None, type_comment=None)
+                cells = []
+            body = [_function(pname, prefix + body)]
         else:
             node = ast.ClassDef(name=pname, bases=[], keywords=[], body=body, decorator_list=[])
-        if hasattr(ast, "TypeAlias"):
-            node.type_params = []
-        body = [node]
-    if cells_needed:
-        body = [ast.FunctionDef(name="__closure__", args=arguments_of_empty(),
-                                body=[ast.Assign(targets=[name(v, ast.Store()) for v in cells_needed],
-                                                 value=ast.Constant(value=None), lineno=0)] + body,
-                                decorator_list=[], returns=None, type_comment=None)]
-        if hasattr(ast, "TypeAlias"):
-            body[0].type_params = []
+            if hasattr(ast, "TypeAlias"):
+                node.type_params = []
+            body = [node]
+    if cells:
+        body = [_function("__closure__", [ast.Assign(targets=[name(v, ast.Store()) for v in cells],
+                                                      value=ast.Constant(value=None), lineno=0)] + body)]
     return body
+
+
+def _function(fname, body):
+    node = ast.FunctionDef(name=fname, args=arguments_of_empty(), body=body, decorator_list=[],
+                           returns=None, type_comment=None)
+    if hasattr(ast, "TypeAlias"):
+        node.type_params = []
+    return node
+
+
+def _expression_parent(pname, expr, cells):
+    """A lambda or comprehension around ``expr`` whose parameters / loop variables are
+    ``cells``."""
+    if pname == "<lambda>":
+        args = arguments_of_empty()
+        args.args = [ast.arg(arg=v, annotation=None, type_comment=None) for v in cells]
+        return ast.Lambda(args=args, body=expr)
+    if not cells:
+        target = name("_", ast.Store())
+    elif len(cells) == 1:
+        target = name(cells[0], ast.Store())
+    else:
+        target = ast.Tuple(elts=[name(v, ast.Store()) for v in cells], ctx=ast.Store())
+    generators = [ast.comprehension(target=target, iter=name("__iterable"), ifs=[], is_async=0)]
+    if pname == "<listcomp>":
+        return ast.ListComp(elt=expr, generators=generators)
+    if pname == "<setcomp>":
+        return ast.SetComp(elt=expr, generators=generators)
+    if pname == "<dictcomp>":
+        return ast.DictComp(key=expr, value=ast.Constant(value=None), generators=generators)
+    return ast.GeneratorExp(elt=expr, generators=generators)
 
 
 def _module_imports(names):

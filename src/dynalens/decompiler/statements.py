@@ -514,7 +514,8 @@ class StatementWalker(StackMachine):
     def op_IMPORT_NAME(self, ins, stack, out):
         fromlist = self.pop(stack, ins)
         level = self.pop(stack, ins)
-        stack.append(ImportValue(ins.argval, fromlist.value if isinstance(fromlist, ast.Constant) else None,
+        names = getattr(fromlist, "_const", None)
+        stack.append(ImportValue(ins.argval, names,
                                  level.value if isinstance(level, ast.Constant) else 0))
 
     def op_IMPORT_FROM(self, ins, stack, out):
