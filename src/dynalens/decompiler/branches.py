@@ -116,11 +116,9 @@ class BranchMixin(object):
                 if t == false and polarity is False and fall == true:
                     return c.expr
                 return None
-            if t == true and fall == false:
-                return jump_test(c)
             if t == false and fall == true:
                 return negate(jump_test(c))
-            if t == true == false:
+            if t == true and fall == false:
                 return jump_test(c)
             return None
         for s in range(len(chunks) - 1, 0, -1):
@@ -201,7 +199,9 @@ class BranchMixin(object):
         if k >= self.n:
             return False
         op = self.instrs[k].op
-        return op.startswith("STORE_") or (op.startswith("LOAD_") and op != "LOAD_CONST")
+        if op in ("STORE_FAST", "STORE_NAME", "STORE_GLOBAL", "STORE_DEREF"):
+            return True
+        return op.startswith("LOAD_") and op != "LOAD_CONST"
 
     def _tuple_assignment(self, ins, stack):
         from .expressions import UnpackBuilder, UnpackSlot

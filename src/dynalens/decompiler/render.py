@@ -98,6 +98,8 @@ def decompile_body(code, kind=None, session=None):
         if isinstance(doc, str):
             stmts.insert(0, ast.Expr(value=ast.Constant(value=doc)))
     decls = []
+    if kind in ("comprehension", "lambda"):
+        return stmts  # walrus targets bind in the enclosing scope: no declaration possible
     if walker.globals_declared:
         decls.append(ast.Global(names=sorted(walker.globals_declared)))
     if walker.nonlocals_declared:

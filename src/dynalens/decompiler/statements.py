@@ -347,7 +347,34 @@ class StatementWalker(StackMachine):
         return op.startswith("STORE_") or op in ("COPY", "UNPACK_SEQUENCE", "UNPACK_EX")
 
     def op_STORE_FAST(self, ins, stack, out):
+        group = self._store_group(ins, stack)
+        if group:
+            targets, values = group
+            out.append(ast.Assign(targets=[ast.Tuple(elts=targets, ctx=ast.Store())],
+                                  value=ast.Tuple(elts=values, ctx=ast.Load()), lineno=0))
+            return ins.index + len(targets)
         self._store(name(ins.argval, ast.Store()), ins, stack, out)
+
+    def _store_group(self, ins, stack):
+        """``x, y = y, x`` after 3.11's swap elimination: the values are pushed in order, then
+        stored to the targets last to first with no SWAP left.  Stores that pop plain values
+        left by the same statement are one tuple assignment."""
+        k = ins.index
+        count = 0
+        while k + count < self.n and self.instrs[k + count].op == "STORE_FAST" and \
+                count < len(stack) and isinstance(stack[-1 - count], ast.expr):
+            count += 1
+        if count < 2:
+            return None
+        values = stack[-count:]
+        if len(set(map(id, values))) != count:
+            return None  # a COPY: chained assignment, not a tuple
+        names = [self.instrs[k + q].argval for q in range(count)]
+        if len(set(names)) != count:
+            return None
+        del stack[-count:]
+        targets = [name(n, ast.Store()) for n in reversed(names)]
+        return targets, list(values)
 
     def op_STORE_NAME(self, ins, stack, out):
         self._store(name(ins.argval, ast.Store()), ins, stack, out)
@@ -520,6 +547,8 @@ class StatementWalker(StackMachine):
 
     def op_IMPORT_FROM(self, ins, stack, out):
         source = stack[-1]
+        if isinstance(source, ImportFromValue):  # `import a.b.c as d` walks down a.b.c
+            source = source.source
         stack.append(ImportFromValue(source, ins.argval))
 
     def op_IMPORT_STAR(self, ins, stack, out):
