@@ -220,3 +220,47 @@ def test_extended_args_and_big_functions_are_exact():
     source = "def big():\n%s\n    return 0\n" % body
     assert verify(code_named(source, "big"), "\n" + source)
     assert not verify(code_named(source, "big"), source.replace("v299 = 299.5", "v299 = 2.5"))
+
+
+LAYOUT_SENSITIVE = textwrap.dedent('''
+    def f(fs, a, b, c, split):
+        pending = sum(
+            g.state not in [1, 2] for g in fs)
+        parts = [x for x in split(a)
+                 if x and x != '.']
+        ok = (isinstance(a, int) or
+              isinstance(a, str) and
+                  bool(a.flags & 4) or
+              isinstance(a, float))
+        while a:
+            if (b or
+                    c):
+                break
+        return (a or
+                b and c), pending, parts, ok
+''')
+
+
+@pytest.mark.skipif(sys.version_info < (3, 9), reason="ast.unparse is 3.9+")
+def test_jump_shapes_that_follow_line_layout_are_exact():
+    # The compiler threads jumps and inverts branches only within one line, so the same
+    # program laid out on one line per statement compiles to different jumps.
+    import ast
+    code = code_named(LAYOUT_SENSITIVE, "f")
+    one_line_each = ast.unparse(ast.parse(LAYOUT_SENSITIVE))
+    assert verify(code, one_line_each)
+    assert verify(compile(LAYOUT_SENSITIVE, "<sample>", "exec"), one_line_each)
+
+
+@pytest.mark.parametrize("left, right", [
+    ("if x:\n        return 1\n    return 2", "if not x:\n        return 1\n    return 2"),
+    ("return a and b", "return a or b"),
+    ("return a and b or c", "return a and (b or c)"),
+    ("while x:\n        x()", "while not x:\n        x()"),
+    ("if x is None:\n        return 1", "if x is not None:\n        return 1"),
+])
+def test_jump_canonicalization_keeps_real_differences(left, right):
+    template = "def f(x, a, b, c):\n    %s\n"
+    code = code_named(template % left, "f")
+    assert verify(code, template % left)
+    assert not verify(code, template % right)
