@@ -77,17 +77,27 @@ def test_every_code_object_round_trips(path, source):
     assert not failures, "\n\n".join(failures)
 
 
-def test_decompiled_module_runs_like_the_original(tmp_path):
-    """Exact bytecode is the bar; this checks the other promise: the text runs."""
+def _outcome(function, *args):
+    try:
+        value = function(*args)
+        if isinstance(value, types.GeneratorType):
+            value = list(value)
+        return "returned", value
+    except Exception as exc:
+        return "raised", type(exc)
+
+
+def test_decompiled_module_runs_like_the_original():
+    """Exact bytecode is the bar; this checks the other promise: the text runs the same."""
     source = open(os.path.join(CORPUS, "statements.py")).read()
     text = decompile_code(compile(source, "statements.py", "exec"))
-    namespace = {}
-    exec(compile(text, "decompiled.py", "exec"), namespace)
-    original = {}
+    decompiled, original = {}, {}
+    exec(compile(text, "decompiled.py", "exec"), decompiled)
     exec(compile(source, "statements.py", "exec"), original)
-    for args in [(1, 0, 0), (0, 1, 0), (0, 0, 1), (0, 0, 0), (1, 1, 1)]:
-        assert namespace["branches"](*args) == original["branches"](*args)
-    assert namespace["loops"]([1, 2, None, 3], 3) == original["loops"]([1, 2, None, 3], 3)
-    assert namespace["loops"]([1, -2], 7) == original["loops"]([1, -2], 7)
-    assert list(namespace["generators"]([7])) == [1, None, 7]
-    assert namespace["keyword_only"](1, c=3) == (1, 2, (), 3, 4, {})
+    calls = [("branches", args) for args in [(1, 0, 0), (0, 1, 0), (0, 0, 1), (0, 0, 0), (1, 1, 1)]]
+    calls += [("loops", ([1, 2, None, 3], 3)), ("loops", ([1, -2], 7)), ("loops", ([], 0)),
+              ("raising", (0,)), ("raising", (None,)), ("raising", (5,)),
+              ("generators", ([7, 8],)), ("keyword_only", (1,)), ("positional_only", (1, 2, 3))]
+    for fname, args in calls:
+        assert _outcome(decompiled[fname], *args) == _outcome(original[fname], *args), fname
+    assert decompiled["keyword_only"](1, c=3) == (1, 2, (), 3, 4, {})
