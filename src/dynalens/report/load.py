@@ -330,11 +330,14 @@ def _load_folder(root, prefix, dump, depth=0):
                 raise NotADump("%s is not a dynalens dump folder: it has no %s and no dumped "
                                "files" % (root, INDEX_NAME))
             return reader.warnings
-        if os.path.exists(index_path) is False:
+        if not os.path.exists(index_path):
             reader.warn("no %s in %s; the report is built from file names only, without "
                         "graph breaks, reasons or call stacks" % (INDEX_NAME, prefix or "the folder"))
     if not isinstance(index, dict):
-        raise NotADump("%s: %s is not a JSON object" % (root, INDEX_NAME))
+        if depth == 0:
+            raise NotADump("%s: %s is not a JSON object" % (root, INDEX_NAME))
+        reader.warn("%s%s is not a JSON object; skipped" % (prefix, INDEX_NAME))
+        return reader.warnings
     _load_index(reader, index, dump)
     warnings = reader.warnings
     for sub in index.get("subdumps") or []:
