@@ -404,48 +404,95 @@ class StackMachine(object):
             self.fail("BUILD_CONST_KEY_MAP without constant keys", ins)
         stack.append(ast.Dict(keys=[const(k) for k in names], values=values))
 
+    def _literal_target(self, stack, ins, node_type):
+        """The container a LIST_EXTEND/SET_ADD/... adds to, if it is a literal being built
+        that nothing else refers to; None when the update must be a method call instead."""
+        n = ins.argval
+        if len(stack) < n:
+            self.fail("stack underflow", ins)
+        target = stack[-n]
+        if isinstance(target, node_type) and getattr(target, "_const", None) is None and \
+                sum(1 for v in stack if v is target) == 1:
+            return target
+        return None
+
+    def _method_update(self, ins, stack, out, method, *args):
+        """Generated code updates containers it also refers to elsewhere: keep it in a
+        temporary and call the list/set/dict method that the opcode performs."""
+        n = ins.argval
+        target = stack[-n]
+        if not (isinstance(target, ast.Name) and getattr(target, "_temp", False)):
+            temp = self.new_temp()
+            out.append(ast.Assign(targets=[name(temp, ast.Store())], value=self.value(target, ins), lineno=0))
+            ref = name(temp)
+            ref._temp = True
+            for k in range(len(stack)):
+                if stack[k] is target:
+                    stack[k] = ref
+            target = ref
+        call = ast.Call(func=ast.Attribute(value=name(target.id), attr=method, ctx=ast.Load()),
+                        args=[self.value(a, ins) for a in args], keywords=[])
+        out.append(ast.Expr(value=call))
+
     def op_LIST_EXTEND(self, ins, stack, out):
         value = self.pop(stack, ins)
-        target = stack[-ins.argval]
+        target = self._literal_target(stack, ins, ast.List)
+        if target is None:
+            return self._method_update(ins, stack, out, "extend", value)
         if isinstance(getattr(value, "_const", None), tuple):
             target.elts.extend(value.elts)
         else:
-            target.elts.append(ast.Starred(value=value, ctx=ast.Load()))
+            target.elts.append(ast.Starred(value=self.value(value, ins), ctx=ast.Load()))
 
     def op_SET_UPDATE(self, ins, stack, out):
         value = self.pop(stack, ins)
-        target = stack[-ins.argval]
+        target = self._literal_target(stack, ins, ast.Set)
+        if target is None:
+            return self._method_update(ins, stack, out, "update", value)
         if isinstance(value, ast.Set) and getattr(value, "_const", None) is not None:
             target.elts.extend(value.elts)
         else:
-            target.elts.append(ast.Starred(value=value, ctx=ast.Load()))
+            target.elts.append(ast.Starred(value=self.value(value, ins), ctx=ast.Load()))
 
     def op_DICT_UPDATE(self, ins, stack, out):
         value = self.pop(stack, ins)
-        target = stack[-ins.argval]
+        target = self._literal_target(stack, ins, ast.Dict)
+        if target is None:
+            return self._method_update(ins, stack, out, "update", value)
         target.keys.append(None)
-        target.values.append(value)
+        target.values.append(self.value(value, ins))
 
     op_DICT_MERGE = op_DICT_UPDATE
 
     def op_LIST_TO_TUPLE(self, ins, stack, out):
         value = self.pop(stack, ins)
-        stack.append(ast.Tuple(elts=value.elts, ctx=ast.Load()))
+        if isinstance(value, ast.List):
+            stack.append(ast.Tuple(elts=value.elts, ctx=ast.Load()))
+        else:
+            stack.append(ast.Call(func=name("tuple"), args=[self.value(value, ins)], keywords=[]))
 
     def op_LIST_APPEND(self, ins, stack, out):
         value = self.pop(stack, ins)
-        stack[-ins.argval].elts.append(value)
+        target = self._literal_target(stack, ins, ast.List)
+        if target is None:
+            return self._method_update(ins, stack, out, "append", value)
+        target.elts.append(self.value(value, ins))
 
     def op_SET_ADD(self, ins, stack, out):
         value = self.pop(stack, ins)
-        stack[-ins.argval].elts.append(value)
+        target = self._literal_target(stack, ins, ast.Set)
+        if target is None:
+            return self._method_update(ins, stack, out, "add", value)
+        target.elts.append(self.value(value, ins))
 
     def op_MAP_ADD(self, ins, stack, out):
         value = self.pop(stack, ins)
         key = self.pop(stack, ins)
-        target = stack[-ins.argval]
-        target.keys.append(key)
-        target.values.append(value)
+        target = self._literal_target(stack, ins, ast.Dict)
+        if target is None:
+            return self._method_update(ins, stack, out, "__setitem__", key, value)
+        target.keys.append(self.value(key, ins))
+        target.values.append(self.value(value, ins))
 
     # -- strings ---------------------------------------------------------------------------
     def op_FORMAT_VALUE(self, ins, stack, out):

@@ -32,6 +32,7 @@ class CodeWalker(HandlerMixin, BranchMixin, DefinitionMixin, StatementWalker):
         StatementWalker.__init__(self, code, instrs, entries,
                                  lambda c, k: decompile_body(c, k, session))
         self.kind = kind
+        self.session = session
         self.imported_names = session.imported_names
 
     def op_LOAD_FAST(self, ins, stack, out):
@@ -76,8 +77,10 @@ def code_kind(code):
 class Session(object):
     """What the decompilation of one code object and its nested ones learns along the way."""
 
-    def __init__(self):
+    def __init__(self, temp_prefix="__temp_"):
         self.imported_names = set()
+        self.temp_prefix = temp_prefix
+        self.temp_count = 0
 
 
 def decompile_body(code, kind=None, session=None):
@@ -361,7 +364,7 @@ def decompile_code(code, indent="    ", temp_prefix="__temp_", name=None):
     if not hasattr(code, "co_code"):
         raise TypeError("decompile_code() needs a code object, got %s" % type(code).__name__)
     try:
-        session = Session()
+        session = Session(temp_prefix)
         stmts = definition_for(code, name, session)
         if code_kind(code) != "module":
             stmts = wrap_for_closure(code, stmts)

@@ -210,11 +210,41 @@ class StatementWalker(StackMachine):
                 handler = getattr(self, "op_" + ins.op, None)
                 if handler is None:
                     self.fail("unsupported opcode", ins)
+                before = len(out)
                 nxt = handler(ins, stack, out)
+                if len(out) > before and stack and self.kind != "comprehension":
+                    self.spill(stack, out, before)
                 i = ins.index + 1 if nxt is None else nxt
             return out, i
         finally:
             self.ctx, self.range_end, self.chunk_mode = saved
+
+    kind = "function"
+
+    def spill(self, stack, out, at):
+        """Values still on the stack when a statement is emitted were computed *before* it
+        (generated code does that; people don't): keep that order by assigning them to
+        temporaries ahead of the statement."""
+        emitted = set(id(getattr(stmt, "value", None)) for stmt in out[at:])
+        temps = []
+        for k, value in enumerate(stack):
+            if not isinstance(value, ast.expr) or isinstance(value, ast.Constant) or \
+                    id(value) in emitted or getattr(value, "_const", None) is not None or \
+                    getattr(value, "_temp", False):
+                continue
+            temp = self.new_temp()
+            temps.append(ast.Assign(targets=[name(temp, ast.Store())], value=value, lineno=0))
+            stack[k] = name(temp)
+            stack[k]._temp = True
+            for other in range(k + 1, len(stack)):
+                if stack[other] is value:
+                    stack[other] = stack[k]
+        if temps:
+            out[at:at] = temps
+
+    def new_temp(self):
+        self.session.temp_count += 1
+        return "%s%d" % (self.session.temp_prefix, self.session.temp_count)
 
     def _skip(self, i, ctx):
         """Skip code that has no statement form: re-raise cleanups, copied finally bodies."""
@@ -455,8 +485,39 @@ class StatementWalker(StackMachine):
         container = self.pop(stack, ins)
         self._delete(ast.Subscript(value=container, slice=self._slice_expr(index), ctx=ast.Del()), out)
 
+    def _unpack_is_stored(self, ins):
+        """Whether the values an UNPACK_* pushes go to assignment targets (people's code) or
+        are used as values (generated code)."""
+        k = ins.index + 1
+        if k >= self.n:
+            return False
+        op = self.instrs[k].op
+        if op.startswith("STORE_") or op.startswith("UNPACK_"):
+            return True
+        if op.startswith("LOAD_") and k + 1 < self.n:
+            nxt = self.instrs[k + 1].op
+            if nxt == "STORE_ATTR" or (nxt.startswith("LOAD_") and k + 2 < self.n and
+                                       self.instrs[k + 2].op == "STORE_SUBSCR"):
+                return True
+            if nxt == "LOAD_ATTR" or nxt == "BINARY_SUBSCR":
+                return True
+        return False
+
+    def _unpack_to_temps(self, ins, value, count, stack, out, star_index=None):
+        temps = [self.new_temp() for _ in range(count)]
+        elts = [ast.Starred(value=name(t, ast.Store()), ctx=ast.Store()) if q == star_index
+                else name(t, ast.Store()) for q, t in enumerate(temps)]
+        out.append(ast.Assign(targets=[ast.Tuple(elts=elts, ctx=ast.Store())],
+                              value=self.value(value, ins), lineno=0))
+        for t in reversed(temps):
+            ref = name(t)
+            ref._temp = True
+            stack.append(ref)
+
     def op_UNPACK_SEQUENCE(self, ins, stack, out):
         value = self.pop(stack, ins)
+        if not isinstance(value, UnpackSlot) and not self._unpack_is_stored(ins):
+            return self._unpack_to_temps(ins, value, ins.argval, stack, out)
         builder = UnpackBuilder(value, ins.argval)
         if isinstance(value, UnpackSlot):
             builder.parent = value
