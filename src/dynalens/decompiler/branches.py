@@ -196,12 +196,9 @@ class BranchMixin(object):
         if len(stack) < n or any(not isinstance(v, ast.expr) for v in stack[-n:]):
             return False
         k = ins.index + 1
-        if k >= self.n:
+        if k >= self.n or self.instrs[k].op in ("STORE_ATTR", "STORE_SUBSCR"):
             return False
-        op = self.instrs[k].op
-        if op in ("STORE_FAST", "STORE_NAME", "STORE_GLOBAL", "STORE_DEREF"):
-            return True
-        return op.startswith("LOAD_") and op != "LOAD_CONST"
+        return self.targets_follow(k, n)
 
     def _tuple_assignment(self, ins, stack):
         from .expressions import UnpackBuilder, UnpackSlot

@@ -485,23 +485,57 @@ class StatementWalker(StackMachine):
         container = self.pop(stack, ins)
         self._delete(ast.Subscript(value=container, slice=self._slice_expr(index), ctx=ast.Del()), out)
 
+    _TARGET_LOADS = frozenset(["LOAD_FAST", "LOAD_NAME", "LOAD_GLOBAL", "LOAD_DEREF",
+                               "LOAD_CONST", "PUSH_NULL"])
+
+    def targets_follow(self, k, count):
+        """Whether the instructions from ``k`` store ``count`` stack values to assignment
+        targets (names, attributes, subscripts, nested unpacking) and nothing else: how
+        people's unpacking looks, as opposed to generated code that keeps using the values."""
+        instrs = self.instrs
+        extra = 0
+        while count > 0:
+            if k >= self.n:
+                return False
+            ins = instrs[k]
+            op = ins.op
+            if op in self._TARGET_LOADS:
+                extra += 1
+            elif op == "LOAD_ATTR":
+                if extra < 1:
+                    return False
+            elif op == "BINARY_SUBSCR":
+                if extra < 2:
+                    return False
+                extra -= 1
+            elif op in ("STORE_FAST", "STORE_NAME", "STORE_GLOBAL", "STORE_DEREF"):
+                if extra:
+                    return False
+                count -= 1
+            elif op == "STORE_ATTR":
+                if extra != 1:
+                    return False
+                extra = 0
+                count -= 1
+            elif op == "STORE_SUBSCR":
+                if extra != 2:
+                    return False
+                extra = 0
+                count -= 1
+            elif op == "UNPACK_SEQUENCE" and not extra:
+                count += ins.argval - 1
+            elif op == "UNPACK_EX" and not extra:
+                count += (ins.arg & 0xFF) + (ins.arg >> 8)
+            else:
+                return False
+            k += 1
+        return True
+
     def _unpack_is_stored(self, ins):
         """Whether the values an UNPACK_* pushes go to assignment targets (people's code) or
         are used as values (generated code)."""
-        k = ins.index + 1
-        if k >= self.n:
-            return False
-        op = self.instrs[k].op
-        if op.startswith("STORE_") or op.startswith("UNPACK_"):
-            return True
-        if op.startswith("LOAD_") and k + 1 < self.n:
-            nxt = self.instrs[k + 1].op
-            if nxt == "STORE_ATTR" or (nxt.startswith("LOAD_") and k + 2 < self.n and
-                                       self.instrs[k + 2].op == "STORE_SUBSCR"):
-                return True
-            if nxt == "LOAD_ATTR" or nxt == "BINARY_SUBSCR":
-                return True
-        return False
+        count = ins.argval if ins.op == "UNPACK_SEQUENCE" else (ins.arg & 0xFF) + 1 + (ins.arg >> 8)
+        return self.targets_follow(ins.index + 1, count)
 
     def _unpack_to_temps(self, ins, value, count, stack, out, star_index=None):
         temps = [self.new_temp() for _ in range(count)]
@@ -529,6 +563,8 @@ class StatementWalker(StackMachine):
         value = self.pop(stack, ins)
         before, after = ins.arg & 0xFF, ins.arg >> 8
         count = before + 1 + after
+        if not isinstance(value, UnpackSlot) and not self._unpack_is_stored(ins):
+            return self._unpack_to_temps(ins, value, count, stack, out, star_index=before)
         builder = UnpackBuilder(value, count, star_index=before)
         if isinstance(value, UnpackSlot):
             builder.parent = value
