@@ -460,6 +460,18 @@ def test_pyodide_step_commands_mount_the_project(tmp_path):
     assert "--source-zip" in tail and "/pyodide-dist/python_stdlib.zip" in tail
 
 
+def test_a_corpus_folder_of_snippets_reaches_both_kinds(tmp_path):
+    snippets = str(tmp_path / "snippets")
+    native = discover.Interpreter("3.12", "native", path="/py")
+    argv = jobs.step_commands(native, ROOT, str(tmp_path), 5, corpus_dir=snippets)["corpus"][0]
+    assert argv[argv.index("--corpus") + 1] == snippets
+    wasm = discover.Interpreter("3.14", "pyodide", path=str(tmp_path), release="314.0.7")
+    argv = jobs.step_commands(wasm, ROOT, str(tmp_path), 5, node="/node",
+                              corpus_dir=snippets)["corpus"][0]
+    assert "%s:/corpus" % snippets in argv
+    assert argv[argv.index("--corpus") + 1] == "/corpus"
+
+
 def test_native_step_commands(tmp_path):
     interp = discover.Interpreter("3.12", "native", path="/py/python3.12")
     commands = jobs.step_commands(interp, ROOT, str(tmp_path), 5, roundtrip_args=["--baseline"])
@@ -678,7 +690,7 @@ def test_run_reports_every_version_in_order(tmp_path):
     seen = []
 
     def fake_run_version(interp, root, work, sample, timeout, node=None, roundtrip=True,
-                         roundtrip_args=()):
+                         roundtrip_args=(), corpus_dir=None):
         seen.append((interp.version, sample, tuple(roundtrip_args)))
         if interp.version == "3.8":
             return _result("3.8", error="exit 2, no results: no ast.unparse")

@@ -46,6 +46,11 @@ def parse_args(argv):
                         help="stdlib files in the round-trip sample (default %(default)s)")
     parser.add_argument("--no-roundtrip", dest="roundtrip", action="store_false",
                         help="construct tests only")
+    parser.add_argument("--corpus", metavar="DIR",
+                        help="construct tests from DIR instead of tests/corpus (e.g. snippets "
+                             "that reproduce a problem, to see it on every version)")
+    parser.add_argument("-v", "--verbose", action="store_true",
+                        help="print every version's construct-test output after the table")
     parser.add_argument("--baseline", action="store_true",
                         help="round trip on the true source (checks verify(), not decompile)")
     parser.add_argument("--min-exact", type=float, default=0.0, metavar="PCT",
@@ -81,6 +86,8 @@ def parse_args(argv):
         parser.error("--sample must be at least 1")
     if args.jobs < 1:
         parser.error("--jobs must be at least 1")
+    if args.corpus and not os.path.isdir(args.corpus):
+        parser.error("--corpus %s is not a folder" % args.corpus)
     return args
 
 
@@ -159,8 +166,8 @@ def run(args, log=None, resolver=None, run_version=jobs.run_version):
             log("%-5s running on %s" % (interpreter.version, interpreter.label()))
             futures[pool.submit(run_version, interpreter, ROOT, args.work, args.sample,
                                 args.timeout, node=resolver.node, roundtrip=args.roundtrip,
-                                roundtrip_args=["--baseline"] if args.baseline else [])] = \
-                interpreter
+                                roundtrip_args=["--baseline"] if args.baseline else [],
+                                corpus_dir=args.corpus)] = interpreter
         for future in concurrent.futures.as_completed(futures):
             result = future.result()
             results[result.version] = result
@@ -176,6 +183,13 @@ def main(argv=None):
     results = run(args)
     print()
     print(report.table(results, args.min_exact, args.strict))
+    if args.verbose:
+        for result in results:
+            if result.corpus is not None and result.corpus.log_path:
+                print("\n== %s construct tests (%s) ==" % (result.version,
+                                                         result.interpreter.label()))
+                with open(result.corpus.log_path) as handle:
+                    print(handle.read().rstrip())
     if args.causes:
         text = report.causes_text(results, args.causes)
         if text:

@@ -19,6 +19,7 @@ from . import pyodide as pyodide_mod
 GUEST_ROOT = "/project"
 GUEST_OUT = "/out"
 GUEST_DIST = "/pyodide-dist"
+GUEST_CORPUS = "/corpus"
 PROJECT_DIRS = ("src", "tools", "bench", "tests")
 
 
@@ -102,19 +103,23 @@ def native_env(root):
     return env
 
 
-def step_commands(interpreter, root, out_dir, sample, node=None, roundtrip_args=()):
+def step_commands(interpreter, root, out_dir, sample, node=None, roundtrip_args=(),
+                  corpus_dir=None):
     """{step name: (argv, json path on the host)} for the two steps on ``interpreter``.
 
-    ``roundtrip_args`` are passed on to bench/roundtrip.py (``--baseline``, for instance).
+    ``roundtrip_args`` are passed on to bench/roundtrip.py (``--baseline``, for instance);
+    ``corpus_dir`` replaces tests/corpus (a folder of snippets to try on every version).
     """
     extra = ["--quiet"] + list(roundtrip_args)
+    corpus_args = ["--quiet"]
     corpus_json = os.path.join(out_dir, "corpus.json")
     roundtrip_json = os.path.join(out_dir, "roundtrip.json")
     if interpreter.kind == "native":
         python = interpreter.path
         return {
-            "corpus": ([python, os.path.join(root, "tools", "corpus_check.py"), "--quiet",
-                        "--json", corpus_json], corpus_json),
+            "corpus": ([python, os.path.join(root, "tools", "corpus_check.py")] + corpus_args
+                       + (["--corpus", os.path.abspath(corpus_dir)] if corpus_dir else [])
+                       + ["--json", corpus_json], corpus_json),
             "roundtrip": ([python, os.path.join(root, "bench", "roundtrip.py"), "--sample",
                            str(sample), "--json", roundtrip_json] + extra, roundtrip_json),
         }
@@ -123,9 +128,13 @@ def step_commands(interpreter, root, out_dir, sample, node=None, roundtrip_args=
               if os.path.isdir(os.path.join(root, d))]
     mounts.append((out_dir, GUEST_OUT))
     paths = ["%s/src" % GUEST_ROOT]
+    corpus_mounts = list(mounts)
+    if corpus_dir:
+        corpus_mounts.append((corpus_dir, GUEST_CORPUS))
+        corpus_args += ["--corpus", GUEST_CORPUS]
     corpus = pyodide_mod.command(
         node, dist, "%s/tools/corpus_check.py" % GUEST_ROOT,
-        ["--quiet", "--json", GUEST_OUT + "/corpus.json"], mounts, paths, GUEST_ROOT)
+        corpus_args + ["--json", GUEST_OUT + "/corpus.json"], corpus_mounts, paths, GUEST_ROOT)
     args = ["--sample", str(sample), "--json", GUEST_OUT + "/roundtrip.json"] + extra
     if pyodide_mod.stdlib_zip(dist):
         mounts = mounts + [(dist, GUEST_DIST)]
@@ -136,7 +145,7 @@ def step_commands(interpreter, root, out_dir, sample, node=None, roundtrip_args=
 
 
 def run_version(interpreter, root, work_dir, sample, timeout, node=None, roundtrip=True,
-                roundtrip_args=(), runner=subprocess.run):
+                roundtrip_args=(), corpus_dir=None, runner=subprocess.run):
     """Both steps on one interpreter -> VersionResult (never raises for a failing step)."""
     result = VersionResult(interpreter.version, interpreter)
     out_dir = os.path.join(work_dir, interpreter.version)
@@ -144,7 +153,7 @@ def run_version(interpreter, root, work_dir, sample, timeout, node=None, roundtr
         os.makedirs(out_dir)
     started = time.perf_counter()
     commands = step_commands(interpreter, root, out_dir, sample, node=node,
-                             roundtrip_args=roundtrip_args)
+                             roundtrip_args=roundtrip_args, corpus_dir=corpus_dir)
     env = native_env(root) if interpreter.kind == "native" else None
     argv, json_path = commands["corpus"]
     result.corpus = run_step("corpus", argv, json_path, os.path.join(out_dir, "corpus.log"),

@@ -91,7 +91,7 @@ def table(results, min_exact=0.0, strict=False, home=None):
             parts.append(str(cell).rjust(widths[i]) if i in numeric else str(cell).ljust(widths[i]))
         parts.append(str(cells[-1]))
         lines.append("  ".join(parts).rstrip())
-    rule = "-" * min(max(len(line) for line in lines), 160)
+    rule = "-" * len(lines[0])
     return "\n".join([lines[0], rule] + lines[1:])
 
 
