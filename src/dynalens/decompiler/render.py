@@ -163,6 +163,18 @@ def _returns_to_else(stmts):
     return out
 
 
+def _fill_empty_bodies(tree):
+    """Every block needs a statement: a body emptied by dropping implicit returns gets
+    ``pass``."""
+    for node in ast.walk(tree):
+        for field in ("body", "finalbody"):
+            value = getattr(node, field, None)
+            if isinstance(value, list) and not value and field == "body":
+                value.append(ast.Pass())
+        if isinstance(node, ast.Try) and not node.handlers and not node.finalbody:
+            node.finalbody.append(ast.Pass())
+
+
 def _ends_with_return(body):
     return bool(body) and isinstance(body[-1], ast.Return) and (
         body[-1].value is None or (isinstance(body[-1].value, ast.Constant) and body[-1].value.value is None))
@@ -332,6 +344,7 @@ def arguments_of_empty():
 
 def unparse(stmts):
     module = ast.Module(body=stmts, type_ignores=[])
+    _fill_empty_bodies(module)
     ast.fix_missing_locations(module)
     return ast.unparse(module)
 

@@ -293,7 +293,8 @@ class StatementWalker(StackMachine):
         return True
 
     def _structure_at(self, i, stack, out, ctx):
-        """Start a construct at ``i`` if one starts here: try, while."""
+        """Start a construct at ``i`` if one starts here: try, while (the one that encloses
+        the other first, when both start here)."""
         entries = self.chain(i)
         if entries:
             for e in reversed(entries):
@@ -301,7 +302,9 @@ class StatementWalker(StackMachine):
                     continue
                 if e.lasti or self.instrs[e.target].op != "PUSH_EXC_INFO":
                     continue
-                return self.do_try(i, e, stack, out, ctx)
+                if not self._loop_encloses(i, e.target, ctx):
+                    return self.do_try(i, e, stack, out, ctx)
+                break
         loop = self.while_loops.get(i)
         if loop is not None and (ctx.loop is None or ctx.loop.head != i):
             return self.do_while(i, loop, stack, out, ctx)
@@ -310,6 +313,16 @@ class StatementWalker(StackMachine):
                 self.instrs[i].op not in ("FOR_ITER", "GET_ANEXT"):
             return self.do_while_true(i, max(backs), stack, out, ctx)
         return None
+
+    def _loop_encloses(self, i, handler, ctx):
+        """A loop starting at ``i`` whose back edge comes after the try's handler holds it."""
+        if ctx.loop is not None and ctx.loop.head == i:
+            return False
+        loop = self.while_loops.get(i)
+        if loop is not None:
+            return loop[1] > handler
+        backs = self.back_jumps.get(i)
+        return bool(backs) and max(backs) > handler
 
     # -- statements ------------------------------------------------------------------------
     def emit_assign(self, target, value, out, ins):
