@@ -27,6 +27,16 @@ from .expressions import (
 from .instructions import KEEP_JUMPS, POP_JUMPS
 
 
+def _defines(function_name, stored_name):
+    """Whether storing a function under ``stored_name`` is what ``def function_name`` does:
+    the same name, or its private-name mangled form inside a class (``_C__name``)."""
+    if function_name == stored_name:
+        return function_name != "<lambda>"
+    return (function_name.startswith("__") and not function_name.endswith("__") and
+            stored_name.startswith("_") and stored_name.endswith(function_name) and
+            not stored_name.startswith("__"))
+
+
 class NotAChunk(Exception):
     """Raised while reading a condition chunk when the code is not a pure expression."""
 
@@ -156,10 +166,11 @@ class StatementWalker(StackMachine):
                 break
             x, y = instrs[top], instrs[bottom]
             if length == 0:
-                if x.op not in POP_JUMPS or x.target != exit_:
+                if x.op not in POP_JUMPS or self.label(x.target) != self.label(exit_):
                     break
-            elif not (x.op == y.op and x.argval == y.argval and x.line == y.line and
-                      (x.target is None) == (y.target is None)):
+            elif not (x.op == y.op and x.line == y.line and (
+                    x.argval == y.argval if x.target is None else
+                    y.target is not None and self.label(x.target) == self.label(y.target))):
                 break
             length += 1
         # both copies of the test start the `while` line: trim a statement that matched by chance
@@ -343,8 +354,8 @@ class StatementWalker(StackMachine):
             out.append(ast.AugAssign(target=target, op=value.op, value=self.value(value.value, ins)))
             return
         if isinstance(value, FunctionValue) and isinstance(target, ast.Name) and \
-                value.code.co_name == target.id and value.code.co_name != "<lambda>":
-            out.append(self.function_def(value, target.id, ins))
+                _defines(value.code.co_name, target.id):
+            out.append(self.function_def(value, value.code.co_name, ins))
             return
         if isinstance(value, ClassValue) and isinstance(target, ast.Name) and value.name == target.id:
             out.append(self.class_def(value, ins))
