@@ -440,6 +440,15 @@ class BranchMixin(object):
                 best = ins.target
         return best if best is not None else default
 
+    def _loop_body_end(self, head, last, exit_):
+        """Where a for body ends: at its back edge, unless blocks after the back edge are
+        reached from inside the loop (an ``else: break`` the compiler moved to the end)."""
+        for k in range(head + 1, last + 1):
+            t = self.instrs[k].target
+            if t is not None and last < t < exit_:
+                return exit_
+        return last + 1
+
     def op_FOR_ITER(self, ins, stack, out):
         it = stack[-1]
         if not isinstance(it, IterMarker):
@@ -461,7 +470,7 @@ class BranchMixin(object):
         ctx = self.ctx.but(loop=loop)
         # the body ends at the back edge; blocks between it and the exit belong to enclosing
         # constructs (returns the compiler duplicated into them)
-        body, _ = self.walk(head + 1, last + 1, body_stack, ctx)
+        body, _ = self.walk(head + 1, self._loop_body_end(head, last, exit_), body_stack, ctx)
         target = getattr(item, "target", None)
         if target is None:
             self.fail("for loop without a target", ins)

@@ -534,10 +534,11 @@ class StackMachine(object):
         return below, [top]
 
     def _note_plain_attribute_call(self, func):
-        """``mod.f()`` compiled without the method-call form: the compiler does that when
-        ``mod`` was bound by an import in the module (its symbol table says so), so a function
-        decompiled alone needs that import in its source to compile back the same."""
-        if isinstance(func, ast.Attribute) and getattr(func.value, "_global", False) and \
+        """``mod.f()`` compiled without the method-call form: the compiler does that when a
+        name ``mod`` was bound by an import at module level (it asks the module's symbol table,
+        whatever scope ``mod`` has here), so a function decompiled alone needs that import in
+        its source to compile back the same."""
+        if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and \
                 not getattr(func, "_method", False):
             self.imported_names.add(func.value.id)
 
