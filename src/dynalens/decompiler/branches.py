@@ -463,7 +463,7 @@ class BranchMixin(object):
         break_target = self._break_target(head + 1, exit_, exit_)
         if break_target > self.range_end and break_target != exit_:
             break_target = exit_
-        loop = Loop(head, (head,), break_target, last, "for")
+        loop = Loop(head, (head,), break_target, last, "for", iterator=it, exit=exit_)
         body_stack = list(stack)
         item = LoopItem()
         body_stack.append(item)

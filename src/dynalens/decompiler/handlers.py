@@ -52,7 +52,8 @@ class HandlerMixin(object):
         computed under the handler) may finish after the protected range."""
         body_stack = list(stack)
         body, k = self.walk(i, body_end, body_stack, ctx)
-        while len(body_stack) > len(stack) and k < limit:
+        known = set(map(id, stack))
+        while k < limit and any(id(v) not in known for v in body_stack):
             body, k = self.walk(k, k + 1, body_stack, ctx, out=body)
         return body, k
 

@@ -67,14 +67,16 @@ class Chunk(object):
 
 
 class Loop(object):
-    __slots__ = ("head", "continue_targets", "break_target", "last", "kind")
+    __slots__ = ("head", "continue_targets", "break_target", "last", "kind", "iterator", "exit")
 
-    def __init__(self, head, continue_targets, break_target, last, kind):
+    def __init__(self, head, continue_targets, break_target, last, kind, iterator=None, exit=None):
         self.head = head
         self.continue_targets = continue_targets
         self.break_target = break_target
         self.last = last
         self.kind = kind
+        self.iterator = iterator
+        self.exit = exit
 
 
 class Context(object):
@@ -605,6 +607,9 @@ class StatementWalker(StackMachine):
                 out.append(ast.ImportFrom(module=value.module or None, names=value.names, level=value.level))
             return
         if isinstance(value, (Marker,)) and not isinstance(value, (FunctionValue, ClassValue)):
+            loop = self.ctx.loop
+            if loop is not None and value is loop.iterator and ins.index + 1 == loop.exit:
+                out.append(ast.Break())  # a break that falls into the loop's exit
             return
         out.append(ast.Expr(value=self.value(value, ins)))
 
