@@ -6,7 +6,8 @@ check that the lens changed nothing. Compiled functions are created inside the c
 reset Dynamo (`torch._dynamo.reset()`) between runs so every run compiles afresh.
 
 `python -m dynalens.examples.workloads NAME [DUMP_DIR]` runs one (under prepare_debug when a
-folder is given); `--list` lists them.
+folder is given); `--list` lists them; `--all DUMP_ROOT` runs every one plain and under the lens
+and prints how many of Dynamo's code objects decompiled and verified exact.
 """
 
 import sys
@@ -353,8 +354,51 @@ def run_workload(name, backend=None):
     return WORKLOADS[name](backend)
 
 
+def run_all(root, names=None):
+    """Every workload plain and under the lens (into root/NAME); print what the lens saw.
+
+    Prints, per workload, whether outputs matched and how many Dynamo code objects
+    (transformed code and resume functions) decompiled and verified exact, then totals.
+    """
+    import os
+    import warnings
+
+    from dynalens.lens.api import prepare_debug
+
+    totals = {"code objects": 0, "decompiled": 0, "exact": 0, "mismatched outputs": 0}
+    print("%-26s %-5s %8s %10s %6s" % ("workload", "same", "objects", "decompiled", "exact"))
+    for name in names or list(WORKLOADS):
+        plain = run_workload(name)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
+            with prepare_debug(os.path.join(root, name), report=False) as run:
+                lensed = run_workload(name)
+        same = outputs_equal(plain, lensed)
+        objs = []
+        for c in run.index["compiles"]:
+            t = c["transformed_code"]
+            if t is not None:
+                objs.append((t["decompiled"], t["verified"]))
+            objs += [(r["decompiled"], r["verified"]) for r in c["resume_functions"]]
+        dec = sum(1 for d, _ in objs if d)
+        ex = sum(1 for _, v in objs if v)
+        totals["code objects"] += len(objs)
+        totals["decompiled"] += dec
+        totals["exact"] += ex
+        totals["mismatched outputs"] += not same
+        print("%-26s %-5s %8d %10d %6d" % (name, same, len(objs), dec, ex), flush=True)
+    print("totals: " + ", ".join("%s %d" % kv for kv in totals.items()))
+    return totals
+
+
 def main(argv=None):
     argv = sys.argv[1:] if argv is None else argv
+    if argv and argv[0] == "--all":
+        if len(argv) < 2:
+            print("usage: --all DUMP_ROOT [NAME ...]", file=sys.stderr)
+            return 2
+        totals = run_all(argv[1], argv[2:] or None)
+        return 0 if totals["mismatched outputs"] == 0 else 1
     if not argv or argv[0] == "--list":
         for name, fn in WORKLOADS.items():
             print("%-26s %-10s %s" % (name, fn.default_backend, fn.description))

@@ -157,7 +157,11 @@ class Dumper:
                 "breakpoint here is hit with live values."]
             res = function_source(rec.transformed_code, tname, tpath, theader,
                                   on_failure=self._decompile_failed)
-            if res.decompiled and not res.verified:
+            if not res.decompiled:
+                res.text = res.text.replace("\n".join("# " + h for h in theader[1:]) + "\n",
+                                            "# Dynamo's transformed bytecode of %s.\n"
+                                            % rec.function, 1)
+            elif not res.verified:
                 res.text = res.text.replace(
                     theader[-1] + "\n",
                     theader[-1] + "\n# NOT SWAPPED by debug(): the source does not recompile to "
@@ -179,8 +183,10 @@ class Dumper:
             rfile = "__resume_code_%d_for_%s.py" % (n, _safe(rname))
             res = function_source(rcode, rname, os.path.join(folder, rfile),
                                   header + ["Resume function %s, created by Dynamo at a graph "
-                                            "break; decompiled by dynalens." % rname],
+                                            "break." % rname],
                                   on_failure=self._decompile_failed)
+            if not res.decompiled:
+                rfile = "__disassembly_%d_for_%s.resume.py" % (n, _safe(rname))
             self._write(rfile, res.text, "resume_code" if res.decompiled else "disassembly", dc)
             parsed = parse_resume_name(rname)
             entry["resume_functions"].append({"name": rname, "file": rfile,
