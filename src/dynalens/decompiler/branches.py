@@ -85,22 +85,11 @@ class BranchMixin(object):
 
     # -- parsing boolean trees -------------------------------------------------------------
     def label(self, index):
-        """Jump targets that are copies of one implicit ``return`` block count as one label
-        (the compiler duplicates small exit blocks into each predecessor)."""
-        canon = self._canon
-        if canon is None:
-            canon = self._canon = {}
-            seen = {}
-            instrs = self.instrs
-            for k in range(self.n - 1):
-                a = instrs[k]
-                if a.op == "LOAD_CONST" and instrs[k + 1].op == "RETURN_VALUE" and \
-                        not hasattr(a.argval, "co_code"):
-                    key = (type(a.argval), repr(a.argval))
-                    canon[k] = seen.setdefault(key, k)
-        return canon.get(index, index)
+        """Jump targets that are copies of one exit block count as one label (the compiler
+        duplicates small exit blocks, such as the implicit ``return None``, into each
+        predecessor)."""
+        return self.exits.label(index)
 
-    _canon = None
 
     def parse_cond(self, chunks, true, false, fall):
         """Boolean expression for chunks whose jumps go to ``true``/``false`` labels."""
@@ -362,6 +351,10 @@ class BranchMixin(object):
             if last.op == "JUMP" and last.target > body_end and not self._is_loop_jump(last) \
                     and body_end < end:
                 else_end = min(last.target, end)
+            elif body_end < end and self._exits_inside(true, body_end):
+                # the body's own branches leave through copies of the final exit, so what
+                # follows the body is not after the `if` but its `else`
+                return self._if_else_to_end(test, true, body_end, end, stack, out, ins)
         if else_end is not None:
             body_stack = list(stack)
             body, _ = self.walk(true, body_end - 1, body_stack, ctx)
@@ -387,6 +380,21 @@ class BranchMixin(object):
         assertion = self._as_assert(node)
         out.append(assertion or node)
         return body_end
+
+    def _exits_inside(self, start, stop):
+        n = self.n
+        for k in range(start, stop):
+            t = self.instrs[k].target
+            if t is not None and t > n and self.instrs[k].op != "FOR_ITER":
+                return True
+        return False
+
+    def _if_else_to_end(self, test, true, false, end, stack, out, ins):
+        ctx = self.ctx
+        body, _ = self.walk(true, false, list(stack), ctx)
+        orelse, stop = self.walk(false, end, list(stack), ctx)
+        out.append(ast.If(test=test, body=body or [ast.Pass()], orelse=orelse))
+        return max(stop, end)
 
     @staticmethod
     def _as_assert(node):

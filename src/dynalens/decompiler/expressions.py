@@ -184,6 +184,11 @@ def const(value):
         return ast.parse(text, mode="eval").body
     if value is Ellipsis:
         return ast.Constant(value=Ellipsis)
+    if isinstance(value, (int, float)) and not isinstance(value, bool) and (
+            value < 0 or (value == 0 and str(value).startswith("-"))):
+        # a folded negative literal: as a unary minus, unparse puts the parentheses that
+        # `(-1) ** x` needs, and the compiler folds it back to the same constant
+        return ast.UnaryOp(op=ast.USub(), operand=ast.Constant(value=-value))
     return ast.Constant(value=value)
 
 

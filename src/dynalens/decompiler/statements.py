@@ -37,6 +37,85 @@ def _defines(function_name, stored_name):
             not stored_name.startswith("__"))
 
 
+class ExitBlocks(object):
+    """Copies of one small exit block (straight code ending in ``RETURN_VALUE``).
+
+    CPython copies an exit block without a line number into every predecessor, so one
+    ``return None`` (or the end of an ``except`` body plus that return) appears several times,
+    each copy reached by jumps from a different branch.  Copies that can only be reached by a
+    jump are *detached*: the walk skips them and treats a jump to one as a jump to the end of
+    the construct it is in (which leads to the same exit).  The copy that code falls into
+    stays where it is.
+    """
+
+    MAX_LENGTH = 10
+    _KEY_OPS = frozenset(["LOAD_CONST", "RETURN_VALUE", "POP_EXCEPT", "STORE_FAST", "STORE_NAME",
+                          "DELETE_FAST", "DELETE_NAME", "POP_TOP", "SWAP", "LOAD_FAST",
+                          "LOAD_GLOBAL", "LOAD_NAME"])
+    _TERMINAL = frozenset(["RETURN_VALUE", "RERAISE", "RAISE_VARARGS", "JUMP"])
+    _REDIRECTED = frozenset(["JUMP", "POP_JUMP_IF_FALSE", "POP_JUMP_IF_TRUE", "POP_JUMP_IF_NONE",
+                             "POP_JUMP_IF_NOT_NONE", "JUMP_IF_FALSE_OR_POP", "JUMP_IF_TRUE_OR_POP"])
+
+    def __init__(self, instrs):
+        self.instrs = instrs
+        self.virtual = {}   # detached copy start -> virtual label beyond the code
+        self.ends = {}      # detached copy start -> index after it
+        blocks = {}
+        blocks_at = set()
+        n = len(instrs)
+        for k, ins in enumerate(instrs):
+            key = self._key(k)
+            if key is not None:
+                blocks.setdefault(key, []).append(k)
+                blocks_at.add(k)
+        pinned = set(ins.target for ins in instrs
+                     if ins.target is not None and ins.op not in self._REDIRECTED)
+        # only copies of line-less blocks are the compiler's: a written statement starts a
+        # line after everything before it
+        best = -1
+        for ins in instrs:
+            if ins.line is not None and ins.line > best and ins.index in blocks_at:
+                pinned.add(ins.index)
+            if ins.line is not None and ins.line > best:
+                best = ins.line
+        labels = {}
+        for key, starts in blocks.items():
+            if len(starts) < 2:
+                continue
+            label = n + 1 + len(labels)
+            labels[key] = label
+            for k in starts:
+                if k > 0 and instrs[k - 1].op in self._TERMINAL and instrs[k].is_target and \
+                        k not in pinned:
+                    self.virtual[k] = label
+                    self.ends[k] = k + len(key)
+        self.canon = {}
+        for key, starts in blocks.items():
+            if key in labels:
+                for k in starts:
+                    self.canon[k] = labels[key]
+
+    def _key(self, k):
+        instrs = self.instrs
+        ops = []
+        for q in range(k, min(k + self.MAX_LENGTH, len(instrs))):
+            ins = instrs[q]
+            if ins.op not in self._KEY_OPS or (q > k and ins.is_target) or \
+                    hasattr(ins.argval, "co_code"):
+                return None
+            ops.append((ins.op, type(ins.argval), repr(ins.argval)))
+            if ins.op == "RETURN_VALUE":
+                return tuple(ops) if q > k else None
+        return None
+
+    def label(self, index):
+        return self.canon.get(index, index)
+
+    def target(self, index):
+        """Where a jump to ``index`` goes, detached copies replaced by their virtual label."""
+        return self.virtual.get(index, index)
+
+
 class NotAChunk(Exception):
     """Raised while reading a condition chunk when the code is not a pure expression."""
 
@@ -118,6 +197,10 @@ class StatementWalker(StackMachine):
         self.entry_by_target = {}
         for e in entries:
             self.entry_by_target.setdefault(e.target, e)
+        self.exits = ExitBlocks(instrs)
+        for ins in instrs:
+            if ins.target is not None and ins.target in self.exits.virtual:
+                ins.target = self.exits.virtual[ins.target]
         self.cleanup_starts = self._find_cleanups()
         self.while_loops = {}
         self.back_jumps = {}
@@ -262,6 +345,10 @@ class StatementWalker(StackMachine):
     def _skip(self, i, ctx):
         """Skip code that has no statement form: re-raise cleanups, copied finally bodies."""
         while i < self.n:
+            detached = self.exits.ends.get(i)
+            if detached is not None:
+                i = detached
+                continue
             stop = self.cleanup_starts.get(i)
             if stop is not None and not self.chunk_mode:
                 i = stop
