@@ -591,7 +591,19 @@ def test_table_rows_show_figures():
     cells = row.split()
     assert cells[:2] == ["3.12", "/py"]
     assert "10 passed, 2 failed, 1 skipped" in row
-    assert cells[-5:] == ["400", "96.5", "80.0", "1234", "ok"]
+    assert cells[-5:] == ["400", "96.5", "80.0", "1234", "ran"]  # 2 construct tests failed
+    clean = dict(_GOOD_CORPUS, failed=0)
+    assert report.table([_result("3.12", clean, _ROUNDTRIP)]).split()[-1] == "ok"
+
+
+def test_legend_says_what_was_not_enforced():
+    results = [_result("3.12", _GOOD_CORPUS, _ROUNDTRIP), _result("3.9", skipped="none")]
+    lines = report.legend(results, min_exact=5).splitlines()
+    assert lines[0] == ("construct tests over all versions: 10 passed, 2 failed (not enforced; "
+                        "--strict fails a version on them)")
+    assert lines[1].startswith("ran = ran and met the floor (--min-exact 5%)")
+    assert report.legend(results, strict=True).splitlines() == [
+        "construct tests over all versions: 10 passed, 2 failed"]
 
 
 def test_causes_merge_corpus_and_roundtrip():

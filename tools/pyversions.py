@@ -183,6 +183,7 @@ def main(argv=None):
     results = run(args)
     print()
     print(report.table(results, args.min_exact, args.strict))
+    print(report.legend(results, args.min_exact, args.strict))
     if args.verbose:
         for result in results:
             if result.corpus is not None and result.corpus.log_path:

@@ -69,6 +69,8 @@ def row(result, min_exact=0.0, strict=False, home=None):
     verdict = {"ok": "ok", "failed": "FAILED (%s)", "crashed": "CRASHED (%s)"}[state]
     if "%s" in verdict:
         verdict = verdict % reason
+    elif corpus and corpus.get("failed"):
+        verdict = "ran"  # met the floor, but construct tests failed (enforced by --strict)
     return [
         result.version, label, tests,
         _fmt(figures["functions"]),
@@ -93,6 +95,23 @@ def table(results, min_exact=0.0, strict=False, home=None):
         lines.append("  ".join(parts).rstrip())
     rule = "-" * len(lines[0])
     return "\n".join([lines[0], rule] + lines[1:])
+
+
+def legend(results, min_exact=0.0, strict=False):
+    """Lines under the table that say what the verdicts did and did not enforce."""
+    passed = failed = 0
+    for result in results:
+        data = result.corpus.data if result.corpus and result.corpus.data else None
+        if data:
+            passed += data.get("passed", 0)
+            failed += data.get("failed", 0)
+    lines = ["construct tests over all versions: %d passed, %d failed%s"
+             % (passed, failed, "" if strict or not failed else
+                " (not enforced; --strict fails a version on them)")]
+    if any(row(r, min_exact, strict)[-1] == "ran" for r in results):
+        lines.append("ran = ran and met the floor (--min-exact %g%%), but construct tests failed"
+                     % min_exact)
+    return "\n".join(lines)
 
 
 def counts(results, min_exact=0.0, strict=False):
