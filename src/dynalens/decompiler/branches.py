@@ -206,12 +206,14 @@ class BranchMixin(object):
         instrs = self.instrs
         return (k + 3 < self.n and instrs[k].op == "SWAP" and instrs[k].argval == 2 and
                 instrs[k + 1].op == "COPY" and instrs[k + 1].argval == 2 and
-                instrs[k + 2].op in self._COMPARES and instrs[k + 3].target == cleanup)
+                instrs[k + 2].op in self._COMPARES and
+                cleanup in (instrs[k + 3].target, instrs[k + 3].original_target))
 
     def chain_compare(self, ins, stack, out):
         """``a < b < c``: SWAP 2; COPY 2; COMPARE; JUMP cleanup per link, one final COMPARE."""
         instrs = self.instrs
-        cleanup = instrs[ins.index + 3].target
+        link = instrs[ins.index + 3]
+        cleanup = link.target if link.original_target is None else link.original_target
         if cleanup >= 2 and instrs[cleanup].op == "SWAP" and instrs[cleanup - 1].op == "JUMP":
             final, value_context = cleanup - 2, True
         elif cleanup >= 3 and instrs[cleanup].op == "POP_TOP" and instrs[cleanup - 1].op == "JUMP" \

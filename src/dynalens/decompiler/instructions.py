@@ -81,7 +81,8 @@ class Instr(object):
     what ``dis`` resolved (a name, a constant, an operator symbol) after normalization.
     """
 
-    __slots__ = ("index", "offset", "op", "arg", "argval", "target", "line", "is_target")
+    __slots__ = ("index", "offset", "op", "arg", "argval", "target", "line", "is_target",
+                 "original_target")
 
     def __init__(self, op, arg, argval, offset, line=None):
         self.op = op
@@ -90,6 +91,7 @@ class Instr(object):
         self.offset = offset
         self.line = line
         self.target = None
+        self.original_target = None  # set when structuring redirects a jump
         self.index = -1
         self.is_target = False
 

@@ -200,6 +200,7 @@ class StatementWalker(StackMachine):
         self.exits = ExitBlocks(instrs)
         for ins in instrs:
             if ins.target is not None and ins.target in self.exits.virtual:
+                ins.original_target = ins.target
                 ins.target = self.exits.virtual[ins.target]
         self.cleanup_starts = self._find_cleanups()
         self.while_loops = {}
