@@ -19,8 +19,11 @@ from .errors import DecompilationError
 def negate(expr):
     if isinstance(expr, ast.UnaryOp) and isinstance(expr.op, ast.Not):
         return expr.operand
-    if isinstance(expr, ast.Compare) and len(expr.ops) == 1:
-        flip = {ast.Is: ast.IsNot, ast.IsNot: ast.Is, ast.In: ast.NotIn, ast.NotIn: ast.In}
+    if isinstance(expr, ast.Compare) and len(expr.ops) == 1 and \
+            isinstance(expr.comparators[0], ast.Constant) and expr.comparators[0].value is None:
+        # `x is None` tests become POP_JUMP_IF_[NOT_]NONE either way; other comparisons keep
+        # their operator (`not (a in b)` and `a not in b` compile differently)
+        flip = {ast.Is: ast.IsNot, ast.IsNot: ast.Is}
         op = flip.get(type(expr.ops[0]))
         if op is not None:
             return ast.Compare(left=expr.left, ops=[op()], comparators=expr.comparators)
@@ -428,7 +431,9 @@ class BranchMixin(object):
         t = ins.target
         if loop is not None:
             if t in loop.continue_targets:
-                if ins.index != loop.last:
+                # the back edge that ends the body is no statement; any other jump to the
+                # head (also one at the end of a nested block) is a `continue`
+                if ins.index != loop.last or self.range_end != loop.last + 1:
                     out.append(ast.Continue())
                 return None
             if t == loop.break_target:

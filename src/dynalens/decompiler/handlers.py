@@ -34,7 +34,8 @@ class HandlerMixin(object):
         # try/except[/else]
         pre_handler = h
         join = None
-        if h > 0 and instrs[h - 1].op == "JUMP" and instrs[h - 1].target > h:
+        if h > 0 and instrs[h - 1].op == "JUMP" and instrs[h - 1].target > h and \
+                not self._is_loop_jump(instrs[h - 1]):
             join = instrs[h - 1].target
             pre_handler = h - 1
         body, body_end = self._try_body(i, body_end, pre_handler, stack, ctx.but(open=opened))

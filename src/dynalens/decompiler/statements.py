@@ -736,7 +736,12 @@ class StatementWalker(StackMachine):
             cause = self.pop(stack, ins)
         if ins.arg >= 1:
             exc = self.pop(stack, ins)
-        if isinstance(exc, ast.Name) and exc.id == "AssertionError" and self._assert(exc, out):
+        assertion, msg = exc, None
+        if isinstance(exc, ast.Call) and len(exc.args) == 1 and not exc.keywords:
+            assertion, msg = exc.func, exc.args[0]
+        if getattr(assertion, "_assertion", False) and cause is None:
+            # `assert False, msg`: the compiler drops the constant test
+            out.append(ast.Assert(test=ast.Constant(value=False), msg=msg))
             return
         out.append(ast.Raise(exc=exc, cause=cause))
 
