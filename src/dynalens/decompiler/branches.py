@@ -433,7 +433,7 @@ class BranchMixin(object):
             if t in loop.continue_targets:
                 # the back edge that ends the body is no statement; any other jump to the
                 # head (also one at the end of a nested block) is a `continue`
-                if ins.index != loop.last or self.range_end != loop.last + 1:
+                if ins.index != loop.last or self.range_start != loop.body_start:
                     out.append(ast.Continue())
                 return None
             if t == loop.break_target:
@@ -478,7 +478,8 @@ class BranchMixin(object):
         break_target = self._break_target(head + 1, exit_, exit_)
         if break_target > self.range_end and break_target != exit_:
             break_target = exit_
-        loop = Loop(head, (head,), break_target, last, "for", iterator=it, exit=exit_)
+        loop = Loop(head, (head,), break_target, last, "for", iterator=it, exit=exit_,
+                    body_start=head + 1)
         body_stack = list(stack)
         item = LoopItem()
         body_stack.append(item)
@@ -510,7 +511,7 @@ class BranchMixin(object):
         if test is None:
             return None
         break_target = self._break_target(body_start, exit_, exit_)
-        loop = Loop(head, (head,), break_target, bottom_start - 1, "while")
+        loop = Loop(head, (head,), break_target, bottom_start - 1, "while", body_start=body_start)
         body, _ = self.walk(body_start, bottom_start, list(stack), ctx.but(loop=loop))
         orelse = []
         nxt = exit_
@@ -539,7 +540,7 @@ class BranchMixin(object):
             test = self.parse_cond(chunks[:n], body_start, false, body_start)
             if test is None:
                 continue
-            loop = Loop(head, (head,), false, exit_ - 1, "while")
+            loop = Loop(head, (head,), false, exit_ - 1, "while", body_start=body_start)
             body, _ = self.walk(body_start, exit_, list(stack), ctx.but(loop=loop))
             out.append(ast.While(test=test, body=body or [ast.Pass()], orelse=[]))
             return exit_
@@ -562,7 +563,7 @@ class BranchMixin(object):
         if tested is not None:
             return tested
         break_target = self._break_target(head, exit_, exit_)
-        loop = Loop(head, (head,), break_target, last_back, "while")
+        loop = Loop(head, (head,), break_target, last_back, "while", body_start=head)
         body, _ = self.walk(head, exit_, list(stack), ctx.but(loop=loop))
         out.append(ast.While(test=const(True), body=body or [ast.Pass()], orelse=[]))
         if break_target > exit_ and break_target <= self.range_end:

@@ -250,7 +250,7 @@ class HandlerMixin(object):
         loop_last = end - 1
         from .statements import Loop
         break_target = self._break_target(ins.index, end, end + 1)
-        loop = Loop(ins.index, (ins.index,), break_target, loop_last, "async for")
+        loop = Loop(ins.index, (ins.index,), break_target, loop_last, "async for", body_start=k + 1)
         body_stack = list(stack)
         item = LoopItem()
         body_stack.append(item)

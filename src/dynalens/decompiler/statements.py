@@ -146,9 +146,12 @@ class Chunk(object):
 
 
 class Loop(object):
-    __slots__ = ("head", "continue_targets", "break_target", "last", "kind", "iterator", "exit")
+    __slots__ = ("head", "continue_targets", "break_target", "last", "kind", "iterator", "exit",
+                 "body_start")
 
-    def __init__(self, head, continue_targets, break_target, last, kind, iterator=None, exit=None):
+    def __init__(self, head, continue_targets, break_target, last, kind, iterator=None, exit=None,
+                 body_start=None):
+        self.body_start = body_start
         self.head = head
         self.continue_targets = continue_targets
         self.break_target = break_target
@@ -209,6 +212,7 @@ class StatementWalker(StackMachine):
         self.chunk_mode = False
         self.fallthrough = {}
         self.ctx = Context()
+        self.range_start = 0
         self.range_end = self.n
         self.globals_declared = set()
         self.nonlocals_declared = set()
@@ -289,8 +293,8 @@ class StatementWalker(StackMachine):
         """Statements for [start, end); returns (statements, index where the walk stopped)."""
         if out is None:
             out = []
-        saved = (self.ctx, self.range_end, self.chunk_mode)
-        self.ctx, self.range_end, self.chunk_mode = ctx, end, chunk_mode
+        saved = (self.ctx, self.range_start, self.range_end, self.chunk_mode)
+        self.ctx, self.range_start, self.range_end, self.chunk_mode = ctx, start, end, chunk_mode
         try:
             i = start
             instrs = self.instrs
@@ -314,7 +318,7 @@ class StatementWalker(StackMachine):
                 i = ins.index + 1 if nxt is None else nxt
             return out, i
         finally:
-            self.ctx, self.range_end, self.chunk_mode = saved
+            self.ctx, self.range_start, self.range_end, self.chunk_mode = saved
 
     kind = "function"
 
