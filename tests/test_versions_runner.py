@@ -596,6 +596,18 @@ def test_table_rows_show_figures():
     assert report.table([_result("3.12", clean, _ROUNDTRIP)]).split()[-1] == "ok"
 
 
+def test_markdown_table():
+    native = _result("3.12", _GOOD_CORPUS, _ROUNDTRIP)
+    native.interpreter.full_version = "3.12.1"
+    lines = report.markdown([native, _result("3.9", skipped="no native CPython 3.9 found")])
+    lines = lines.splitlines()
+    assert lines[0].startswith("| version | interpreter | construct tests |")
+    assert lines[1] == "|" + " --- |" * 8
+    assert lines[2] == ("| 3.12 | native 3.12.1 | 10 passed, 2 failed, 1 skipped | 400 | 96.5 "
+                        "| 80.0 | 1234 | ran |")
+    assert lines[3].endswith("| SKIPPED (no native CPython 3.9 found) |")
+
+
 def test_legend_says_what_was_not_enforced():
     results = [_result("3.12", _GOOD_CORPUS, _ROUNDTRIP), _result("3.9", skipped="none")]
     lines = report.legend(results, min_exact=5).splitlines()

@@ -67,6 +67,8 @@ def parse_args(argv):
                         metavar="DIR", help="logs and JSON of every step (default tmp/pyversions)")
     parser.add_argument("--json", dest="json_path", metavar="PATH",
                         help="write the whole run as JSON")
+    parser.add_argument("--markdown", metavar="PATH",
+                        help="also write the table as Markdown (for the README)")
     parser.add_argument("--causes", type=int, default=3, metavar="N",
                         help="list the top N failure causes per version (default 3; 0: none)")
     args = parser.parse_args(argv)
@@ -196,6 +198,9 @@ def main(argv=None):
         if text:
             print("\ntop failure causes (construct tests + round trip):")
             print(text)
+    if args.markdown:
+        with open(args.markdown, "w") as handle:
+            handle.write(report.markdown(results, args.min_exact, args.strict) + "\n")
     if args.json_path:
         with open(args.json_path, "w") as handle:
             handle.write(report.to_json(results, args.min_exact, args.strict) + "\n")

@@ -97,6 +97,17 @@ def table(results, min_exact=0.0, strict=False, home=None):
     return "\n".join([lines[0], rule] + lines[1:])
 
 
+def markdown(results, min_exact=0.0, strict=False):
+    """The table as Markdown rows (for the README), same cells as the text table."""
+    lines = ["| %s |" % " | ".join(COLUMNS), "|" + " --- |" * len(COLUMNS)]
+    for result in results:
+        cells = row(result, min_exact, strict, home="")
+        if result.interpreter and result.interpreter.kind == "native":
+            cells[1] = "native %s" % result.interpreter.full_version
+        lines.append("| %s |" % " | ".join(str(c).replace("|", "\\|") for c in cells))
+    return "\n".join(lines)
+
+
 def legend(results, min_exact=0.0, strict=False):
     """Lines under the table that say what the verdicts did and did not enforce."""
     passed = failed = 0
