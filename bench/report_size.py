@@ -124,13 +124,18 @@ def main(argv=None):
     parser.add_argument("--backend", default="eager", help="backend for --real (eager, inductor)")
     parser.add_argument("--dump", help="time an existing dump folder instead")
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--keep", metavar="DIR",
+                        help="build the dumps in DIR and keep them (default: a temporary folder)")
     parser.add_argument("--browser", action="store_true",
                         help="also time opening the page in headless Chromium (needs playwright)")
     args = parser.parse_args(argv)
     if args.dump:
         measure(args.dump, args.repeat, args.browser)
         return
+    if args.keep:
+        os.makedirs(args.keep, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix="dynalens-bench-") as tmp:
+        tmp = args.keep or tmp
         for n in args.compiles:
             root = os.path.join(tmp, "synthetic_%d" % n)
             functions = max(1, n // 4)

@@ -266,3 +266,19 @@ def test_tool_frames_are_dropped_from_torch_tracebacks():
     assert "runpy" not in kept and "_run_target" not in kept and "^^^" not in kept
     assert 'File "/home/me/train.py", line 9, in step\n    if y.sum() > 0:' in kept
     assert kept.startswith("Graph Break Reason") and kept.endswith("more text")
+
+
+def test_many_recompile_reasons_are_folded(dump):
+    """A loop recompiling N times lists N reasons per compile: show 3, fold the rest."""
+    index = json.loads((dump / "index.json").read_text())
+    reasons = ["%d/0: L['n'] == %d" % (i, i) for i in range(40)]
+    index["compiles"][1]["recompile_reasons"] = reasons
+    index["compiles"][0]["guards"]["failures"] = reasons
+    (dump / "index.json").write_text(json.dumps(index))
+    text, page = parse(write_report(str(dump)))
+    landing = text[text.index('id="recompiles"'):text.index('<section class="function"')]
+    assert landing.count('<pre class="reason">') == 3 + 1  # 3 of 0/1's, 1 of 1/1's
+    assert 'href="#c-0-1-reasons">all 40 reasons' in landing
+    assert page.code["c-0-1-reasons"].splitlines() == reasons
+    assert page.code["c-0-0-failures"].count("\n") == 39
+    assert all(link in page.ids for link in page.local_links)

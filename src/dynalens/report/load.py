@@ -14,6 +14,7 @@ from .model import CodeBlock, Compile, Dump, Frame, Function, Graph, GraphBreak
 
 INDEX_NAME = "index.json"
 CONTEXT_LINES = 2  # lines shown above and below a graph break's line
+SHOWN_REASONS = 3  # recompile reasons / guard failures shown unfolded per compile
 
 _KINDS = {
     "guards": "guards",
@@ -215,6 +216,16 @@ def _compile(reader, entry, ordinal):
         comp.guards = reader.block(guards["file"], "guards", guards.get("function") or guards["file"],
                                    _anchor(anchor, "guards"), note)
     comp.guard_failures = [str(r) for r in guards.get("failures") or []]
+    if len(comp.recompile_reasons) > SHOWN_REASONS:
+        comp.all_reasons = CodeBlock(
+            title="all %d guard failures that led to this compile" % len(comp.recompile_reasons),
+            anchor=_anchor(anchor, "reasons"), text="\n".join(comp.recompile_reasons),
+            kind="reasons", language="text")
+    if len(comp.guard_failures) > SHOWN_REASONS:
+        comp.all_failures = CodeBlock(
+            title="all %d times later calls failed these guards" % len(comp.guard_failures),
+            anchor=_anchor(anchor, "failures"), text="\n".join(comp.guard_failures),
+            kind="reasons", language="text")
 
     tc = entry.get("transformed_code") or {}
     if tc.get("file"):

@@ -21,6 +21,7 @@ class CodeBlock:
     note: Optional[str] = None       # one line shown next to the title (e.g. stage name)
     aliases: List[str] = field(default_factory=list)  # other names that link here
     see_also: List[tuple] = field(default_factory=list)  # (text, anchor) links in the title bar
+    language: str = "python"         # "text" is shown escaped, without highlighting
 
 
 @dataclass
@@ -74,6 +75,11 @@ class Compile:
     other: List[CodeBlock] = field(default_factory=list)
     badges: List[str] = field(default_factory=list)   # short warnings, e.g. "not verified"
     guard_failures: List[str] = field(default_factory=list)  # why later calls missed this entry
+    # A loop that recompiles N times has N reasons per compile (one per older cache entry):
+    # the page shows the first few and keeps the full lists in folded blocks, or a run with
+    # hundreds of compiles would carry a quadratic number of reasons in its visible part.
+    all_reasons: Optional[CodeBlock] = None
+    all_failures: Optional[CodeBlock] = None
     metrics: dict = field(default_factory=dict)
     process: str = ""                # which process wrote it (links resolve within one process)
     is_resume: bool = False
@@ -126,7 +132,8 @@ class Dump:
     def code_blocks(self):
         """Every ``(block, compile or None)`` in page order; the compile decides link scope."""
         for comp in self.compiles:
-            for block in (comp.guards, comp.transformed, comp.original, comp.full_code):
+            for block in (comp.all_reasons, comp.all_failures, comp.guards, comp.transformed,
+                          comp.original, comp.full_code):
                 if block is not None:
                     yield block, comp
             for block in comp.resume:

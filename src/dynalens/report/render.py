@@ -4,12 +4,14 @@ Jinja2 renders the page: it ships with torch, so wherever a dump exists it is in
 autoescaping keeps reasons, file names and code from being read as markup.
 """
 
+import html
 import os
 import re
 from urllib.parse import quote
 
 from .highlight import available as _highlight_available
 from .highlight import highlight, stylesheet
+from .load import SHOWN_REASONS
 from .progress import progress
 
 _HERE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "templates")
@@ -23,6 +25,8 @@ _KIND_NAMES = {
     "graph": "graph",
     "kernel": "inductor code",
     "source": "source",
+    "reasons": "guard failures",
+    "disassembly": "disassembly",
 }
 
 
@@ -99,6 +103,7 @@ def _environment(base_href):
     )
     env.filters["basename"] = lambda p: os.path.basename(p or "") or (p or "")
     env.filters["kindname"] = lambda k: _KIND_NAMES.get(k, k)
+    env.globals["shown_reasons"] = SHOWN_REASONS
     env.filters["hl"] = lambda text: Markup(highlight(text or ""))
     env.filters["fileurl"] = lambda p: quote((base_href + p).replace(os.sep, "/"), safe="/:._-~")
     return env
@@ -120,7 +125,11 @@ def render(dump, base_href="", show_progress=None):
     try:
         for block, comp in blocks:
             links = tables[comp.anchor] if comp is not None else empty
-            rendered.append((block.anchor, highlight(block.text, links, current=block.anchor)))
+            if block.language == "text":
+                body = html.escape(block.text, quote=False)
+            else:
+                body = highlight(block.text, links, current=block.anchor)
+            rendered.append((block.anchor, body))
             bar.update(1)
     finally:
         bar.close()
