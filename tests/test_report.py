@@ -277,8 +277,24 @@ def test_many_recompile_reasons_are_folded(dump):
     (dump / "index.json").write_text(json.dumps(index))
     text, page = parse(write_report(str(dump)))
     landing = text[text.index('id="recompiles"'):text.index('<section class="function"')]
-    assert landing.count('<pre class="reason">') == 3 + 1  # 3 of 0/1's, 1 of 1/1's
+    assert landing.count('<pre class="reason">') == 1 + 1  # the newest of 0/1's, 1/1's one
     assert 'href="#c-0-1-reasons">all 40 reasons' in landing
     assert page.code["c-0-1-reasons"].splitlines() == reasons
     assert page.code["c-0-0-failures"].count("\n") == 39
     assert all(link in page.ids for link in page.local_links)
+
+
+def test_reasons_split_into_lines_are_rejoined_and_failures_counted(dump):
+    index = json.loads((dump / "index.json").read_text())
+    index["compiles"][1]["recompile_reasons"] = [
+        "0/0: n == 0    # y = x * n  # prog.py:3 in f", "User stack trace:",
+        '  File "prog.py", line 3, in f', "    y = x * n",
+        "0/1: n == 1    # y = x * n  # prog.py:3 in f", "User stack trace:"]
+    index["compiles"][0]["guards"]["failures"] = ["n == 0"] * 5 + ["n == 9"]
+    (dump / "index.json").write_text(json.dumps(index))
+    model = load_dump(str(dump))
+    comp = {c.compile_id: c for c in model.compiles}
+    assert comp["0/1"].recompile_reasons == [
+        '0/0: n == 0    # y = x * n  # prog.py:3 in f\nUser stack trace:\n  File "prog.py", line 3, '
+        'in f\n    y = x * n', "0/1: n == 1    # y = x * n  # prog.py:3 in f\nUser stack trace:"]
+    assert comp["0/0"].guard_failures == ["n == 0\n(5 times)", "n == 9"]

@@ -159,6 +159,36 @@ def _graph_break(entry, compile_id):
                       stack=_user_stack(entry.get("stack")))
 
 
+_REASON_START = re.compile(r"^\d+/\d+(?:_\d+)?: ")
+
+
+def _merge_reason_lines(items):
+    """Rejoin multi-line recompile reasons that arrive one line per item.
+
+    torch's reason for a failed cache entry is several lines (``0/3: n == 3`` then a user stack
+    trace); each reason starts with the entry's compile id, so a line without one continues the
+    reason before it.
+    """
+    items = [str(r) for r in items or []]
+    if not items or not _REASON_START.match(items[0]):
+        return items
+    merged = []
+    for line in items:
+        if _REASON_START.match(line) or not merged:
+            merged.append(line)
+        else:
+            merged[-1] += "\n" + line
+    return merged
+
+
+def _count_repeats(items):
+    """Identical strings once each, in first-seen order, with how often they occurred."""
+    counts = {}
+    for item in items:
+        counts[item] = counts.get(item, 0) + 1
+    return [item if n == 1 else "%s\n(%d times)" % (item, n) for item, n in counts.items()]
+
+
 _RESUME_GLOBAL = re.compile(r"\b__resume_at_(\d+)_(\d+)\b")
 
 
@@ -201,7 +231,7 @@ def _compile(reader, entry, ordinal):
         filename=entry.get("filename") or "",
         firstlineno=entry.get("firstlineno"),
         stack=_user_stack(entry.get("stack")),
-        recompile_reasons=[str(r) for r in entry.get("recompile_reasons") or []],
+        recompile_reasons=_merge_reason_lines(entry.get("recompile_reasons")),
         process=prefix + pid,
         is_resume=bool(entry.get("is_resume")),
         resume_of=entry.get("resume_of"),
@@ -215,7 +245,7 @@ def _compile(reader, entry, ordinal):
         note = "%s guards" % guards["count"] if guards.get("count") is not None else None
         comp.guards = reader.block(guards["file"], "guards", guards.get("function") or guards["file"],
                                    _anchor(anchor, "guards"), note)
-    comp.guard_failures = [str(r) for r in guards.get("failures") or []]
+    comp.guard_failures = _count_repeats(str(r) for r in guards.get("failures") or [])
     if len(comp.recompile_reasons) > SHOWN_REASONS:
         comp.all_reasons = CodeBlock(
             title="all %d guard failures that led to this compile" % len(comp.recompile_reasons),
@@ -223,7 +253,7 @@ def _compile(reader, entry, ordinal):
             kind="reasons", language="text")
     if len(comp.guard_failures) > SHOWN_REASONS:
         comp.all_failures = CodeBlock(
-            title="all %d times later calls failed these guards" % len(comp.guard_failures),
+            title="all %d ways later calls failed these guards" % len(comp.guard_failures),
             anchor=_anchor(anchor, "failures"), text="\n".join(comp.guard_failures),
             kind="reasons", language="text")
 
