@@ -16,6 +16,9 @@ from .statements import Chunk, ChunkEnd, Loop, NotAChunk, _NoStatements
 from .errors import DecompilationError
 
 
+_TESTS = frozenset(list(KEEP_JUMPS) + list(POP_JUMPS))
+
+
 def negate(expr):
     if isinstance(expr, ast.UnaryOp) and isinstance(expr.op, ast.Not):
         return expr.operand
@@ -260,6 +263,14 @@ class BranchMixin(object):
     # -- the conditional-jump handler ------------------------------------------------------
     def conditional(self, ins, stack, out):
         if self.chunk_mode:
+            if ins.op in KEEP_JUMPS and ins.index < ins.target < self.n and \
+                    self.instrs[ins.target].op in _TESTS:
+                # a value `and`/`or` whose result another test takes: part of this chunk
+                self.chunk_mode = False
+                try:
+                    return self.conditional(ins, stack, out)
+                finally:
+                    self.chunk_mode = True
             nxt = self.try_ifexp(ins, stack)
             if nxt is not None:
                 return nxt
