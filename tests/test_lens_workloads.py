@@ -181,13 +181,23 @@ def test_fullgraph_single_graph_no_breaks(runs):
     assert len(compiles[0]["graphs"]) == 1
 
 
-def test_profiler_noise_is_labelled(runs):
+def test_profiler_bookkeeping_left_out_and_said_so(runs):
     run = runs["readme"][2]
     entry = _compile(run, "toy_example")
+    assert entry["transformed_code"]["profiler_bookkeeping_removed"] == 2
     with open(os.path.join(run.dump_dir, entry["transformed_code"]["file"]),
               encoding="utf-8") as fh:
-        lines = [ln for ln in fh if "record_pregraph_bytecode" in ln and not
-                 ln.lstrip().startswith("#")]
-    if not entry["transformed_code"]["decompiled"]:
-        pytest.skip("transformed code did not decompile (see the exactness test)")
-    assert lines and all("dynalens: profiler bookkeeping" in ln for ln in lines)
+        text = fh.read()
+    assert "profiler bookkeeping" in text.split("\ndef ", 1)[0]
+    code = [ln for ln in text.splitlines() if not ln.lstrip().startswith("#")]
+    assert not [ln for ln in code if "record_pregraph_bytecode" in ln]
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_every_transformed_code_is_debuggable(runs, name):
+    # exact (the file's own code runs under debug()) or relabeled (Dynamo's runs, with the
+    # file's name and lines): either way a breakpoint in the file is hit
+    run = runs[name][2]
+    modes = [c["transformed_code"]["debug_mode"] for c in run.index["compiles"]
+             if c["transformed_code"] is not None and c["transformed_code"]["decompiled"]]
+    assert all(m in ("exact", "relabeled") for m in modes), modes

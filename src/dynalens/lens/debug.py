@@ -6,7 +6,8 @@ surface `torch.compiler` uses to load saved compiles). Inside the block we add o
 dumped compile, pairing the compile's own guard manager with the code object compiled from its
 dumped file; leaving the block removes them (`_reset_precompile_entries`), and torch's own cache,
 untouched throughout, takes over again. Only code objects that `dynalens.verify` found exact are
-swapped, so the program computes the same thing.
+swapped in; for the others the entry holds Dynamo's own bytecode relabeled to the dumped file's
+name and lines (`relabel.py`), so breakpoints work and the program computes the same thing.
 
 Graphs: where the compiled graph is an FX GraphModule (backend "eager"), the frame's global
 `__compiled_fn_<k>_...` is pointed, for the block, at the `forward` of the dumped
@@ -20,7 +21,8 @@ import types
 class DebugSession:
     def __init__(self, run):
         self.run = run
-        self.swapped = []         # (compile id, file) of swapped transformed code
+        self.swapped = []         # (compile id, file): code compiled from the file, verified
+        self.relabeled = []       # (compile id, file): Dynamo's code, lines mapped to the file
         self.not_swapped = []     # (compile id, why)
         self.graphs_swapped = []  # (graph global name, file)
         self._codes = []
@@ -52,7 +54,11 @@ class DebugSession:
         if res is None:
             self.not_swapped.append((cid, "no transformed code was captured"))
             return
-        if not res.swappable:
+        if res.swappable:
+            replacement, where = res.compiled, self.swapped
+        elif dc.relabeled is not None:
+            replacement, where = dc.relabeled, self.relabeled
+        else:
             self.not_swapped.append((cid, "decompiled source is not exact: %s" % (
                 res.error or res.difference)))
             return
@@ -61,10 +67,10 @@ class DebugSession:
             self.not_swapped.append((cid, "its cache entry is gone (torch._dynamo.reset()?)"))
             return
         code = dc.record.original_code
-        load(code, found["entry"].guard_manager, res.compiled)
+        load(code, found["entry"].guard_manager, replacement)
         if code not in self._codes:
             self._codes.append(code)
-        self.swapped.append((cid, dc.transformed_path))
+        where.append((cid, dc.transformed_path))
 
     def _swap_graphs(self, dc):
         import torch

@@ -14,6 +14,8 @@ import sys
 from . import atomic
 from .capture import STAGE_ORDER, parse_resume_name
 from .guards import guard_function_source
+from .noise import strip_profiler_bookkeeping
+from .relabel import relabel
 from .source import function_source
 
 FORMAT = "dynalens-dump"
@@ -43,6 +45,8 @@ class DumpedCompile:
         self.key = key
         self.n = None
         self.transformed = None       # SourceResult
+        self.clean_code = None        # transformed code without profiler bookkeeping
+        self.relabeled = None         # Dynamo's code with lines mapped onto the dumped file
         self.transformed_path = None
         self.transformed_name = None
         self.guard_path = None
@@ -155,17 +159,33 @@ class Dumper:
                 "Dynamo's transformed bytecode of %s, decompiled by dynalens." % rec.function,
                 "Under `with dynalens.debug():` this file's code runs in place of Dynamo's, so a",
                 "breakpoint here is hit with live values."]
-            res = function_source(rec.transformed_code, tname, tpath, theader,
+            clean, removed = strip_profiler_bookkeeping(rec.transformed_code)
+            if removed:
+                theader = theader + [
+                    "torch's profiler bookkeeping (%d record_pregraph_bytecode_enter/exit calls, "
+                    "which only" % removed,
+                    "open and close a profiler range) is left out; the code below is verified "
+                    "against", "Dynamo's code without them."]
+            res = function_source(clean, tname, tpath, theader,
                                   on_failure=self._decompile_failed)
+            dc.clean_code = clean
             if not res.decompiled:
-                res.text = res.text.replace("\n".join("# " + h for h in theader[1:]) + "\n",
+                res.text = res.text.replace("\n".join("# " + h for h in theader[1:4]) + "\n",
                                             "# Dynamo's transformed bytecode of %s.\n"
                                             % rec.function, 1)
             elif not res.verified:
+                before = res.text.count("\n")
                 res.text = res.text.replace(
                     theader[-1] + "\n",
                     theader[-1] + "\n# NOT SWAPPED by debug(): the source does not recompile to "
-                    "the same bytecode (%s)\n" % _one_line(res.difference), 1)
+                    "the same bytecode (%s)\n# Under debug() Dynamo's own bytecode runs instead, "
+                    "its line numbers mapped onto this file\n# (approximately, by aligning "
+                    "instructions), so breakpoints here are still hit.\n"
+                    % _one_line(res.difference), 1)
+                if res.candidate is not None:
+                    dc.relabeled = relabel(rec.transformed_code, res.candidate, tpath,
+                                           _def_body_line(res.text, tname),
+                                           line_offset=res.text.count("\n") - before)
             kind = "transformed_code" if res.decompiled else "disassembly"
             if not res.decompiled:
                 tfile = "__disassembly_%d_for_%s.transformed.py" % (n, fn)
@@ -175,7 +195,9 @@ class Dumper:
             entry["transformed_code"] = {
                 "file": tfile, "function": tname, "decompiled": res.decompiled,
                 "verified": res.verified, "swappable": res.swappable, "error": res.error,
-                "difference": res.difference}
+                "difference": res.difference, "profiler_bookkeeping_removed": removed,
+                "debug_mode": "exact" if res.swappable else (
+                    "relabeled" if dc.relabeled is not None else None)}
             sections.append(("transformed code", res.text))
 
         # resume functions called from the transformed code
@@ -323,6 +345,14 @@ def _as_module(payload):
         return text
     except SyntaxError:
         return "".join("# " + ln + "\n" for ln in text.splitlines())
+
+
+def _def_body_line(text, name):
+    lines = text.splitlines()
+    for i, line in enumerate(lines, 1):
+        if re.match(r"\s*(async\s+)?def\s+%s\s*\(" % re.escape(name), line):
+            return i + 1
+    return 1
 
 
 def _one_line(text):

@@ -23,8 +23,10 @@ FAILED_CODES_DIR = os.environ.get("DYNALENS_FAILED_CODES_DIR", "/tmp/dynamo_code
 class SourceResult:
     """The text for one dumped code object and what we know about it."""
 
-    def __init__(self, text, decompiled, verified, error=None, compiled=None, difference=None):
+    def __init__(self, text, decompiled, verified, error=None, compiled=None, difference=None,
+                 candidate=None):
         self.text = text
+        self.candidate = candidate        # what verify compared (also when not exact)
         self.decompiled = decompiled
         self.verified = verified
         self.error = error
@@ -102,7 +104,7 @@ def function_source(code, name, path, header_lines=(), on_failure=None):
         indented = "".join("    " + ln + "\n" if ln.strip() else "\n" for ln in src.splitlines())
         body = "def %s(%s):\n%s" % (name, signature_of(code), indented or "    pass\n")
     text = header + _label_noise(body)
-    compiled, verified, difference = None, False, None
+    compiled, verified, difference, candidate = None, False, None, None
     try:
         from dynalens.decompiler.verify import verify
 
@@ -110,6 +112,7 @@ def function_source(code, name, path, header_lines=(), on_failure=None):
                               **({"co_qualname": name} if hasattr(code, "co_qualname") else {}))
         result = verify(target, text)
         verified = bool(result)
+        candidate = result.compiled
         difference = None if verified else result.difference
         if verified and _same_frame_layout(code, result.compiled):
             compiled = result.compiled
@@ -117,16 +120,23 @@ def function_source(code, name, path, header_lines=(), on_failure=None):
         difference = "verify failed: %s: %s" % (type(exc).__name__, exc)
     if not verified:
         save_failed_code(code, suffix="inexact")
-    return SourceResult(text, True, verified, compiled=compiled, difference=difference)
+    return SourceResult(text, True, verified, compiled=compiled, difference=difference,
+                        candidate=candidate)
 
 
 def _same_frame_layout(a, b):
     """Can `b` run in place of `a`? (Dynamo checks these on every code object it installs.)"""
     if b is None:
         return False
-    fields = ("co_argcount", "co_posonlyargcount", "co_kwonlyargcount", "co_varnames",
-              "co_freevars", "co_cellvars")
-    return all(getattr(a, f, None) == getattr(b, f, None) for f in fields)
+    fields = ("co_argcount", "co_posonlyargcount", "co_kwonlyargcount", "co_freevars",
+              "co_cellvars")
+    if not all(getattr(a, f, None) == getattr(b, f, None) for f in fields):
+        return False
+    # the arguments are what torch copies into the new frame (and checks); other locals may
+    # differ, e.g. temporaries of Dynamo's that the source no longer needs
+    nargs = a.co_argcount + a.co_kwonlyargcount + bool(a.co_flags & inspect.CO_VARARGS) \
+        + bool(a.co_flags & inspect.CO_VARKEYWORDS)
+    return a.co_varnames[:nargs] == b.co_varnames[:nargs]
 
 
 def disassembly_text(code, name, error):

@@ -1,0 +1,150 @@
+"""Remove torch's profiler bookkeeping from Dynamo's transformed code, before decompiling it.
+
+With `torch._dynamo.config.record_runtime_overhead` (on by default in torch 2.13), Dynamo wraps
+the code that prepares a graph's arguments in two calls that only open and close a profiler
+range ("Pregraph bytecode"):
+
+    tmp_2 = (tmp_1 := __import_torch_dot__dynamo_dot_utils.record_pregraph_bytecode_enter)()
+    ... the graph's arguments are pushed on the stack ...
+    (tmp_3 := __import_torch_dot__dynamo_dot_utils.record_pregraph_bytecode_exit)(tmp_2)
+
+The calls sit *between* pushing the graph function and calling it, with the arguments alive on
+the stack across them: no Python source compiles to that shape, so the code cannot come back
+exact, and it is the noise users of the reference tool complain about. We take these two calls
+out (and the temporaries only they use) with Dynamo's own bytecode assembler, decompile what
+remains, and say so in the file. Nothing is computed differently; only the profiler range is
+missing when the cleaned code runs under `debug()`.
+
+Anything unexpected (a jump or exception-table edge into the removed instructions, a temporary
+used elsewhere) leaves the code untouched.
+"""
+
+ENTER = "record_pregraph_bytecode_enter"
+EXIT = "record_pregraph_bytecode_exit"
+UTILS_GLOBAL = "__import_torch_dot__dynamo_dot_utils"
+
+
+def has_bookkeeping(code):
+    return ENTER in code.co_names or EXIT in code.co_names
+
+
+def strip_profiler_bookkeeping(code):
+    """(cleaned code object, number of calls removed); (code, 0) when there is nothing to do."""
+    if not has_bookkeeping(code):
+        return code, 0
+    try:
+        from torch._dynamo.bytecode_transformation import transform_code_object
+    except Exception:
+        return code, 0
+    removed = []
+
+    def transform(instructions, code_options):
+        plan = _plan(instructions)
+        if plan is None:
+            return None
+        drop, count = plan
+        instructions[:] = [inst for inst in instructions if id(inst) not in drop]
+        removed.append(count)
+        return None
+
+    try:
+        new_code, _ = transform_code_object(code, transform)
+    except Exception:
+        return code, 0
+    if not removed:
+        return code, 0
+    return new_code, removed[0]
+
+
+def _plan(instructions):
+    """ids of the instructions to drop and the number of calls, or None if unsafe."""
+    drop = set()
+    temp_names = set()
+    count = 0
+    i = 0
+    n = len(instructions)
+    while i < n:
+        inst = instructions[i]
+        if inst.opname in ("LOAD_ATTR", "LOAD_METHOD") and inst.argval in (ENTER, EXIT):
+            span = _call_span(instructions, i)
+            if span is None:
+                return None
+            start, end, names = span
+            drop.update(id(x) for x in instructions[start:end + 1])
+            temp_names |= names
+            count += 1
+            i = end + 1
+            continue
+        i += 1
+    if not count:
+        return None
+    # temporaries that held the callables and the profiler context: their DELETE_FASTs go too,
+    # and nothing else may read them
+    for inst in instructions:
+        if id(inst) in drop or inst.argval not in temp_names:
+            continue
+        if inst.opname in ("DELETE_FAST",):
+            drop.add(id(inst))
+        elif inst.opname.startswith(("LOAD_FAST", "STORE_FAST", "LOAD_DEREF", "STORE_DEREF")):
+            return None
+    kept = [x for x in instructions if id(x) not in drop]
+    for inst in kept:
+        target = getattr(inst, "target", None)
+        if target is not None and id(target) in drop:
+            return None
+        entry = getattr(inst, "exn_tab_entry", None)
+        if entry is not None and any(id(x) in drop for x in (entry.start, entry.end,
+                                                             entry.target)):
+            return None
+    for inst in instructions:
+        entry = getattr(inst, "exn_tab_entry", None)
+        if id(inst) in drop and entry is not None:
+            return None
+    return drop, count
+
+
+def _call_span(instructions, attr_index):
+    """(first, last, temp names) of one bookkeeping call statement around its LOAD_ATTR."""
+    start = attr_index - 1
+    while start >= 0 and instructions[start].opname in ("PUSH_NULL",):
+        start -= 1
+    if start < 0:
+        return None
+    load = instructions[start]
+    if not (load.opname in ("LOAD_GLOBAL", "LOAD_NAME") and load.argval == UTILS_GLOBAL):
+        return None
+    if start > 0 and instructions[start - 1].opname == "PUSH_NULL":
+        start -= 1
+    names = set()
+    j = attr_index + 1
+    is_exit = instructions[attr_index].argval == EXIT
+    # optional "COPY 1; STORE_FAST tmp" caching the callable
+    while j < len(instructions) and instructions[j].opname in ("COPY", "DUP_TOP"):
+        if j + 1 < len(instructions) and instructions[j + 1].opname == "STORE_FAST":
+            names.add(instructions[j + 1].argval)
+            j += 2
+        else:
+            return None
+    if is_exit:
+        # the one argument: the context manager the enter call stored
+        if j < len(instructions) and instructions[j].opname.startswith("LOAD_FAST"):
+            names.add(instructions[j].argval)
+            j += 1
+        else:
+            return None
+    while j < len(instructions) and instructions[j].opname in ("PRECALL", "KW_NAMES"):
+        j += 1
+    if j >= len(instructions) or instructions[j].opname not in ("CALL", "CALL_FUNCTION"):
+        return None
+    j += 1
+    if j >= len(instructions):
+        return None
+    after = instructions[j]
+    if is_exit:
+        if after.opname != "POP_TOP":
+            return None
+    else:
+        if after.opname != "STORE_FAST":
+            return None
+        names.add(after.argval)
+    return start, j, names
