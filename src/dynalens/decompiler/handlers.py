@@ -25,7 +25,7 @@ class HandlerMixin(object):
     def do_try(self, i, entry, stack, out, ctx):
         h = entry.target
         instrs = self.instrs
-        body_end = max(e.end for e in self.entries if e.target == h)
+        body_end = self._protected_end(h)
         cleanup = self.handler_at[h].target if self.handler_at[h] is not None else None
         kind = self._handler_kind(h)
         opened = ctx.open | {h}
@@ -47,6 +47,20 @@ class HandlerMixin(object):
             join = handler_join if handler_join is not None else handlers_end
         out.append(ast.Try(body=body or [ast.Pass()], handlers=handlers, orelse=orelse, finalbody=[]))
         return max(join, handlers_end) if join < handlers_end and handler_join is None else join
+
+    def _protected_end(self, h):
+        """End of a try body: its last protected instruction, plus the unwinding and
+        ``RETURN_VALUE`` of a ``return`` whose value was computed under the handler (the
+        compiler leaves those out of the protected range)."""
+        instrs = self.instrs
+        end = max(e.end for e in self.entries if e.target == h)
+        k = end
+        while k < h and instrs[k].op in ("SWAP", "POP_TOP"):
+            k += 1
+        if k < h and instrs[k].op == "RETURN_VALUE" and end > 0 and \
+                instrs[end - 1].op not in ("RETURN_VALUE", "JUMP", "RERAISE", "RAISE_VARARGS"):
+            return k + 1
+        return end
 
     def _try_body(self, i, body_end, limit, stack, ctx):
         """Walk a try body; a statement that started inside (``return x`` whose value was
