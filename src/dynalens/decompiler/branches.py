@@ -63,11 +63,17 @@ class BranchMixin(object):
     """Handlers for conditional jumps and loops (mixed into the walker)."""
 
     # -- reading chunks --------------------------------------------------------------------
-    def read_chunk(self, k, stack, limit):
-        """The chunk starting at ``k``: (Chunk, None) or None if the code there is not one."""
+    _sibling_targets = frozenset()
+
+    def read_chunk(self, k, stack, limit, siblings=()):
+        """The chunk starting at ``k``, or None if the code there is not one.  ``siblings``
+        are the targets of the chunks read so far: a jump to one of them ends this chunk
+        (it is the next test of the same condition, not a conditional expression inside)."""
         if k >= limit or k >= self.n:
             return None
         trial = list(stack)
+        saved = self._sibling_targets
+        self._sibling_targets = frozenset(c.jump.target for c in siblings)
         try:
             _, stop = self.walk(k, limit, trial, self.ctx, out=_NoStatements(), chunk_mode=True)
         except ChunkEnd as end:
@@ -76,6 +82,8 @@ class BranchMixin(object):
             return Chunk(k, trial[-1], end.ins)
         except (NotAChunk, DecompilationError, IndexError, AttributeError, KeyError, TypeError):
             return None
+        finally:
+            self._sibling_targets = saved
         return None
 
     def read_value(self, k, limit, stack):
@@ -271,9 +279,10 @@ class BranchMixin(object):
                     return self.conditional(ins, stack, out)
                 finally:
                     self.chunk_mode = True
-            nxt = self.try_ifexp(ins, stack)
-            if nxt is not None:
-                return nxt
+            if ins.target not in self._sibling_targets:
+                nxt = self.try_ifexp(ins, stack)
+                if nxt is not None:
+                    return nxt
             raise ChunkEnd(ins)
         first = Chunk(None, self.pop(stack, ins), ins)
         chunks = [first]
@@ -283,7 +292,7 @@ class BranchMixin(object):
         while True:
             if join is not None:
                 # value context: the rest up to the join is either more chunks or the last value
-                c = self.read_chunk(k, stack, join)
+                c = self.read_chunk(k, stack, join, chunks)
                 if c is not None:
                     if c.jump.op in KEEP_JUMPS and c.jump.target != join:
                         break
@@ -299,7 +308,7 @@ class BranchMixin(object):
                     self.fail("unrecognised and/or expression", ins)
                 stack.append(expr)
                 return join
-            c = self.read_chunk(k, stack, limit)
+            c = self.read_chunk(k, stack, limit, chunks)
             if c is None:
                 break
             if c.jump.op in KEEP_JUMPS:
@@ -538,7 +547,7 @@ class BranchMixin(object):
         chunks = []
         k = head
         while True:
-            c = self.read_chunk(k, stack, exit_)
+            c = self.read_chunk(k, stack, exit_, chunks)
             if c is None:
                 break
             chunks.append(c)
@@ -561,7 +570,7 @@ class BranchMixin(object):
         chunks = []
         k = start
         while k < stop:
-            c = self.read_chunk(k, stack, stop)
+            c = self.read_chunk(k, stack, stop, chunks)
             if c is None:
                 return None
             chunks.append(c)

@@ -235,14 +235,19 @@ class _Normalized(object):
 
     @staticmethod
     def _key(ins, number, kept, top_name):
+        following = kept[number + 1] if number + 1 < len(kept) else None
+        if (following is not None and following.opname == "STORE_NAME"
+                and following.argval == "__firstlineno__"):
+            # 3.13+ class bodies record their first line (LOAD_CONST, or 3.14's LOAD_SMALL_INT
+            # below 256): layout, not behaviour.
+            return ("LOAD_CONST", "<line number>")
+        if ins.opname in _BORROW:
+            return (_BORROW[ins.opname], _const_key(ins.argval), ins.argrepr)
         if ins.opcode in _CONST_OPS:
             value = ins.argval
             if (sys.version_info < (3, 11) and isinstance(value, str)
                     and number + 1 < len(kept) and kept[number + 1].opname == "MAKE_FUNCTION"):
                 value = _relative_qualname(value, top_name)
-            if (number + 1 < len(kept) and kept[number + 1].argval == "__firstlineno__"
-                    and kept[number + 1].opname == "STORE_NAME"):
-                return (ins.opname, "<line number>")  # 3.13+ class bodies record their line
             return (ins.opname, _const_key(value))
         if ins.arg is None:
             return (ins.opname,)
@@ -251,13 +256,17 @@ class _Normalized(object):
         return (ins.opname, _const_key(ins.argval), ins.argrepr)
 
 
+# 3.14+ LOAD_FAST_BORROW skips a reference count where the compiler proves it safe; its
+# analysis runs on the control-flow graph, which follows layout. Same value, same behaviour.
+_BORROW = {"LOAD_FAST_BORROW": "LOAD_FAST"}
+
 # 3.13+ fuse two local loads/stores into one instruction only when both sit on the same line,
 # so the fused form depends on layout: compare the halves instead.
 _SUPERINSTRUCTIONS = {
     "LOAD_FAST_LOAD_FAST": ("LOAD_FAST", "LOAD_FAST"),
     "STORE_FAST_STORE_FAST": ("STORE_FAST", "STORE_FAST"),
     "STORE_FAST_LOAD_FAST": ("STORE_FAST", "LOAD_FAST"),
-    "LOAD_FAST_BORROW_LOAD_FAST_BORROW": ("LOAD_FAST_BORROW", "LOAD_FAST_BORROW"),
+    "LOAD_FAST_BORROW_LOAD_FAST_BORROW": ("LOAD_FAST", "LOAD_FAST"),
 }
 
 
