@@ -425,7 +425,13 @@ class BranchMixin(object):
     def _as_assert(node):
         """``if not test: raise AssertionError(msg)`` whose name came from
         LOAD_ASSERTION_ERROR is an ``assert``."""
-        if node.orelse or len(node.body) != 1 or not isinstance(node.body[0], ast.Raise):
+        if node.orelse or len(node.body) != 1:
+            return None
+        only = node.body[0]
+        if isinstance(only, ast.Assert) and isinstance(only.test, ast.Constant) and \
+                only.test.value is False:
+            return ast.Assert(test=negate(node.test), msg=only.msg)
+        if not isinstance(only, ast.Raise):
             return None
         exc = node.body[0].exc
         msg = None
