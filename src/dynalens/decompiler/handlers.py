@@ -55,9 +55,14 @@ class HandlerMixin(object):
         instrs = self.instrs
         end = max(e.end for e in self.entries if e.target == h)
         k = end
+        if end > 0 and instrs[end - 1].op in POP_JUMPS and instrs[end - 1].target > end:
+            # the test of an `if` is protected, its body `return <constant>` is not
+            while k < h and instrs[k].op == "LOAD_CONST":
+                k += 1
         while k < h and instrs[k].op in ("SWAP", "POP_TOP"):
             k += 1
-        if k < h and instrs[k].op == "RETURN_VALUE" and end > 0 and \
+        if k < h and k > end - (0 if instrs[end - 1].op in POP_JUMPS else 1) and \
+                instrs[k].op == "RETURN_VALUE" and \
                 instrs[end - 1].op not in ("RETURN_VALUE", "JUMP", "RERAISE", "RAISE_VARARGS"):
             return k + 1
         return end

@@ -68,18 +68,20 @@ class ExitBlocks(object):
             if key is not None:
                 blocks.setdefault(key, []).append(k)
                 blocks_at.add(k)
-        pinned = set(ins.target for ins in instrs
-                     if ins.target is not None and ins.op not in self._REDIRECTED)
         # only copies of line-less blocks are the compiler's: a written statement starts a
         # line after everything before it
+        written = set()
         best = -1
         for ins in instrs:
-            if ins.line is not None and ins.line > best and ins.index in blocks_at:
-                pinned.add(ins.index)
             if ins.line is not None and ins.line > best:
+                if ins.index in blocks_at:
+                    written.add(ins.index)
                 best = ins.line
+        pinned = set(ins.target for ins in instrs
+                     if ins.target is not None and ins.op not in self._REDIRECTED) | written
         labels = {}
-        for key, starts in blocks.items():
+        for key, starts in list(blocks.items()):
+            starts = blocks[key] = [k for k in starts if k not in written]
             if len(starts) < 2:
                 continue
             label = n + 1 + len(labels)
