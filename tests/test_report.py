@@ -298,3 +298,20 @@ def test_reasons_split_into_lines_are_rejoined_and_failures_counted(dump):
         '0/0: n == 0    # y = x * n  # prog.py:3 in f\nUser stack trace:\n  File "prog.py", line 3, '
         'in f\n    y = x * n', "0/1: n == 1    # y = x * n  # prog.py:3 in f\nUser stack trace:"]
     assert comp["0/0"].guard_failures == ["n == 0\n(5 times)", "n == 9"]
+
+
+def test_resume_globals_are_paired_with_resume_functions():
+    from dynalens.report.load import _resume_aliases
+
+    text = "return __resume_at_112_3(a)\nreturn __resume_at_102_2(b)\n"
+    two = [{"name": "resume_at_20", "line": 20}, {"name": "resume_at_19", "line": 19}]
+    assert _resume_aliases(text, two) == {"resume_at_19": ["__resume_at_102_2"],
+                                          "resume_at_20": ["__resume_at_112_3"]}
+    # Both branches of an `if` resume at one line: one function name, two globals.
+    one = [{"name": "resume_at_19", "line": 19}]
+    assert _resume_aliases(text, one) == {"resume_at_19": ["__resume_at_102_2",
+                                                           "__resume_at_112_3"]}
+    given = [{"name": "resume_at_19", "global_name": "__resume_at_112_3"},
+             {"name": "resume_at_20", "line": 20}]
+    assert _resume_aliases(text, given) == {"resume_at_19": ["__resume_at_112_3"],
+                                            "resume_at_20": ["__resume_at_102_2"]}

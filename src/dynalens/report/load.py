@@ -195,26 +195,32 @@ _RESUME_GLOBAL = re.compile(r"\b__resume_at_(\d+)_(\d+)\b")
 def _resume_aliases(transformed_text, resume_entries):
     """Pair the ``__resume_at_<offset>_<n>`` globals in transformed code with resume functions.
 
-    The index names a resume function by its code name (``torch_dynamo_resume_in_f_at_12``) and
-    may give the global it is stored under (``global_name``); when it does not, the globals are
-    matched in bytecode-offset order to the functions in line order, which is how Dynamo
-    creates them (a later resume point is later in both).
+    Returns resume-function name -> list of globals. The index names a resume function by its
+    code name (``torch_dynamo_resume_in_f_at_12``) and may give the global it is stored under
+    (``global_name``). When it does not: with as many globals as functions, they are matched
+    in bytecode-offset order to the functions in line order, which is how Dynamo creates them
+    (a later resume point is later in both); when every function has one name (both branches
+    of an ``if`` resume at the same line), all globals lead to it.
     """
     aliases = {}
     missing = []
     for entry in resume_entries:
         glob = entry.get("global_name") or entry.get("global")
         if glob:
-            aliases[entry.get("name")] = glob
+            aliases.setdefault(entry.get("name"), []).append(glob)
         else:
             missing.append(entry)
     if missing and transformed_text:
-        found = sorted({(int(m.group(1)), m.group(0)) for m in _RESUME_GLOBAL.finditer(transformed_text)})
-        names = [g for _, g in found if g not in aliases.values()]
+        taken = {g for globs in aliases.values() for g in globs}
+        found = sorted({(int(m.group(1)), m.group(0))
+                        for m in _RESUME_GLOBAL.finditer(transformed_text)})
+        names = [g for _, g in found if g not in taken]
         if len(names) == len(missing):
             ordered = sorted(missing, key=lambda e: (e.get("line") or 0))
             for entry, glob in zip(ordered, names):
-                aliases[entry.get("name")] = glob
+                aliases.setdefault(entry.get("name"), []).append(glob)
+        elif names and len({e.get("name") for e in missing}) == 1:
+            aliases.setdefault(missing[0].get("name"), []).extend(names)
     return aliases
 
 
@@ -281,9 +287,8 @@ def _compile(reader, entry, ordinal):
             continue
         name = r.get("name") or r["file"]
         block = reader.block(r["file"], "resume", name, _anchor(anchor, "resume", i),
-                             "called as %s" % aliases[name] if name in aliases else None)
-        if name in aliases:
-            block.aliases.append(aliases[name])
+                             "called as %s" % " / ".join(aliases[name]) if name in aliases else None)
+        block.aliases.extend(aliases.get(name, ()))
         comp.resume.append(block)
 
     for g in entry.get("graphs") or []:
