@@ -259,6 +259,9 @@ def test_version_headers():
     ("decompile_error", "no template [in f (x.py:1), at offset 4, opcode SEND]",
      "DecompilationError at SEND"),
     ("exception", "KeyError: 'x'", "KeyError"),
+    ("decompile_error", "internal error: AttributeError: module 'ast' has no attribute 'unparse' "
+                        "[in f (x.py:1)]",
+     "DecompilationError: internal error: AttributeError: module 'ast' has no attribute 'unparse"),
 ])
 def test_failure_causes_group_without_names(kind, detail, cause):
     assert corpus_check.cause_of(kind, detail) == cause
@@ -606,6 +609,20 @@ def test_markdown_table():
     assert lines[2] == ("| 3.12 | native 3.12.1 | 10 passed, 2 failed, 1 skipped | 400 | 96.5 "
                         "| 80.0 | 1234 | ran |")
     assert lines[3].endswith("| SKIPPED (no native CPython 3.9 found) |")
+
+
+def test_matrix_shows_each_construct_on_each_version():
+    corpus_312 = {"passed": 1, "failed": 1, "files": [
+        {"name": "a.py", "status": "pass", "failures": []},
+        {"name": "b.py", "status": "fail", "failures": [
+            {"cause": "DecompilationError at SWAP"}]}]}
+    corpus_38 = {"passed": 0, "failed": 0, "skipped": 2, "files": [
+        {"name": "a.py", "status": "skip", "failures": []},
+        {"name": "b.py", "status": "skip", "failures": []}]}
+    text = report.matrix([_result("3.8", corpus_38, None), _result("3.12", corpus_312, None),
+                          _result("3.9", skipped="none")])
+    assert [line.split() for line in text.splitlines()] == [
+        ["construct", "test", "3.8", "3.12"], ["a.py", "skip", "ok"], ["b.py", "skip", "SWAP"]]
 
 
 def test_legend_says_what_was_not_enforced():

@@ -90,7 +90,10 @@ def cause_of(kind, detail):
         return detail.split(":", 1)[0] if detail else "exception"
     if kind == "decompile_error":
         match = re.search(r"opcode (\w+)", detail or "")
-        return "DecompilationError at %s" % match.group(1) if match else "DecompilationError"
+        if match:
+            return "DecompilationError at %s" % match.group(1)
+        message = (detail or "").split(" [in ", 1)[0].strip()
+        return ("DecompilationError: %s" % message[:70]) if message else "DecompilationError"
     if kind == "timeout":
         return "timeout"
     text = detail or ""

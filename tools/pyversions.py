@@ -49,6 +49,8 @@ def parse_args(argv):
     parser.add_argument("--corpus", metavar="DIR",
                         help="construct tests from DIR instead of tests/corpus (e.g. snippets "
                              "that reproduce a problem, to see it on every version)")
+    parser.add_argument("--matrix", action="store_true",
+                        help="print construct test x version (ok / skip / first cause)")
     parser.add_argument("-v", "--verbose", action="store_true",
                         help="print every version's construct-test output after the table")
     parser.add_argument("--baseline", action="store_true",
@@ -193,6 +195,10 @@ def main(argv=None):
                                                          result.interpreter.label()))
                 with open(result.corpus.log_path) as handle:
                     print(handle.read().rstrip())
+    if args.matrix:
+        text = report.matrix(results)
+        if text:
+            print("\n" + text)
     if args.causes:
         text = report.causes_text(results, args.causes)
         if text:

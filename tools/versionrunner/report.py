@@ -108,6 +108,45 @@ def markdown(results, min_exact=0.0, strict=False):
     return "\n".join(lines)
 
 
+def matrix(results, width=34):
+    """Construct test x version: "ok", "skip" or the file's first failure cause, shortened.
+
+    The view for a folder of per-version snippets: which construct breaks where, and how.
+    """
+    ran = [r for r in results if r.corpus is not None and r.corpus.data]
+    names = []
+    cells = {}
+    for result in ran:
+        for item in result.corpus.data.get("files", []):
+            if item["name"] not in names:
+                names.append(item["name"])
+            if item["status"] == "pass":
+                text = "ok"
+            elif item["status"] == "skip":
+                text = "skip"
+            else:
+                failures = item.get("failures") or [{"cause": "failed"}]
+                text = failures[-1]["cause"]  # the innermost code object says most
+            cells[(item["name"], result.version)] = _shorten(text, width)
+    if not names:
+        return ""
+    first = max(len(n) for n in names + ["construct test"])
+    widths = [max([len(r.version)] + [len(cells.get((n, r.version), "-")) for n in names])
+              for r in ran]
+    lines = ["  ".join(["construct test".ljust(first)]
+                       + [r.version.ljust(w) for r, w in zip(ran, widths)]).rstrip()]
+    for name in sorted(names):
+        lines.append("  ".join([name.ljust(first)] + [
+            cells.get((name, r.version), "-").ljust(w) for r, w in zip(ran, widths)]).rstrip())
+    return "\n".join(lines)
+
+
+def _shorten(text, width):
+    text = text.replace("DecompilationError at ", "").replace("DecompilationError: ", "")
+    text = text.replace("internal error: ", "")
+    return text if len(text) <= width else text[:width - 3] + "..."
+
+
 def legend(results, min_exact=0.0, strict=False):
     """Lines under the table that say what the verdicts did and did not enforce."""
     passed = failed = 0

@@ -1,0 +1,3 @@
+# Shows: await (same templates as yield from).
+async def f(g):
+    return await g()
