@@ -41,12 +41,16 @@ def fake_lens(monkeypatch):
     entered = []
 
     @contextlib.contextmanager
-    def prepare_debug(dump_dir):
+    def prepare_debug(dump_dir, report=True):
         entered.append(dump_dir)
         try:
             yield
         finally:
             make_dump(dump_dir, functions=1, compiles_per_function=2)
+            if report:
+                from dynalens.report.api import write_report
+
+                write_report(dump_dir)
 
     monkeypatch.setattr(runner, "_prepare_debug", lambda: prepare_debug)
     return entered
@@ -218,3 +222,16 @@ def test_real_run_shows_graph_break_and_recompilation_with_user_lines(tmp_path):
     assert any("train.py:15" in s and "step(torch.ones(4, dtype=torch.float64))  # user line "
                "of the recompilation" in s for s in sections)
     assert "dynalens/runner.py" not in unescaped  # our own frames are not the user's stack
+
+
+def test_runner_writes_the_report_when_the_lens_did_not(tmp_path, monkeypatch, capsys):
+    @contextlib.contextmanager
+    def prepare_debug(dump_dir, report=True):
+        yield
+        make_dump(dump_dir, functions=1, compiles_per_function=1)  # ...but no report.html
+
+    monkeypatch.setattr(runner, "_prepare_debug", lambda: prepare_debug)
+    script = _script(tmp_path, "pass\n")
+    assert cli.main(["run", "--dump", str(tmp_path / "d"), str(script)]) == 0
+    assert (tmp_path / "d" / "report.html").exists()
+    assert "dynalens: report %s" % (tmp_path / "d" / "report.html") in capsys.readouterr().err

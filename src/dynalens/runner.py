@@ -79,7 +79,9 @@ def run(target, args=(), dump_dir=DEFAULT_DUMP, module=False, report=True):
         _check_target(target, module)
         prepare_debug = _prepare_debug()
         sys.argv = [target] + list(args)
-        with prepare_debug(dump_dir):
+        # prepare_debug writes the report itself on exit (also after a failure); --no-report
+        # asks it not to.
+        with prepare_debug(dump_dir, report=report):
             try:
                 _run_target(target, module)
             except SystemExit as exc:
