@@ -40,6 +40,7 @@ def test_api_imports_without_torch_and_says_how_to_install():
 torch = pytest.importorskip("torch")
 
 from dynalens.lens import api  # noqa: E402
+from dynalens.lens.api import debug as dynalens_debug  # noqa: E402
 from dynalens.lens.api import prepare_debug  # noqa: E402
 
 pytestmark = pytest.mark.torch
@@ -124,6 +125,26 @@ def test_decompile_failure_is_one_warning_and_a_disassembly(tmp_path, monkeypatc
     compile(text, path, "exec")
     assert "could not decompile" in text and "RESUME" in text
     assert os.listdir(tmp_path / "codes")     # the code object is kept for reproduction
+    # under debug(), Dynamo's code runs with the listing's lines: one line per instruction
+    assert entry["debug_mode"] == "relabeled"
+    seen = []
+
+    def trace(frame, event, arg):
+        if frame.f_code.co_filename == path:
+            seen.append(frame.f_lineno)
+            return trace
+        return None
+
+    with dynalens_debug(run):
+        sys.settrace(trace)
+        try:
+            again = fn(torch.ones(2))
+        finally:
+            sys.settrace(None)
+    assert torch.equal(again, out)
+    listing = text.splitlines()
+    assert seen and all(" " in listing[ln - 1] and not listing[ln - 1].startswith("#")
+                        for ln in seen)
 
 
 def test_dump_failure_never_reaches_the_program(tmp_path, monkeypatch):

@@ -15,7 +15,7 @@ from . import atomic
 from .capture import STAGE_ORDER, parse_resume_name
 from .guards import guard_function_source
 from .noise import strip_profiler_bookkeeping
-from .relabel import relabel
+from .relabel import listing_lines, relabel
 from .source import function_source
 
 FORMAT = "dynalens-dump"
@@ -170,9 +170,16 @@ class Dumper:
                                   on_failure=self._decompile_failed)
             dc.clean_code = clean
             if not res.decompiled:
+                tfile = "__disassembly_%d_for_%s.transformed.py" % (n, fn)
+                tpath = os.path.join(folder, tfile)
                 res.text = res.text.replace("\n".join("# " + h for h in theader[1:4]) + "\n",
-                                            "# Dynamo's transformed bytecode of %s.\n"
-                                            % rec.function, 1)
+                                            "# Dynamo's transformed bytecode of %s (under "
+                                            "debug(), breakpoints on the listing's lines are "
+                                            "hit).\n" % rec.function, 1)
+                first = _listing_first_line(res.text)
+                if first:
+                    dc.relabeled = relabel(rec.transformed_code, None, tpath, first,
+                                           ref=listing_lines(clean, first))
             elif not res.verified:
                 before = res.text.count("\n")
                 res.text = res.text.replace(
@@ -187,9 +194,6 @@ class Dumper:
                                            _def_body_line(res.text, tname),
                                            line_offset=res.text.count("\n") - before)
             kind = "transformed_code" if res.decompiled else "disassembly"
-            if not res.decompiled:
-                tfile = "__disassembly_%d_for_%s.transformed.py" % (n, fn)
-                tpath = os.path.join(folder, tfile)
             self._write(tfile, res.text, kind, dc)
             dc.transformed, dc.transformed_path, dc.transformed_name = res, tpath, tname
             entry["transformed_code"] = {
@@ -345,6 +349,13 @@ def _as_module(payload):
         return text
     except SyntaxError:
         return "".join("# " + ln + "\n" for ln in text.splitlines())
+
+
+def _listing_first_line(text):
+    for i, line in enumerate(text.splitlines(), 1):
+        if line.endswith('_disassembly = """'):
+            return i + 1
+    return None
 
 
 def _def_body_line(text, name):

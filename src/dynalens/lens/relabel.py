@@ -43,16 +43,30 @@ def _source_lines(compiled, offset=0):
     return out
 
 
-def relabel(code, compiled, path, first_body_line, line_offset=0):
+def listing_lines(code, first_line):
+    """[(key, line)] for a listing that puts each instruction of `code` on its own line."""
+    out = []
+    line = first_line
+    for ins in dis.get_instructions(code):
+        if ins.opname in _SKIP:
+            continue
+        out.append((_key(ins.opcode, ins.opname, ins.argval), line))
+        line += 1
+    return out
+
+
+def relabel(code, compiled, path, first_body_line, line_offset=0, ref=None):
     """`code` reassembled to report `path` and lines aligned with `compiled`, or None.
 
     `line_offset` is added to `compiled`'s lines (header lines inserted after compiling).
+    Instead of `compiled`, `ref` may give the [(key, line)] pairs to align with directly.
     """
     try:
         from torch._dynamo.bytecode_transformation import transform_code_object
     except Exception:
         return None
-    ref = _source_lines(compiled, line_offset)
+    if ref is None:
+        ref = _source_lines(compiled, line_offset)
     ref_keys = [k for k, _ in ref]
 
     def transform(instructions, code_options):

@@ -9,7 +9,6 @@ to do exactly what Dynamo's does before `debug()` swaps it in.
 
 import dis
 import inspect
-import io
 import os
 import re
 
@@ -140,10 +139,19 @@ def _same_frame_layout(a, b):
 
 
 def disassembly_text(code, name, error):
-    """Valid Python that shows an annotated disassembly when decompiling failed."""
-    buf = io.StringIO()
-    dis.dis(code, file=buf)
-    listing = buf.getvalue().replace('"""', "'''")
+    """Valid Python that shows an annotated disassembly when decompiling failed.
+
+    One instruction per line, in order (`relabel.listing_lines` relies on it), so `debug()` can
+    map Dynamo's code onto this file and a breakpoint on an instruction's line is hit.
+    """
+    rows = []
+    for ins in dis.get_instructions(code):
+        if ins.opname in ("CACHE", "EXTENDED_ARG", "NOP", "RESUME"):
+            continue
+        mark = ">>" if ins.is_jump_target else "  "
+        arg = ins.argrepr or ("" if ins.arg is None else str(ins.arg))
+        rows.append(("%s %5d %-28s %s" % (mark, ins.offset, ins.opname, arg)).rstrip())
+    listing = "\n".join(rows).replace("\\", "\\\\").replace('"""', '\\"\\"\\"')
     where = ""
     off = getattr(error, "offset", None)
     if off is not None:
@@ -151,11 +159,11 @@ def disassembly_text(code, name, error):
     lines = [
         "# dynalens could not decompile this code object%s:" % where,
         "#   %s: %s" % (type(error).__name__, " ".join(str(error).split())[:500]),
-        "# Below is its disassembly (CPython's dis), kept in a docstring so this file is valid",
-        "# Python. Arguments: (%s)" % signature_of(code),
+        "# Below is its disassembly (offset, opname, argument; >> marks jump targets), kept in",
+        "# a string so this file is valid Python. Arguments: (%s)" % signature_of(code),
         "",
         "%s_disassembly = \"\"\"" % name,
-        listing.rstrip("\n").replace("\\", "\\\\"),
+        listing,
         "\"\"\"",
         "",
     ]
