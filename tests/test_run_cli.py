@@ -149,6 +149,24 @@ def test_report_command(tmp_path, capsys):
     assert "not a dynalens dump folder" in capsys.readouterr().err
 
 
+def test_missing_torch_on_entering_the_lens_is_a_usage_error(tmp_path, monkeypatch, capsys):
+    class NoTorch:
+        def __init__(self, dump_dir, report=True):
+            pass
+
+        def __enter__(self):
+            raise ImportError("dynalens.prepare_debug needs torch: pip install 'dynalens[torch]'")
+
+        def __exit__(self, *exc):
+            raise AssertionError("never entered, never exited")
+
+    monkeypatch.setattr(runner, "_prepare_debug", lambda: NoTorch)
+    script = _script(tmp_path, "raise SystemExit('must not run')\n")
+    assert cli.main(["run", "--dump", str(tmp_path / "d"), str(script)]) == 2
+    err = capsys.readouterr().err
+    assert "needs torch" in err and "must not run" not in err
+
+
 def test_missing_lens_is_explained(tmp_path, monkeypatch, capsys):
     def unavailable():
         raise runner.RunError("the torch.compile lens is not available (no torch); install it "

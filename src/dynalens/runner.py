@@ -7,6 +7,7 @@ the whole program, so every ``torch.compile`` in it is captured, and the report 
 when it ends (also when it fails, because that is when a user most needs it).
 """
 
+import contextlib
 import os
 import runpy
 import sys
@@ -62,6 +63,24 @@ def _prepare_debug():
     return prepare_debug
 
 
+@contextlib.contextmanager
+def _entered(lens):
+    """Enter ``lens``; a missing torch (ImportError on entry) becomes a RunError."""
+    try:
+        lens.__enter__()
+    except ImportError as exc:
+        raise RunError(str(exc))
+    ok = False
+    try:
+        yield lens
+        ok = True
+    finally:
+        if ok:
+            lens.__exit__(None, None, None)
+        else:
+            lens.__exit__(*sys.exc_info())
+
+
 def run(target, args=(), dump_dir=DEFAULT_DUMP, module=False, report=True):
     """Run ``target`` (a script path, or a module name when ``module``) with ``args``.
 
@@ -81,7 +100,7 @@ def run(target, args=(), dump_dir=DEFAULT_DUMP, module=False, report=True):
         sys.argv = [target] + list(args)
         # prepare_debug writes the report itself on exit (also after a failure); --no-report
         # asks it not to.
-        with prepare_debug(dump_dir, report=report):
+        with _entered(prepare_debug(dump_dir, report=report)):
             try:
                 _run_target(target, module)
             except SystemExit as exc:
