@@ -315,3 +315,11 @@ def test_resume_globals_are_paired_with_resume_functions():
              {"name": "resume_at_20", "line": 20}]
     assert _resume_aliases(text, given) == {"resume_at_19": ["__resume_at_112_3"],
                                             "resume_at_20": ["__resume_at_102_2"]}
+
+
+def test_huge_files_are_shown_uncoloured_but_linked(monkeypatch):
+    monkeypatch.setattr(hl_module, "COLOUR_LIMIT", 100)
+    code = "x = __compiled_fn_3(a)  # " + "y" * 200 + "\n"
+    out = hl_module.highlight(code, {"__compiled_fn_3": "g3"})
+    assert "<span" not in out and 'href="#g3"' in out
+    assert '<span class="c1">' in hl_module.highlight("x = 1  # short\n", {"x": "y"})

@@ -22,6 +22,10 @@ try:  # optional: the report degrades to plain escaped text without it
 except ImportError:  # pragma: no cover - exercised only where pygments is absent
     lex = None
 
+# Larger texts (a huge generated kernel file) are shown uncoloured: Pygments takes about a
+# second per 300 kB, and one such file should not stall the whole report.
+COLOUR_LIMIT = 400000
+
 # Token types left without a <span>: they are the bulk of any code and need no colour.
 _BARE_CLASSES = {"", "w", "p", "o", "n", "nx", "x", "err"}
 
@@ -54,7 +58,7 @@ def highlight(code, links=None, current=None):
     so that a section does not link to itself.
     """
     links = links or {}
-    if lex is None:
+    if lex is None or len(code) > COLOUR_LIMIT:
         return _plain(code, links, current)
     out = []
     pending_class = None
