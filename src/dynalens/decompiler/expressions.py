@@ -615,8 +615,9 @@ class StackMachine(object):
             return
         if isinstance(func, (FunctionValue, ClassValue)) and False:
             pass
-        if len(args) == 1 and not keywords and isinstance(args[0], (FunctionValue, ClassValue)) \
-                and isinstance(func, ast.expr):
+        if len(args) == 1 and not keywords and isinstance(func, ast.expr) and (
+                isinstance(args[0], ClassValue) or (isinstance(args[0], FunctionValue) and
+                                                    not args[0].code.co_name.startswith("<"))):
             # a decorator applied to the function or class being defined
             args[0].decorators.insert(0, func)
             stack.append(args[0])
