@@ -131,6 +131,11 @@ def _strip_trailing_return(stmts):
         _strip_trailing_return(last.orelse)
         if not last.body:
             last.body.append(ast.Pass())
+    elif isinstance(last, ast.Try) and not last.finalbody:
+        for block in [last.body, last.orelse] + [h.body for h in last.handlers]:
+            _strip_trailing_return(block)
+            if not block and block is not last.orelse:
+                block.append(ast.Pass())
 
 
 def _returns_to_else(stmts):
