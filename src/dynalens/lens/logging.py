@@ -24,12 +24,16 @@ def _hook(code, new_code):
         log = _bytecode_logger()
         if not log.isEnabledFor(_logging.DEBUG):
             return None
+        from .noise import strip_profiler_bookkeeping
         from .source import function_source
 
         name = new_code.co_name
-        res = function_source(new_code, name, code.co_filename)
+        clean, removed = strip_profiler_bookkeeping(new_code)
+        res = function_source(clean, name, code.co_filename)
         status = "verified exact" if res.verified else (
             "NOT exact: %s" % res.difference if res.decompiled else "could not decompile")
+        if removed:
+            status += "; %d profiler bookkeeping calls left out" % removed
         log.debug("MODIFIED BYTECODE %s %s line %s, decompiled by dynalens (%s):\n%s",
                   code.co_name, code.co_filename, code.co_firstlineno, status, res.text)
     except Exception:  # logging must never break compilation
