@@ -459,7 +459,8 @@ class BranchMixin(object):
             if t in loop.continue_targets:
                 # the back edge that ends the body is no statement; any other jump to the
                 # head (also one at the end of a nested block) is a `continue`
-                if ins.index != loop.last or self.range_start != loop.body_start:
+                if ins.index != loop.last or self.range_start != loop.body_start or \
+                        loop.kind == "while-top":
                     out.append(ast.Continue())
                 return None
             if t == loop.break_target:
@@ -566,7 +567,9 @@ class BranchMixin(object):
             test = self.parse_cond(chunks[:n], body_start, false, body_start)
             if test is None:
                 continue
-            loop = Loop(head, (head,), false, exit_ - 1, "while", body_start=body_start)
+            # no bottom test: the compiler adds one after a body that can end, so the
+            # back edge must stay an explicit `continue`
+            loop = Loop(head, (head,), false, exit_ - 1, "while-top", body_start=body_start)
             body, _ = self.walk(body_start, exit_, list(stack), ctx.but(loop=loop))
             out.append(ast.While(test=test, body=body or [ast.Pass()], orelse=[]))
             return exit_
