@@ -88,9 +88,14 @@ def test_report_shows_breaks_recompiles_and_code(dump):
     assert "Data-dependent branching" in text
     assert "program_0.py:7" in text
     assert "b.sum" in text and "tensor &#39;a&#39; dtype mismatch. expected Float, actual Double" in text
-    # Every code block of the index is present as an unfoldable block with its own content.
+    # Every code block of the index is present as an unfoldable block with its own content,
+    # and each function's own source, read from the user's file.
     index = json.loads((dump / "index.json").read_text())
-    assert len(page.code) == len(index["files"])
+    files = [a for a in page.code if not a.endswith("-source")]
+    assert len(files) == len(index["files"])
+    source = page.code["f-toy_example_0-0-source"]
+    assert "@torch</span>.compile" in source and "b.sum() &lt; " in source
+    assert "toy_example_0 (your source, program_0.py:4)" in text
     guards = page.code["c-0-1-guards"]
     assert "__guard_1_for_toy_example_0" in guards and "torch.double" in guards
 

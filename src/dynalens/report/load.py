@@ -5,10 +5,13 @@ unknown field or a half-written index becomes a line under "Problems while readi
 instead of an exception. Only a folder that is not a dump at all is an error.
 """
 
+import inspect
 import json
 import linecache
 import os
 import re
+import textwrap
+import tokenize
 
 from .model import CodeBlock, Compile, Dump, Frame, Function, Graph, GraphBreak
 
@@ -134,6 +137,34 @@ def _context(filename, lineno):
     if not any(f.line.strip() for f in frames):
         return []
     return frames
+
+
+MAX_SOURCE_LINES = 400
+
+
+def _function_source(fn):
+    """The user's function as it is in its file now (decorators included), or None.
+
+    Read at report time, so an edited file shows its new text; the graph-break and stack lines
+    come from torch's records instead, which is why those stay right.
+    """
+    if not fn.filename or not fn.firstlineno:
+        return None
+    lines = linecache.getlines(fn.filename)
+    start = int(fn.firstlineno) - 1
+    if not 0 <= start < len(lines):
+        return None
+    try:
+        block = inspect.getblock(lines[start:start + MAX_SOURCE_LINES])
+    except (SyntaxError, tokenize.TokenError, IndentationError):
+        return None
+    text = textwrap.dedent("".join(block))
+    if not text.strip():
+        return None
+    return CodeBlock(title="%s (your source, %s:%s)" % (fn.name.split(" ")[-1],
+                                                        os.path.basename(fn.filename),
+                                                        fn.firstlineno),
+                     anchor=_anchor(fn.anchor, "source"), text=text, kind="source")
 
 
 def _graph_break(entry, compile_id):
@@ -340,6 +371,8 @@ def _load_index(reader, index, dump):
                           resume_of=comp.resume_of)
             functions[fkey] = fn
             dump.functions.append(fn)
+            if not comp.is_resume:
+                fn.source = comp.function_source = _function_source(fn)
         fn.compiles.append(comp)
 
     # Files the compiles do not mention (e.g. a disassembly written after a failed decompile).

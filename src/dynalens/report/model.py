@@ -68,7 +68,6 @@ class Compile:
     graph_breaks: List[GraphBreak] = field(default_factory=list)
     guards: Optional[CodeBlock] = None
     transformed: Optional[CodeBlock] = None
-    original: Optional[CodeBlock] = None
     full_code: Optional[CodeBlock] = None
     resume: List[CodeBlock] = field(default_factory=list)
     graphs: List[Graph] = field(default_factory=list)
@@ -85,6 +84,7 @@ class Compile:
     is_resume: bool = False
     resume_of: Optional[str] = None
     resume_of_anchor: Optional[str] = None  # the section of the function it continues
+    function_source: Optional[CodeBlock] = None  # the user's source, on a function's 1st compile
 
 
 @dataclass
@@ -97,6 +97,7 @@ class Function:
     firstlineno: Optional[int] = None
     compiles: List[Compile] = field(default_factory=list)
     resume_of: Optional[str] = None  # for Dynamo's resume functions: the function they continue
+    source: Optional[CodeBlock] = None  # the user's function as written, read from its file
 
     @property
     def recompilations(self):
@@ -132,8 +133,10 @@ class Dump:
     def code_blocks(self):
         """Every ``(block, compile or None)`` in page order; the compile decides link scope."""
         for comp in self.compiles:
+            if comp.function_source is not None:
+                yield comp.function_source, comp
             for block in (comp.all_reasons, comp.all_failures, comp.guards, comp.transformed,
-                          comp.original, comp.full_code):
+                          comp.full_code):
                 if block is not None:
                     yield block, comp
             for block in comp.resume:

@@ -20,7 +20,6 @@ _KIND_NAMES = {
     "guards": "guards",
     "transformed": "transformed code",
     "resume": "resume function",
-    "original": "original code",
     "full_code": "full code",
     "graph": "graph",
     "kernel": "inductor code",
