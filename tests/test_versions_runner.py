@@ -717,6 +717,17 @@ def test_resolver_skip_reasons(tmp_path):
     assert resolver.resolve("3.12") == (None, "/nope is not a working CPython 3.12")
 
 
+def test_list_shows_choice_or_reason(tmp_path):
+    args = _args(tmp_path, "--list", "--versions", "3.8,3.12,3.14")
+    resolver, installs = _resolver(args, {"3.12": "/py312"})
+    assert pyversions.list_interpreters(args, resolver) == [
+        "3.8   SKIPPED (no native CPython 3.8 found (PATH, pyenv, uv); no Pyodide release "
+        "embeds 3.8)",
+        "3.12  /py312",
+        "3.14  SKIPPED (pyodide 314.0.7 not installed (run with --install))"]
+    assert installs == []
+
+
 def test_prefer_pyodide(tmp_path):
     args = _args(tmp_path, "--prefer-pyodide")
     resolver, _ = _resolver(args, {"3.13": "/py313", "3.9": "/py39"}, installed=["0.29.5"])

@@ -40,6 +40,8 @@ def parse_args(argv):
                         help="use Pyodide even where a native interpreter exists")
     parser.add_argument("--install", action="store_true",
                         help="install missing Pyodide releases from the npm registry")
+    parser.add_argument("--list", action="store_true",
+                        help="only show which interpreter each version would use, and why not")
     parser.add_argument("--python", action="append", default=[], metavar="X.Y=PATH",
                         help="use this interpreter for version X.Y (repeatable)")
     parser.add_argument("--sample", type=int, default=30, metavar="N",
@@ -181,8 +183,22 @@ def run(args, log=None, resolver=None, run_version=jobs.run_version):
     return [results[v] for v in args.versions]
 
 
+def list_interpreters(args, resolver=None):
+    """Lines of 'version  interpreter-or-SKIPPED'; installs nothing unless --install."""
+    resolver = resolver or Resolver(args, log=lambda text: print(text, flush=True))
+    lines = []
+    for version in args.versions:
+        interpreter, reason = resolver.resolve(version)
+        lines.append("%-5s %s" % (version, interpreter.label() if interpreter
+                                  else "SKIPPED (%s)" % reason))
+    return lines
+
+
 def main(argv=None):
     args = parse_args(argv)
+    if args.list:
+        print("\n".join(list_interpreters(args)))
+        return 0
     started = time.perf_counter()
     results = run(args)
     print()
