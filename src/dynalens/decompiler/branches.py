@@ -389,18 +389,20 @@ class BranchMixin(object):
                 stack.append(ast.IfExp(test=test, body=self.value(body_stack[-1], ins),
                                        orelse=self.value(else_stack[-1], ins)))
                 return else_end
-            self._check_balanced(stack, body_stack, ins)
-            self._check_balanced(stack, else_stack, ins)
+            if self._merge_stacks(stack, out, ins, [(body, body_stack), (orelse, else_stack)]):
+                return self.if_statement(test, true, false, stack, out, ins)
             out.append(ast.If(test=test, body=body or [ast.Pass()], orelse=orelse))
             return else_end
         body_stack = list(stack)
         body, stop = self.walk(true, body_end, body_stack, ctx)
-        self._check_balanced(stack, body_stack, ins)
         orelse = []
+        else_stack = list(stack)
         if stop > body_end and body_end < end:
             # the body fell through past the false target: what lies between is the else
-            orelse, _ = self.walk(body_end, min(stop, end), list(stack), ctx)
+            orelse, _ = self.walk(body_end, min(stop, end), else_stack, ctx)
             body_end = stop
+        if self._merge_stacks(stack, out, ins, [(body, body_stack), (orelse, else_stack)]):
+            return self.if_statement(test, true, false, stack, out, ins)
         node = ast.If(test=test, body=body or [ast.Pass()], orelse=orelse)
         assertion = self._as_assert(node)
         out.append(assertion or node)
@@ -440,6 +442,50 @@ class BranchMixin(object):
         if not getattr(exc, "_assertion", False) or node.body[0].cause is not None:
             return None
         return ast.Assert(test=negate(node.test), msg=msg)
+
+    _TERMINAL_STATEMENTS = (ast.Return, ast.Raise, ast.Break, ast.Continue)
+
+    def _merge_stacks(self, stack, out, ins, branches):
+        """Make the branches of an ``if`` agree on the stack they leave.
+
+        People's code never leaves a value on the stack across an ``if`` statement; generated
+        code does (a value pushed before the test, changed in one branch).  Then every stack
+        value goes into a temporary before the ``if`` (returns True: walk the branches again)
+        and each branch assigns the temporaries it changes at its end.
+        """
+        live = [(stmts, bs) for stmts, bs in branches
+                if not (stmts and isinstance(stmts[-1], self._TERMINAL_STATEMENTS))]
+        if not live:
+            return False
+        depth = len(live[0][1])
+        if any(len(bs) != depth for _, bs in live) or depth < len(stack):
+            self.fail("branches leave different stacks", ins)
+        changed = [k for k in range(depth)
+                   if k >= len(stack) or any(bs[k] is not stack[k] for _, bs in live)]
+        if not changed:
+            return False
+        if any(not isinstance(stack[k], ast.expr) for k in changed if k < len(stack)) or \
+                any(not isinstance(bs[k], ast.expr) for _, bs in live for k in changed):
+            self.fail("branches change the interpreter's own stack values", ins)
+        unspilled = [k for k in changed if k < len(stack) and not getattr(stack[k], "_temp", False)]
+        if unspilled:
+            for k in unspilled:
+                temp = self.new_temp()
+                out.append(ast.Assign(targets=[name(temp, ast.Store())], value=stack[k], lineno=0))
+                ref = name(temp)
+                ref._temp = True
+                stack[k] = ref
+            return True  # walk the branches again on the temporaries
+        for k in range(len(stack), depth):
+            ref = name(self.new_temp())
+            ref._temp = True
+            stack.append(ref)
+        for stmts, bs in live:
+            for k in changed:
+                if bs[k] is not stack[k]:
+                    stmts.append(ast.Assign(targets=[name(stack[k].id, ast.Store())],
+                                            value=self.value(bs[k], ins), lineno=0))
+        return False
 
     def _check_balanced(self, before, after, ins):
         if len(after) > len(before):

@@ -284,7 +284,10 @@ class StackMachine(object):
         n = ins.argval
         if len(stack) < n:
             self.fail("stack underflow", ins)
-        stack.append(stack[-n])
+        value = stack[-n]
+        if isinstance(value, (ast.Call, ast.Await, ast.Yield, ast.YieldFrom, ast.BinOp)):
+            self.copied = True  # see StatementWalker.hoist_copies
+        stack.append(value)
 
     def op_SWAP(self, ins, stack, out):
         n = ins.argval

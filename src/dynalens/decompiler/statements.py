@@ -37,6 +37,31 @@ def _defines(function_name, stored_name):
             not stored_name.startswith("__"))
 
 
+_SIDE_EFFECTS = (ast.Call, ast.Await, ast.Yield, ast.YieldFrom, ast.NamedExpr, ast.BinOp,
+                 ast.Subscript, ast.Attribute)
+
+
+class _Replace(ast.NodeTransformer):
+    """Replace given node objects (by identity) with names, except where they are assigned."""
+
+    def __init__(self, names):
+        self.names = names
+        self.assigned = set()
+
+    def visit_Assign(self, node):
+        if id(node.value) in self.names and id(node.value) not in self.assigned:
+            self.assigned.add(id(node.value))  # the hoisting assignment itself
+            node.targets = [self.visit(t) for t in node.targets]
+            return node
+        return self.generic_visit(node)
+
+    def generic_visit(self, node):
+        replacement = self.names.get(id(node))
+        if replacement is not None and id(node) in self.assigned:
+            return name(replacement)
+        return ast.NodeTransformer.generic_visit(self, node)
+
+
 class ExitBlocks(object):
     """Copies of one small exit block (straight code ending in ``RETURN_VALUE``).
 
@@ -315,8 +340,11 @@ class StatementWalker(StackMachine):
                     self.fail("unsupported opcode", ins)
                 before = len(out)
                 nxt = handler(ins, stack, out)
-                if len(out) > before and stack and self.kind != "comprehension":
-                    self.spill(stack, out, before)
+                if len(out) > before:
+                    if self.copied:
+                        self.hoist_copies(out, before)
+                    if stack and self.kind != "comprehension":
+                        self.spill(stack, out, before)
                 i = ins.index + 1 if nxt is None else nxt
             return out, i
         finally:
@@ -344,6 +372,30 @@ class StatementWalker(StackMachine):
                     stack[other] = stack[k]
         if temps:
             out[at:at] = temps
+
+    copied = False
+
+    def hoist_copies(self, out, at):
+        """A value COPY'd and then used twice would be evaluated twice as source: assign it
+        to a temporary first (generated code only; people's code merges its copies into
+        chained assignments, walruses and augmented assignments)."""
+        seen, repeated = set(), []
+        for stmt in out[at:]:
+            for node in ast.walk(stmt):
+                if isinstance(node, _SIDE_EFFECTS):
+                    if id(node) in seen and node not in repeated:
+                        repeated.append(node)
+                    seen.add(id(node))
+        if not repeated:
+            return
+        replace = {}
+        temps = []
+        for node in repeated:
+            temp = self.new_temp()
+            temps.append(ast.Assign(targets=[name(temp, ast.Store())], value=node, lineno=0))
+            replace[id(node)] = temp
+        swapper = _Replace(replace)
+        out[at:] = temps + [swapper.visit(stmt) for stmt in out[at:]]
 
     def new_temp(self):
         self.session.temp_count += 1
