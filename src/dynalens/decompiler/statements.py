@@ -42,22 +42,14 @@ _SIDE_EFFECTS = (ast.Call, ast.Await, ast.Yield, ast.YieldFrom, ast.NamedExpr, a
 
 
 class _Replace(ast.NodeTransformer):
-    """Replace given node objects (by identity) with names, except where they are assigned."""
+    """Replace given node objects (by identity) with the names of their temporaries."""
 
     def __init__(self, names):
         self.names = names
-        self.assigned = set()
-
-    def visit_Assign(self, node):
-        if id(node.value) in self.names and id(node.value) not in self.assigned:
-            self.assigned.add(id(node.value))  # the hoisting assignment itself
-            node.targets = [self.visit(t) for t in node.targets]
-            return node
-        return self.generic_visit(node)
 
     def generic_visit(self, node):
         replacement = self.names.get(id(node))
-        if replacement is not None and id(node) in self.assigned:
+        if replacement is not None:
             return name(replacement)
         return ast.NodeTransformer.generic_visit(self, node)
 
