@@ -407,6 +407,8 @@ def summarize(results, wall, options):
     summary["exceptions_other_than_DecompilationError"] = sum(r.exceptions for r in files)
     summary["decompile_seconds"] = round(decompile_seconds, 3)
     summary["function_decompile_seconds"] = round(function_seconds, 3)
+    summary["class_body_decompile_seconds"] = round(seconds["class"], 3)
+    summary["module_decompile_seconds"] = round(seconds["module"], 3)
     summary["functions_per_second"] = _rate(functions, function_seconds)
     summary["functions_per_cpu_second"] = _rate(functions, seconds["function_cpu"])
     compile_seconds = seconds["compile"]
@@ -446,8 +448,10 @@ def print_summary(summary, out):
         "files, every code object exact: %s%%" % summary["files_every_code_object_exact_pct"],
         "outputs that do not compile:    %d" % summary["outputs_not_compiling"],
         "exceptions (not Decompilation): %d" % summary["exceptions_other_than_DecompilationError"],
-        "decompile seconds:              %.2f (functions alone: %.2f)" % (
-            summary["decompile_seconds"], summary["function_decompile_seconds"]),
+        "decompile seconds:              %.2f (functions alone: %.2f, class bodies alone: "
+        "%.2f, whole modules: %.2f)" % (
+            summary["decompile_seconds"], summary["function_decompile_seconds"],
+            summary["class_body_decompile_seconds"], summary["module_decompile_seconds"]),
         "functions per second:           %s (per CPU-second: %s; compile() does %s)" % (
             summary["functions_per_second"], summary["functions_per_cpu_second"],
             summary["compile_functions_per_second"]),
