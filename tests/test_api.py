@@ -352,3 +352,14 @@ def test_real_core_module_and_pyc_output_verifies(tmp_path):
     text = decompile(pyc)
     assert dynalens.verify(code, text), text
     assert dynalens.verify(code, decompile(str(source)))
+
+
+def test_real_core_class_rendering_holds_each_method_once():
+    text = decompile(Sample)
+    assert text.count("class Sample") == 1
+    assert "\n    def method(self, x):\n" in text
+    assert "\n    class Inner:\n        def inner_method(self):\n" in text
+    for function in (Sample.method, Sample.static, Sample.create.__func__,
+                     Sample.Inner.inner_method):
+        result = dynalens.verify(function.__code__, text)
+        assert result, (function.__qualname__, result.difference, text)

@@ -336,8 +336,14 @@ def _class_lines(cls, indent, temp_prefix):
         if attribute in _SKIPPED_ATTRIBUTES:
             continue
         body.extend(_member_lines(cls, attribute, value, indent, temp_prefix))
-    if not body:
-        body = ["pass"]
+    # One blank line between definitions, none at the edges of the body.
+    tidy = []
+    for line in body:
+        if line or (tidy and tidy[-1]):
+            tidy.append(line)
+    while tidy and not tidy[-1]:
+        tidy.pop()
+    body = tidy or ["pass"]
     for line in body:
         lines.append(indent + line if line else line)
     return lines
@@ -345,8 +351,10 @@ def _class_lines(cls, indent, temp_prefix):
 
 def _member_lines(cls, attribute, value, indent, temp_prefix):
     def function_lines(function, decorator=None, name=None):
-        text = _decompile_code(function.__code__, indent, temp_prefix, name)
-        out = ["@" + decorator] if decorator else []
+        code = function.__code__
+        text = _decompile_code(code, "    ", temp_prefix, name)
+        text = _definition_only(text, name or code.co_name, code, indent)
+        out = ["", "@" + decorator] if decorator else [""]
         return out + text.rstrip("\n").split("\n") + [""]
 
     if isinstance(value, types.FunctionType):
@@ -364,10 +372,45 @@ def _member_lines(cls, attribute, value, indent, temp_prefix):
                 out.extend(function_lines(function, decorator, name=attribute))
         return out
     if isinstance(value, type) and value.__qualname__.startswith(cls.__qualname__ + "."):
-        return _class_lines(value, indent, temp_prefix) + [""]
+        return [""] + _class_lines(value, indent, temp_prefix) + [""]
     if _is_literal(value):
         return ["%s = %r" % (attribute, value)]
     return ["# %s = <%s object: not decompiled>" % (attribute, type(value).__name__)]
+
+
+def _definition_only(text, name, code, indent):
+    """The ``def name`` statement alone from the core's output for one function.
+
+    Decompiled on its own, a method comes back inside the classes and functions its qualified
+    name lists (so that it recompiles to the same code object); inside a class rendering only
+    the definition itself belongs."""
+    import ast
+    try:
+        tree = ast.parse(text)
+    except SyntaxError as exc:
+        raise DecompilationError("internal error: the core's output does not parse: %s" % exc,
+                                 code=code) from exc
+    queue = list(tree.body)
+    while queue:
+        node = queue.pop(0)
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == name:
+            break
+        queue.extend(getattr(node, "body", []))
+    else:
+        return _reindent(text, indent)
+    if node is tree.body[-1] and len(tree.body) == 1:
+        return _reindent(text, indent)
+    return _reindent(ast.unparse(node), indent)
+
+
+def _reindent(text, indent):
+    if indent == "    ":
+        return text
+    try:
+        from .render import reindent
+    except ImportError:
+        return text
+    return reindent(text, indent)
 
 
 def _is_literal(value, depth=0):
