@@ -186,3 +186,23 @@ def test_run_object_for_views(tmp_path):
     assert run.dump_dir == str(tmp_path)
     assert run.index["format"] == "dynalens-dump"
     assert api.last_run() is run
+
+
+def test_reset_inside_the_block_keeps_compiles_apart(tmp_path):
+    # torch._dynamo.reset() restarts torch's compile ids; the lens must not merge the two
+    import torch._dynamo
+
+    torch._dynamo.reset()
+    with prepare_debug(str(tmp_path), report=False) as run:
+        torch.compile(_add, backend="eager")(torch.ones(2))
+        torch._dynamo.reset()
+        torch.compile(_add, backend="eager")(torch.ones(2, dtype=torch.float64))
+    compiles = run.index["compiles"]
+    assert [c["key"] for c in compiles] == ["0/0", "0/0#1"]
+    assert [c["compile_id"] for c in compiles] == ["0/0", "0/0"]
+    assert compiles[0]["transformed_code"]["file"] != compiles[1]["transformed_code"]["file"]
+    live = run.guard_function("0/0#1")
+    assert live({"x": torch.ones(2, dtype=torch.float64)}, globals()) is True
+    assert live({"x": torch.ones(2)}, globals()) is False
+    with pytest.raises(LookupError, match="cache entry"):
+        run.guard_function("0/0")           # reset() dropped its cache entry

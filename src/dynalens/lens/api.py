@@ -145,22 +145,27 @@ class DebugRun:
                 key = (cid.frame_id, cid.frame_compile_id)
                 info[key] = {"code_parts": list(getattr(gm, "code_parts", []) or []),
                              "entry": entry, "code": code}
-        by_key = {}
+        # after a torch._dynamo.reset() inside the block, compile ids repeat: the cache
+        # entries alive now belong to the latest compile with that id and code object
+        latest = {}
         for rec in self._capture.compiles():
-            found = info.get((rec.frame_id, rec.frame_compile_id))
-            if found is not None:
-                by_key[rec.key] = found
-                self._guard_entries[rec.compile_id] = found
+            k = (rec.frame_id, rec.frame_compile_id)
+            if k in info and info[k]["code"] is rec.original_code:
+                latest[k] = rec
+        by_key = {}
+        for k, rec in latest.items():
+            by_key[rec.key] = info[k]
+            self._guard_entries[rec.index_key] = info[k]
         return by_key
 
     # -- after the block -----------------------------------------------------------------
     def compile(self, compile_id):
-        """The dumped compile with this compile id ("0/0")."""
+        """The dumped compile with this key: the compile id ("0/0"), see index.json's `key`."""
         for dc in self.compiles:
-            if dc.record.compile_id == compile_id:
+            if dc.key == compile_id:
                 return dc
         raise KeyError("no compile %r in this run (have: %s)" % (
-            compile_id, ", ".join(dc.record.compile_id for dc in self.compiles) or "none"))
+            compile_id, ", ".join(dc.key for dc in self.compiles) or "none"))
 
     def guard_function(self, compile_id):
         """The dumped guard function of a compile, loaded and bound to torch's live objects.
@@ -171,6 +176,7 @@ class DebugRun:
         from .guards import load_guard_function
 
         dc = self.compile(compile_id)
+        compile_id = dc.key
         if dc.guard_path is None:
             raise LookupError("compile %s has no guard function (its cache entry was gone when "
                               "the block ended)" % compile_id)

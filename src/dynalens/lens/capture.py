@@ -57,11 +57,13 @@ def parse_resume_name(name):
 class CompileRecord:
     """Everything known about one compile id."""
 
-    def __init__(self, frame_id, frame_compile_id, attempt):
+    def __init__(self, frame_id, frame_compile_id, attempt, generation=0):
         self.frame_id = frame_id
         self.frame_compile_id = frame_compile_id
         self.attempt = attempt
+        self.generation = generation    # how many torch._dynamo.reset()s came before
         self.compile_id = compile_id_string(frame_id, frame_compile_id, attempt)
+        self.finished = False           # compilation_metrics (the last event) arrived
         self.stack = []
         self.original_code = None       # the frame's code object (user's or a resume function)
         self.transformed_code = None    # what Dynamo put in its place
@@ -77,7 +79,14 @@ class CompileRecord:
 
     @property
     def key(self):
-        return (self.frame_id, self.frame_compile_id, self.attempt)
+        return (self.generation, self.frame_id, self.frame_compile_id, self.attempt)
+
+    @property
+    def index_key(self):
+        """Unique within a run: torch restarts compile ids after torch._dynamo.reset()."""
+        if self.generation:
+            return "%s#%d" % (self.compile_id, self.generation)
+        return self.compile_id
 
     @property
     def function(self):
@@ -96,6 +105,7 @@ class Capture:
     def __init__(self, bytecode_transform=None):
         self.records = {}
         self.order = []
+        self.generation = 0
         self.warnings = []
         self._warned = set()
         self._strings = {}
@@ -154,12 +164,22 @@ class Capture:
             warnings.warn(text, RuntimeWarning, stacklevel=2)
 
     # -- records -------------------------------------------------------------------------
-    def record(self, frame_id, frame_compile_id, attempt):
-        key = (frame_id, frame_compile_id, attempt or 0)
+    def record(self, frame_id, frame_compile_id, attempt, starting=False):
+        """The record of a compile id; `starting` for events that only open a compile.
+
+        A compile id that opens again after it finished means torch._dynamo.reset() ran
+        (torch restarts its counters): later compiles go into a new generation. Events that
+        trail a finished compile (a lazily compiled backward) do not open one.
+        """
         with self._lock:
+            key = (self.generation, frame_id, frame_compile_id, attempt or 0)
             rec = self.records.get(key)
+            if starting and rec is not None and rec.finished:
+                self.generation += 1
+                key = (self.generation, frame_id, frame_compile_id, attempt or 0)
+                rec = None
             if rec is None:
-                rec = CompileRecord(frame_id, frame_compile_id, attempt or 0)
+                rec = CompileRecord(frame_id, frame_compile_id, attempt or 0, self.generation)
                 rec.seq = len(self.order)
                 self.records[key] = rec
                 self.order.append(key)
@@ -171,12 +191,12 @@ class Capture:
             recs = [self.records[k] for k in self.order]
         final = {}
         for rec in recs:
-            k = (rec.frame_id, rec.frame_compile_id)
+            k = (rec.generation, rec.frame_id, rec.frame_compile_id)
             if k not in final or rec.attempt > final[k].attempt:
                 final[k] = rec
         kept = []
         for rec in recs:
-            best = final[(rec.frame_id, rec.frame_compile_id)]
+            best = final[(rec.generation, rec.frame_id, rec.frame_compile_id)]
             if rec is best:
                 kept.append(rec)
             elif rec.graph_breaks or rec.stack:
@@ -220,9 +240,11 @@ class Capture:
         event = next((k for k in metadata if k not in _ID_KEYS), None)
         if event is None or event == "chromium_event":
             return
-        rec = self.record(metadata["frame_id"], metadata["frame_compile_id"],
-                          metadata.get("attempt", 0))
         body = metadata[event]
+        starting = event == "dynamo_start" or (
+            event == "artifact" and body.get("name") == "recompile_reasons")
+        rec = self.record(metadata["frame_id"], metadata["frame_compile_id"],
+                          metadata.get("attempt", 0), starting=starting)
         if event == "artifact":
             self._on_artifact(rec, body.get("name", ""), payload)
         elif event == "dynamo_start":
@@ -237,6 +259,7 @@ class Capture:
         elif event == "compilation_metrics":
             if isinstance(body, dict):
                 rec.metrics = {k: v for k, v in body.items() if _jsonable(v)}
+            rec.finished = True
 
     def _on_artifact(self, rec, name, payload):
         if name in GRAPH_EVENTS:

@@ -49,7 +49,7 @@ class DebugSession:
         return False
 
     def _swap_code(self, dc, load):
-        cid = dc.record.compile_id
+        cid = dc.key
         res = dc.transformed
         if res is None:
             self.not_swapped.append((cid, "no transformed code was captured"))

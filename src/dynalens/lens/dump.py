@@ -107,12 +107,12 @@ class Dumper:
         folder = self.folder
         fn = _safe(rec.function)
         n, full_path = atomic.claim(folder, lambda i: "full_code_for_%s_%d.py" % (fn, i))
-        dc = DumpedCompile(rec, rec.compile_id)
+        dc = DumpedCompile(rec, rec.index_key)
         dc.n = n
         self.dumped.append(dc)
         resume = parse_resume_name(rec.function)
         entry = {
-            "key": rec.compile_id, "pid": os.getpid(), "compile_id": rec.compile_id,
+            "key": rec.index_key, "pid": os.getpid(), "compile_id": rec.compile_id,
             "frame_id": rec.frame_id, "frame_compile_id": rec.frame_compile_id,
             "attempt": rec.attempt, "function": rec.function,
             "filename": rec.original_code.co_filename if rec.original_code else
@@ -310,8 +310,15 @@ class Dumper:
         self.files.append({"path": name, "kind": kind, "compile": dc.key, "graph": graph})
 
     def _link_guard_failures(self, entries):
-        by_id = {e["compile_id"]: e for e in entries}
+        # reasons name the failed entry by torch's compile id without the attempt ("0/0"),
+        # and only compiles of the same generation (between resets) can be meant
         for e in entries:
+            gen = e["key"].partition("#")[2]
+            by_id = {}
+            for other in entries:
+                if other["key"].partition("#")[2] == gen:
+                    by_id[other["compile_id"]] = other
+                    by_id.setdefault(other["compile_id"].split("_")[0], other)
             for reason in e["recompile_reasons"]:
                 cid, sep, text = reason.partition(": ")
                 target = by_id.get(cid.strip())
