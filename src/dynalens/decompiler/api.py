@@ -60,6 +60,8 @@ class Decompiler(object):
         self.temp_prefix = _check_str("temp_prefix", temp_prefix)
         self.name = None if name is None else _check_str("name", name)
         self.kind, self.target = _resolve(code_or_obj)
+        # A function object also knows its default values, which its code object does not.
+        self.function = _function_of(code_or_obj)
         # depyf exposes the code object as ``.code``; a class has none.
         self.code = self.target if self.kind == "code" else None
 
@@ -84,7 +86,10 @@ class Decompiler(object):
         name = self.name if name is None else _check_str("overwite_fn_name", name)
         if self.kind == "class":
             return _render_class(self.target, indent, prefix)
-        return _decompile_code(self.target, indent, prefix, name)
+        text = _decompile_code(self.target, indent, prefix, name)
+        if self.function is not None:
+            text = _with_defaults(text, self.function, name or self.target.co_name, indent)
+        return text
 
     def __repr__(self):
         what = self.target.__qualname__ if self.kind == "class" else getattr(
@@ -150,6 +155,12 @@ def _resolve(obj):
                         "(accepted: %s)" % (obj, _ACCEPTED))
     raise TypeError("cannot decompile an object of type %s; accepted: %s"
                     % (type(obj).__name__, _ACCEPTED))
+
+
+def _function_of(obj):
+    while isinstance(obj, (staticmethod, classmethod, types.MethodType)):
+        obj = obj.__func__
+    return obj if isinstance(obj, types.FunctionType) else None
 
 
 def _module_code(module):
@@ -353,6 +364,7 @@ def _member_lines(cls, attribute, value, indent, temp_prefix):
     def function_lines(function, decorator=None, name=None):
         code = function.__code__
         text = _decompile_code(code, "    ", temp_prefix, name)
+        text = _with_defaults(text, function, name or code.co_name, "    ")
         text = _definition_only(text, name or code.co_name, code, indent)
         out = ["", "@" + decorator] if decorator else [""]
         return out + text.rstrip("\n").split("\n") + [""]
@@ -378,6 +390,74 @@ def _member_lines(cls, attribute, value, indent, temp_prefix):
     return ["# %s = <%s object: not decompiled>" % (attribute, type(value).__name__)]
 
 
+def _with_defaults(text, function, name, indent):
+    """``text`` with the function's default values written into its ``def``.
+
+    Defaults are evaluated where the function is defined, so they are not in its code object
+    and the core cannot know them; the function object does. A value is written when it is a
+    literal or a global of the function's module bound to that very object (sentinels,
+    constants); if any default of a group (positional, keyword-only) cannot be written, that
+    group is left as the core rendered it rather than shown wrongly. The function's own code
+    is unchanged by this, so the output verifies exactly as before."""
+    positional = function.__defaults__ or ()
+    keyword = function.__kwdefaults__ or {}
+    if not positional and not keyword or function.__code__.co_name == "<lambda>":
+        return text
+    import ast
+    try:
+        tree = ast.parse(text)
+    except SyntaxError:
+        return text
+    node = _find_def(tree, name)
+    if node is None:
+        return text
+    changed = False
+    values = [_value_expr(value, function) for value in positional]
+    if values and None not in values and len(values) <= len(node.args.args) + len(
+            getattr(node.args, "posonlyargs", [])) and not node.args.defaults:
+        node.args.defaults = values
+        changed = True
+    if keyword and not any(node.args.kw_defaults):
+        exprs = [(_value_expr(keyword[arg.arg], function) if arg.arg in keyword else None)
+                 for arg in node.args.kwonlyargs]
+        if all(expr is not None for arg, expr in zip(node.args.kwonlyargs, exprs)
+               if arg.arg in keyword):
+            node.args.kw_defaults = exprs
+            changed = True
+    if not changed:
+        return text
+    return _reindent(ast.unparse(tree), indent) + "\n"
+
+
+def _find_def(tree, name):
+    import ast
+    queue = list(tree.body)
+    while queue:
+        node = queue.pop(0)
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == name:
+            return node
+        queue.extend(getattr(node, "body", []))
+    return None
+
+
+def _value_expr(value, function):
+    import ast
+    if _is_literal(value):
+        try:
+            return ast.parse(repr(value), mode="eval").body
+        except (SyntaxError, ValueError):
+            return None
+    for global_name, global_value in function.__globals__.items():
+        if global_value is value and global_name.isidentifier():
+            return ast.Name(id=global_name, ctx=ast.Load())
+    import builtins
+    for builtin_name in ("print", "len", "repr", "str", "int", "float", "object", "list",
+                         "dict", "tuple", "set", "type"):
+        if getattr(builtins, builtin_name) is value:
+            return ast.Name(id=builtin_name, ctx=ast.Load())
+    return None
+
+
 def _definition_only(text, name, code, indent):
     """The ``def name`` statement alone from the core's output for one function.
 
@@ -390,13 +470,8 @@ def _definition_only(text, name, code, indent):
     except SyntaxError as exc:
         raise DecompilationError("internal error: the core's output does not parse: %s" % exc,
                                  code=code) from exc
-    queue = list(tree.body)
-    while queue:
-        node = queue.pop(0)
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == name:
-            break
-        queue.extend(getattr(node, "body", []))
-    else:
+    node = _find_def(tree, name)
+    if node is None:
         return _reindent(text, indent)
     if node is tree.body[-1] and len(tree.body) == 1:
         return _reindent(text, indent)
