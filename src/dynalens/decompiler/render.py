@@ -16,14 +16,17 @@ from .definitions import (COMPREHENSIONS, CO_ASYNC_GENERATOR, CO_COROUTINE, Defi
                           arguments_of)
 from .errors import DecompilationError
 from .expressions import IterMarker, name
+from .cold_blocks import exception_only_blocks
 from .handlers import HandlerMixin
+from .inline_comprehensions import InlineComprehensionMixin
 from .instructions import exception_entries, normalize
 from .statements import AppendStmt, Context, StatementWalker
 
 CO_OPTIMIZED = 0x01
 
 
-class CodeWalker(HandlerMixin, BranchMixin, DefinitionMixin, StatementWalker):
+class CodeWalker(InlineComprehensionMixin, HandlerMixin, BranchMixin, DefinitionMixin,
+                 StatementWalker):
     """The walker for one code object: statement, branch, handler and definition handlers."""
 
     def __init__(self, code, kind, session):
@@ -31,6 +34,7 @@ class CodeWalker(HandlerMixin, BranchMixin, DefinitionMixin, StatementWalker):
         entries = exception_entries(code, offset_to_index)
         StatementWalker.__init__(self, code, instrs, entries,
                                  lambda c, k: decompile_body(c, k, session))
+        self.cleanup_starts.update(exception_only_blocks(instrs, entries))
         self.kind = kind
         self.session = session
         self.imported_names = session.imported_names
@@ -157,27 +161,16 @@ def _returns_to_else(stmts):
                 stmt.body = stmt.body or [ast.Pass()]
         elif isinstance(stmt, (ast.For, ast.While, ast.With, ast.Try)):
             for field in ("body", "orelse", "finalbody"):
-                if hasattr(stmt, field):
-                    setattr(stmt, field, _returns_to_else(getattr(stmt, field)))
+                block = getattr(stmt, field, None)
+                if block:
+                    setattr(stmt, field, _returns_to_else(block) or [ast.Pass()])
             if isinstance(stmt, ast.Try):
                 for h in stmt.handlers:
-                    h.body = _returns_to_else(h.body)
+                    h.body = _returns_to_else(h.body) or [ast.Pass()]
         elif isinstance(stmt, ast.Return):
             continue
         out.append(stmt)
     return out
-
-
-def _fill_empty_bodies(tree):
-    """Every block needs a statement: a body emptied by dropping implicit returns gets
-    ``pass``."""
-    for node in ast.walk(tree):
-        for field in ("body", "finalbody"):
-            value = getattr(node, field, None)
-            if isinstance(value, list) and not value and field == "body":
-                value.append(ast.Pass())
-        if isinstance(node, ast.Try) and not node.handlers and not node.finalbody:
-            node.finalbody.append(ast.Pass())
 
 
 def _ends_with_return(body):
@@ -347,10 +340,24 @@ def arguments_of_empty():
                          kwarg=None, defaults=[])
 
 
+def _number_statements(stmts):
+    """``ast.unparse`` looks up type comments by ``lineno`` on statements (only there): give
+    statements one, without the cost of ``fix_missing_locations`` on every expression."""
+    for stmt in stmts:
+        stmt.lineno = 0
+        for field in ("body", "orelse", "finalbody"):
+            block = getattr(stmt, field, None)
+            if block:
+                _number_statements(block)
+        for handler in getattr(stmt, "handlers", ()):
+            _number_statements(handler.body)
+        for case in getattr(stmt, "cases", ()):
+            _number_statements(case.body)
+
+
 def unparse(stmts):
     module = ast.Module(body=stmts, type_ignores=[])
-    _fill_empty_bodies(module)
-    ast.fix_missing_locations(module)
+    _number_statements(stmts)
     return ast.unparse(module)
 
 

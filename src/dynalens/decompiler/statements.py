@@ -80,7 +80,12 @@ class ExitBlocks(object):
         blocks = {}
         blocks_at = set()
         n = len(instrs)
+        # a block can only start within MAX_LENGTH instructions before a RETURN_VALUE
+        candidates = set()
         for k, ins in enumerate(instrs):
+            if ins.op == "RETURN_VALUE":
+                candidates.update(range(max(0, k - self.MAX_LENGTH + 1), k))
+        for k in sorted(candidates):
             key = self._key(k)
             if key is not None:
                 blocks.setdefault(key, []).append(k)
