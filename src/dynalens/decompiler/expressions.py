@@ -273,6 +273,18 @@ class StackMachine(object):
             stack.append(attr)
             stack.append(Null())
 
+    def op_LOAD_SUPER_ATTR(self, ins, stack, out):
+        """3.12+: ``super().attr`` (or ``super(cls, self).attr``) in one instruction that pops
+        the ``super`` global, the class cell (or ``cls``) and ``self``."""
+        self_arg, cls, sup = self.pop(stack, ins), self.pop(stack, ins), self.pop(stack, ins)
+        args = [self.value(cls, ins), self.value(self_arg, ins)] if ins.arg & 2 else []
+        call = ast.Call(func=self.value(sup, ins), args=args, keywords=[])
+        if not ins.arg & 1:
+            stack.append(ast.Attribute(value=call, attr=ins.argval, ctx=ast.Load()))
+            return
+        stack.append(call)
+        self.op_LOAD_METHOD(ins, stack, out)
+
     def op_LOAD_ASSERTION_ERROR(self, ins, stack, out):
         stack.append(name("AssertionError"))
 
@@ -327,7 +339,7 @@ class StackMachine(object):
     del _unary
 
     def op_CALL_INTRINSIC_1(self, ins, stack, out):
-        kind = ins.argrepr if hasattr(ins, "argrepr") else ins.argval
+        kind = ins.argval
         if kind == "INTRINSIC_UNARY_POSITIVE":
             stack.append(ast.UnaryOp(op=ast.UAdd(), operand=self.pop(stack, ins)))
         elif kind == "INTRINSIC_LIST_TO_TUPLE":
@@ -616,8 +628,6 @@ class StackMachine(object):
                 func.code.co_name in ("<listcomp>", "<setcomp>", "<dictcomp>", "<genexpr>"):
             stack.append(self.comprehension(func, args[0], ins))
             return
-        if isinstance(func, (FunctionValue, ClassValue)) and False:
-            pass
         if len(args) == 1 and not keywords and isinstance(func, ast.expr) and (
                 isinstance(args[0], ClassValue) or (isinstance(args[0], FunctionValue) and
                                                     not args[0].code.co_name.startswith("<"))):

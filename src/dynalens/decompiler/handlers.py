@@ -158,8 +158,6 @@ class HandlerMixin(object):
             self.fail("finally handler without its re-raise", instrs[h])
         fstart, fend = h + 1, cleanup - 1
         length = fend - fstart
-        final_stack = list(stack)
-        final_stack.append(object.__new__(CurrentExc))
         finalbody, _ = self.walk(fstart, fend, [*stack, CurrentExc()], ctx.but(open=ctx.open | {h}))
         copies = ctx.finally_copies + ((fstart, length, h),)
         inner = ctx.but(open=opened, finally_copies=copies)
@@ -222,9 +220,6 @@ class HandlerMixin(object):
             join = handler_end if join is None else join
         item = ast.withitem(context_expr=manager, optional_vars=exit_marker.target)
         node_type = ast.AsyncWith if is_async else ast.With
-        if (not is_async and len(body) == 1 and isinstance(body[0], ast.With) and
-                getattr(body[0], "_merge", False)):
-            pass
         out.append(node_type(items=[item], body=body or [ast.Pass()], type_comment=None))
         return min(join, self.range_end) if join > self.range_end else join
 

@@ -762,7 +762,6 @@ class StatementWalker(StackMachine):
         if isinstance(value, ast.Constant) and value.value is None and ins.index > 0:
             node._implicit = self._is_implicit_return(self.instrs[ins.index - 1])
         out.append(node)
-        return self._after_exit(ins)
 
     def _is_implicit_return(self, load):
         """Whether ``return None`` was added by the compiler rather than written.
@@ -782,9 +781,6 @@ class StatementWalker(StackMachine):
 
     _max_line = None
 
-    def _after_exit(self, ins):
-        return None
-
     def op_RAISE_VARARGS(self, ins, stack, out):
         cause = exc = None
         if ins.arg == 2:
@@ -802,9 +798,6 @@ class StatementWalker(StackMachine):
 
     def op_RERAISE(self, ins, stack, out):
         out.append(ast.Raise(exc=None, cause=None))
-
-    def _assert(self, exc, out):
-        return False
 
     def op_LOAD_ASSERTION_ERROR(self, ins, stack, out):
         node = name("AssertionError")
