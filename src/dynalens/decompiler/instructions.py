@@ -57,7 +57,12 @@ _RENAMED = {
 _DROPPED = frozenset([
     "CACHE", "PRECALL", "RESUME", "EXTENDED_ARG", "NOP", "MAKE_CELL", "COPY_FREE_VARS",
     "TO_BOOL", "NOT_TAKEN", "RESUME_CHECK", "INSTRUMENTED_LINE", "ASYNC_GEN_WRAP",
+    # 3.12+: FOR_ITER's exit target; an exhausted FOR_ITER jumps past it (and, 3.13+, past the
+    # POP_TOP/POP_ITER after it: see normalize), so the loop exit reads as on 3.11
+    "END_FOR",
 ])
+# 3.12+ intrinsics that only do the interpreter's bookkeeping
+_DROPPED_INTRINSICS = frozenset(["INTRINSIC_ASYNC_GEN_WRAP"])
 
 _SPLIT = {
     "LOAD_FAST_LOAD_FAST": ("LOAD_FAST", "LOAD_FAST"),
@@ -151,7 +156,16 @@ def _normalize_one(raw, kw_names_pending, consts):
     if name == "LOAD_ATTR" and PY >= (3, 12) and raw.arg is not None and raw.arg & 1:
         return [Instr("LOAD_METHOD", raw.arg, raw.argval, off, line)]
     if name == "LOAD_SUPER_ATTR":
-        return [Instr("LOAD_SUPER_ATTR", raw.arg, raw.argval, off, line)]
+        # arg bit 0: method form (pushes a NULL/self slot like LOAD_ATTR's); bit 1: the
+        # two-argument super(cls, self)
+        return [Instr("LOAD_SUPER_ATTR", raw.arg & 3, raw.argval, off, line)]
+    if name == "CALL_INTRINSIC_1":
+        # dis names the intrinsic in argrepr (3.12+); the argument number alone differs
+        # between versions
+        kind = raw.argrepr or raw.argval
+        if kind in _DROPPED_INTRINSICS:
+            return []
+        return [Instr("CALL_INTRINSIC_1", raw.arg, kind, off, line)]
     if name == "KW_NAMES":
         # 3.11's dis leaves argval unresolved for KW_NAMES: read the constant ourselves
         names = consts[raw.arg]
@@ -205,8 +219,15 @@ def normalize(code):
     raw_jump_targets = []
     pending = []
     kw_names_pending = []
+    after_end_for = False
     for raw in raws:
         pending.append(raw.offset)
+        if after_end_for and raw.opname in ("POP_TOP", "POP_ITER"):
+            # 3.13+: END_FOR; POP_TOP (3.14: POP_ITER) at a loop exit is skipped as a whole by
+            # an exhausted FOR_ITER, which has already dropped the iterator
+            after_end_for = False
+            continue
+        after_end_for = raw.opname == "END_FOR" and PY >= (3, 13)
         new = _normalize_one(raw, kw_names_pending, code.co_consts)
         if not new:
             continue
@@ -250,18 +271,48 @@ def _send_loop_length(out, k):
     return 4
 
 
+_INVERTED = {"POP_JUMP_IF_FALSE": "POP_JUMP_IF_TRUE", "POP_JUMP_IF_TRUE": "POP_JUMP_IF_FALSE",
+             "POP_JUMP_IF_NONE": "POP_JUMP_IF_NOT_NONE",
+             "POP_JUMP_IF_NOT_NONE": "POP_JUMP_IF_NONE"}
+
+
+def _expanded_backward_jump(out, k, targeted):
+    """Whether ``out[k]`` and ``out[k + 1]`` are a 3.12+ expansion of one backward conditional
+    jump: 3.12 dropped ``POP_JUMP_BACKWARD_IF_*`` and emits the inverted condition jumping over
+    a ``JUMP`` back, with the conditional's own location (so the ``JUMP`` starts no line).
+    Folding it back gives the 3.11 shape that ``while`` loops are recognised by."""
+    if PY < (3, 12) or k + 1 >= len(out):
+        return False
+    cond, jump = out[k], out[k + 1]
+    return (cond.op in _INVERTED and cond.target == k + 2 and jump.op == "JUMP" and
+            jump.target is not None and jump.target <= k and k + 1 not in targeted and
+            (jump.line is None or jump.line == cond.line) and
+            # 3.11 never threads a test into a for loop's head: it keeps `if not x: continue`
+            out[jump.target].op != "FOR_ITER")
+
+
 def _collapse(out, offset_to_index):
     """Fold multi-instruction idioms into one pseudo-instruction each.
 
     ``SEND_LOOP`` stands for the whole await / yield-from loop; ``RETURN_GENERATOR; POP_TOP``
-    at the start of a generator is dropped.
+    at the start of a generator is dropped; 3.12+'s expanded backward conditional jumps are
+    folded back into one.
     """
     new = []
     remap = {}
     k = 0
     n = len(out)
+    targeted = set(ins.target for ins in out if ins.target is not None)
     while k < n:
         ins = out[k]
+        if _expanded_backward_jump(out, k, targeted):
+            ins.op = _INVERTED[ins.op]
+            ins.target = out[k + 1].target
+            remap[k] = len(new)
+            remap[k + 1] = len(new) + 1
+            new.append(ins)
+            k += 2
+            continue
         if ins.op == "RETURN_GENERATOR" and k + 1 < n and out[k + 1].op == "POP_TOP":
             remap[k] = remap[k + 1] = len(new)
             k += 2

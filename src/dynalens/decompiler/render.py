@@ -17,7 +17,9 @@ from .definitions import (COMPREHENSIONS, CO_ASYNC_GENERATOR, CO_COROUTINE, Defi
 from .errors import DecompilationError
 from .expressions import IterMarker, name
 from .cold_blocks import exception_only_blocks
+from .cold_blocks import exception_only_blocks
 from .handlers import HandlerMixin
+from .inline_comprehensions import InlineComprehensionMixin
 from .inline_comprehensions import InlineComprehensionMixin
 from .instructions import exception_entries, normalize
 from .statements import AppendStmt, Context, StatementWalker

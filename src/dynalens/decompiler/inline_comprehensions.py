@@ -1,0 +1,100 @@
+"""PEP 709 (CPython 3.12+): list, set and dict comprehensions compiled inline.
+
+Before 3.12 a comprehension was a nested code object called with the outermost iterator; since
+3.12 its loop sits in the enclosing code between a save and a restore of the names it binds::
+
+    <iterable>; GET_ITER
+    LOAD_FAST_AND_CLEAR x ...        save (and clear) every name the comprehension binds
+    SWAP n+1                         the iterator back on top
+    BUILD_LIST 0 | BUILD_SET 0 | BUILD_MAP 0
+    SWAP 2
+    FOR_ITER ... LIST_APPEND 2 ... JUMP back; END_FOR
+    SWAP n+1; STORE_FAST x ...        restore (the SWAP may be optimised into the stores)
+
+plus a cleanup handler at the end of the code (``SWAP 2; POP_TOP; SWAP n+1; STORE_FAST x...;
+RERAISE 0``) that restores the names when the loop raises.  The saved values are markers
+(:class:`SavedLocal`) whose restoring stores make no statement; the loop is walked as a
+comprehension body (appends become :class:`~.statements.AppendStmt`) and rebuilt with the same
+code that rebuilds a pre-3.12 comprehension's code object.  Generator expressions are still
+nested code objects and never come here.
+"""
+
+import ast
+
+from .branches import BranchMixin
+from .definitions import comprehension_from_statements
+from .expressions import IterMarker, Marker
+
+_KINDS = {"BUILD_LIST": ("<listcomp>", ast.List), "BUILD_SET": ("<setcomp>", ast.Set),
+          "BUILD_MAP": ("<dictcomp>", ast.Dict)}
+
+
+class SavedLocal(Marker):
+    """The value ``LOAD_FAST_AND_CLEAR`` saves; storing it back restores the name."""
+
+    def __init__(self, name):
+        self.name = name
+
+
+def comprehension_cleanups(instrs, entries):
+    """{start: stop} of the handlers that restore an inline comprehension's names and re-raise:
+    only reached through the exception table, they have no statement form."""
+    blocks = {}
+    n = len(instrs)
+    for e in entries:
+        k = e.target
+        if k in blocks or k + 2 >= n:
+            continue
+        if not (instrs[k].op == "SWAP" and instrs[k].argval == 2 and instrs[k + 1].op == "POP_TOP"
+                and instrs[k + 2].op == "SWAP"):
+            continue
+        q = k + 3
+        while q < n and instrs[q].op == "STORE_FAST":
+            q += 1
+        if q < n and q > k + 3 and instrs[q].op == "RERAISE":
+            blocks[k] = q + 1
+    return blocks
+
+
+class InlineComprehensionMixin(object):
+    """Handlers for the save/restore around an inline comprehension and for its loop."""
+
+    def op_LOAD_FAST_AND_CLEAR(self, ins, stack, out):
+        stack.append(SavedLocal(ins.argval))
+
+    def _assign(self, target, value, out, ins):
+        if isinstance(value, SavedLocal):
+            return  # the comprehension's names get their old values back
+        return super(InlineComprehensionMixin, self)._assign(target, value, out, ins)
+
+    def _inline_comprehension_kind(self, ins, stack):
+        head = ins.index
+        if head < 2 or len(stack) < 2 or not isinstance(stack[-1], IterMarker):
+            return None
+        build, swap = self.instrs[head - 2], self.instrs[head - 1]
+        kind = _KINDS.get(build.op)
+        if kind is None or build.argval != 0 or swap.op != "SWAP" or swap.argval != 2:
+            return None
+        if not isinstance(stack[-2], kind[1]):
+            return None
+        return kind[0]
+
+    def op_FOR_ITER(self, ins, stack, out):
+        kind = self._inline_comprehension_kind(ins, stack)
+        if kind is None:
+            return BranchMixin.op_FOR_ITER(self, ins, stack, out)
+        iterator = stack[-1]
+        loop_stack = list(stack)
+        body = []
+        saved = self.kind
+        self.kind = "comprehension"  # appends are the element, nothing is spilled
+        try:
+            nxt = BranchMixin.op_FOR_ITER(self, ins, loop_stack, body)
+        finally:
+            self.kind = saved
+        node = comprehension_from_statements(kind, body, iterator.iterable)
+        if node is None:
+            self.fail("unrecognised inline comprehension", ins)
+        stack.pop()
+        stack[-1] = node
+        return nxt
