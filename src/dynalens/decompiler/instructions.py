@@ -138,13 +138,17 @@ def _line_of(raw):
     return line
 
 
-def _normalize_one(raw, kw_names_pending, consts):
+def _normalize_one(raw, kw_names_pending, consts, legacy_state=None):
     """Translate one ``dis.Instruction`` to zero or more normalized ``Instr``."""
     name = raw.opname
     off = raw.offset
     line = _line_of(raw)
     if name in _DROPPED:
         return []
+    if legacy_state is not None:
+        legacy = _normalize_legacy(raw, name, off, line, legacy_state)
+        if legacy is not None:
+            return legacy
     if name in _SPLIT:
         first, second = _SPLIT[name]
         a, b = raw.argval
@@ -206,6 +210,66 @@ def _normalize_one(raw, kw_names_pending, consts):
     return [Instr(op, raw.arg, raw.argval, off, line)]
 
 
+# 3.8-3.10 only.  ``POP_BLOCK``'s work is done by the block-stack pass (legacy_blocks.py);
+# ``GEN_START`` only checks what a generator was sent.
+_LEGACY_DROPPED = frozenset(["POP_BLOCK", "GEN_START"])
+
+
+class _LegacyState(object):
+    """What the translation of one 3.8-3.10 instruction needs from the ones before it."""
+
+    def __init__(self, raws):
+        from .legacy_blocks import block_stacks
+        self.reachable = block_stacks(raws)
+        self.async_for = _async_for_setups(raws)
+        self.exception_match = False
+        self.rot_four = None
+
+    def skips(self, raw):
+        """Unreachable code (3.8/3.9 leave dead jumps and returns after ``break`` and
+        ``RERAISE``; the recompiled source leaves them again) and ``async for``'s SETUP_FINALLY."""
+        return raw.offset not in self.reachable or raw.offset in self.async_for
+
+
+def _normalize_legacy(raw, name, off, line, state):
+    """3.8-3.10 forms that have a 3.11 equivalent (None: no legacy translation applies)."""
+    if name in _LEGACY_DROPPED:
+        return []
+    rot_four, state.rot_four = state.rot_four, None
+    if name == "COMPARE_OP" and raw.argval == "exception match":  # 3.8
+        state.exception_match = True
+        return []
+    if name == "POP_JUMP_IF_FALSE" and state.exception_match:
+        state.exception_match = False
+        return [Instr("JUMP_IF_NOT_EXC_MATCH", raw.arg, raw.argval, off, line)]
+    if name == "CALL_FUNCTION_EX":
+        # no NULL below the callable before 3.11
+        return [Instr("CALL_FUNCTION_EX_NO_NULL", raw.arg, raw.argval, off, line)]
+    if name == "BEFORE_ASYNC_WITH":  # the 3.8-3.10 form: SETUP_ASYNC_WITH follows
+        return [Instr("BEFORE_ASYNC_WITH_LEGACY", raw.arg, raw.argval, off, line)]
+    if name == "ROT_FOUR":
+        state.rot_four = Instr("ROT", 4, 4, off, line)
+        return [state.rot_four]
+    if name == "POP_EXCEPT" and rot_four is not None:
+        # the previous exception fills three slots before 3.11, one value here (as on 3.11):
+        # a `return` inside `except` moves its value past it with one swap
+        rot_four.op, rot_four.arg, rot_four.argval = "SWAP", 2, 2
+    return None
+
+
+def _async_for_setups(raws):
+    """Offsets of the SETUP_FINALLY that opens each 3.8-3.10 ``async for`` step (its handler is
+    END_ASYNC_FOR): dropped, so the loop starts at GET_ANEXT as on 3.11."""
+    by_offset = dict((raw.offset, raw) for raw in raws)
+    found = set()
+    for raw in raws:
+        if raw.opname == "SETUP_FINALLY":
+            handler = by_offset.get(raw.argval)
+            if handler is not None and handler.opname == "END_ASYNC_FOR":
+                found.add(raw.offset)
+    return found
+
+
 def normalize(code):
     """Return (instructions, offset_to_index) for ``code``.
 
@@ -220,15 +284,18 @@ def normalize(code):
     pending = []
     kw_names_pending = []
     after_end_for = False
+    legacy = _LegacyState(raws) if PY < (3, 11) else None
     for raw in raws:
         pending.append(raw.offset)
+        if legacy is not None and legacy.skips(raw):
+            continue
         if after_end_for and raw.opname in ("POP_TOP", "POP_ITER"):
             # 3.13+: END_FOR; POP_TOP (3.14: POP_ITER) at a loop exit is skipped as a whole by
             # an exhausted FOR_ITER, which has already dropped the iterator
             after_end_for = False
             continue
         after_end_for = raw.opname == "END_FOR" and PY >= (3, 13)
-        new = _normalize_one(raw, kw_names_pending, code.co_consts)
+        new = _normalize_one(raw, kw_names_pending, code.co_consts, legacy)
         if not new:
             continue
         for off in pending:
@@ -261,6 +328,9 @@ def _send_loop_length(out, k):
     3.11: LOAD_CONST None; SEND exit; YIELD_VALUE; JUMP send  (RESUME dropped)
     3.12+: LOAD_CONST None; SEND exit; YIELD_VALUE; JUMP send; END_SEND
     """
+    if k + 1 < len(out) and out[k + 1].op == "YIELD_FROM" and out[k].op == "LOAD_CONST" and \
+            out[k].argval is None:
+        return 2  # 3.8-3.10: LOAD_CONST None; YIELD_FROM
     if k + 3 >= len(out) or out[k].op != "LOAD_CONST" or out[k].argval is not None:
         return 0
     send, yld, jump = out[k + 1], out[k + 2], out[k + 3]
@@ -371,7 +441,10 @@ def _varints(data):
 
 
 def exception_entries(code, offset_to_index):
-    """The exception table of ``code`` as :class:`ExceptionEntry` over instruction indexes."""
+    """The exception table of ``code`` as :class:`ExceptionEntry` over instruction indexes
+    (before 3.11: the regions of the SETUP_* blocks, see legacy_blocks.py)."""
+    if PY < (3, 11):
+        return _legacy_entries(code, offset_to_index)
     table = getattr(code, "co_exceptiontable", b"") or b""
     values = [v for _, v in _varints(table)]
     end_index = offset_to_index[len(code.co_code)]
@@ -384,4 +457,30 @@ def exception_entries(code, offset_to_index):
             _index_at(offset_to_index, end_off, end_index),
             _index_at(offset_to_index, target_off, end_index),
             depth_lasti >> 1, bool(depth_lasti & 1)))
+    return entries
+
+
+def _legacy_entries(code, offset_to_index):
+    """One entry per run of instructions whose innermost SETUP_* block is the same."""
+    from .legacy_blocks import block_stacks
+    raws = list(dis.get_instructions(code))
+    stacks = block_stacks(raws)
+    end_index = offset_to_index[len(code.co_code)]
+    handler_of = {}
+    for k, raw in enumerate(raws):
+        blocks = stacks.get(raw.offset)
+        if not blocks:
+            continue
+        first = offset_to_index.get(raw.offset, end_index)
+        nxt = raws[k + 1].offset if k + 1 < len(raws) else len(code.co_code)
+        last = offset_to_index.get(nxt, end_index)
+        for index in range(first, last):
+            handler_of[index] = (_index_at(offset_to_index, blocks[-1], end_index), len(blocks))
+    entries = []
+    for index in sorted(handler_of):
+        target, depth = handler_of[index]
+        if entries and entries[-1].end == index and entries[-1].target == target:
+            entries[-1].end = index + 1
+        else:
+            entries.append(ExceptionEntry(index, index + 1, target, depth, False))
     return entries

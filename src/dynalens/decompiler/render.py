@@ -17,9 +17,8 @@ from .definitions import (COMPREHENSIONS, CO_ASYNC_GENERATOR, CO_COROUTINE, Defi
 from .errors import DecompilationError
 from .expressions import IterMarker, name
 from .cold_blocks import exception_only_blocks
-from .cold_blocks import exception_only_blocks
 from .handlers import HandlerMixin
-from .inline_comprehensions import InlineComprehensionMixin
+from .handlers_legacy import LegacyHandlerMixin
 from .inline_comprehensions import InlineComprehensionMixin
 from .instructions import exception_entries, normalize
 from .statements import AppendStmt, Context, StatementWalker
@@ -27,8 +26,8 @@ from .statements import AppendStmt, Context, StatementWalker
 CO_OPTIMIZED = 0x01
 
 
-class CodeWalker(InlineComprehensionMixin, HandlerMixin, BranchMixin, DefinitionMixin,
-                 StatementWalker):
+class CodeWalker(InlineComprehensionMixin, LegacyHandlerMixin, HandlerMixin, BranchMixin,
+                 DefinitionMixin, StatementWalker):
     """The walker for one code object: statement, branch, handler and definition handlers."""
 
     def __init__(self, code, kind, session):

@@ -1,0 +1,370 @@
+"""``try``/``except``/``finally`` and ``with`` on CPython 3.8-3.10 (SETUP_* blocks).
+
+Before 3.11 a ``try`` starts with an instruction, so the templates start there (``op_SETUP_*``)
+instead of at an exception-table region.  ``instructions.py`` has already dropped ``POP_BLOCK``
+and dead code, turned 3.8's ``COMPARE_OP exception match; POP_JUMP_IF_FALSE`` into
+``JUMP_IF_NOT_EXC_MATCH`` and ``DUP_TOP`` into ``COPY 1``.  Templates (3.9/3.10; CPython's
+``compiler_try_except``, ``compiler_try_finally``, ``compiler_with``)::
+
+    SETUP_FINALLY H                      SETUP_FINALLY F           SETUP_WITH W
+    body                                 body                      STORE b | POP_TOP
+    JUMP else|end                        finally copy              body
+    H: COPY 1; <type>; JUMP_IF_NOT_EXC_MATCH next                  None; COPY 1; COPY 1;
+       POP_TOP; STORE e | POP_TOP; POP_TOP                         CALL_FUNCTION 3; POP_TOP
+       [SETUP_FINALLY C] body POP_EXCEPT [e = None; del e]         [JUMP end]
+       JUMP end                          [JUMP end]                W: WITH_EXCEPT_START ...
+       [C: e = None; del e; RERAISE]     F: finally body; RERAISE
+    next: ... RERAISE (3.8: END_FINALLY)
+    else: else body
+
+3.8 differs where the finally body is shared instead of copied: ``BEGIN_FINALLY`` falls into
+it, ``CALL_FINALLY`` calls it before a ``return``, ``END_FINALLY`` ends it; ``with`` exits through
+``WITH_CLEANUP_START; WITH_CLEANUP_FINISH; END_FINALLY``.  The previous exception, three stack
+slots before 3.11, is one ``PrevExc`` value here as on 3.11.
+"""
+
+import ast
+
+from .expressions import CurrentExc, Null, PrevExc, WithEnter, WithExit
+
+_END_OF_HANDLERS = ("RERAISE", "END_FINALLY")
+
+
+class LegacyHandlerMixin(object):
+    """Handlers for the opcodes only 3.8-3.10 have (never reached on 3.11+)."""
+
+    # -- calls -----------------------------------------------------------------------------
+    def op_CALL_FUNCTION_EX_NO_NULL(self, ins, stack, out):
+        """``f(*a, **k)`` before 3.11: the callable has no NULL beside it; give it one and
+        read the call as on 3.11."""
+        depth = 3 if ins.arg & 1 else 2
+        if len(stack) < depth:
+            self.fail("stack underflow", ins)
+        stack.insert(len(stack) - depth, Null())
+        return self.op_CALL_FUNCTION_EX(ins, stack, out)
+
+    def _unpack_build(self, ins, stack, node_type):
+        items = self._items(stack, ins, ins.argval)
+        elts = []
+        for item in items:
+            if isinstance(item, (ast.Tuple, ast.List)) and not getattr(item, "_temp", False):
+                elts.extend(item.elts)
+            else:
+                elts.append(ast.Starred(value=self.value(item, ins), ctx=ast.Load()))
+        stack.append(node_type(elts=elts, ctx=ast.Load()))
+
+    def op_BUILD_TUPLE_UNPACK(self, ins, stack, out):  # 3.8
+        self._unpack_build(ins, stack, ast.Tuple)
+
+    op_BUILD_TUPLE_UNPACK_WITH_CALL = op_BUILD_TUPLE_UNPACK
+
+    def op_BUILD_LIST_UNPACK(self, ins, stack, out):  # 3.8
+        self._unpack_build(ins, stack, ast.List)
+
+    def op_BUILD_SET_UNPACK(self, ins, stack, out):  # 3.8
+        items = self._items(stack, ins, ins.argval)
+        elts = []
+        for item in items:
+            if isinstance(item, ast.Set):
+                elts.extend(item.elts)
+            else:
+                elts.append(ast.Starred(value=self.value(item, ins), ctx=ast.Load()))
+        stack.append(ast.Set(elts=elts))
+
+    def op_BUILD_MAP_UNPACK(self, ins, stack, out):  # 3.8
+        items = self._items(stack, ins, ins.argval)
+        keys, values = [], []
+        for item in items:
+            if isinstance(item, ast.Dict):
+                keys.extend(item.keys)
+                values.extend(item.values)
+            else:
+                keys.append(None)
+                values.append(self.value(item, ins))
+        stack.append(ast.Dict(keys=keys, values=values))
+
+    op_BUILD_MAP_UNPACK_WITH_CALL = op_BUILD_MAP_UNPACK
+
+    # -- try -------------------------------------------------------------------------------
+    def op_SETUP_FINALLY(self, ins, stack, out):
+        h = ins.target
+        if self._legacy_except_at(h):
+            return self._legacy_try_except(ins, h, stack, out)
+        return self._legacy_try_finally(ins, h, stack, out)
+
+    def _legacy_except_at(self, h):
+        instrs = self.instrs
+        if h >= self.n:
+            return False
+        if instrs[h].op == "COPY" and instrs[h].arg == 1:
+            k = h + 1
+            while k < self.n and (instrs[k].op.startswith("LOAD_") or instrs[k].op == "BUILD_TUPLE"):
+                k += 1
+            return k < self.n and instrs[k].op == "JUMP_IF_NOT_EXC_MATCH"
+        return self._three_pops(h)
+
+    def _three_pops(self, k):
+        return k + 2 < self.n and all(self.instrs[k + q].op == "POP_TOP" for q in range(3))
+
+    def _forward_jump_before(self, h):
+        """(index of the body's end, target) of the jump that skips the handlers, if any."""
+        last = self.instrs[h - 1] if h > 0 else None
+        if last is not None and last.op == "JUMP" and last.target > h and \
+                not self._is_loop_jump(last):
+            return h - 1, last.target
+        return h, None
+
+    def _legacy_try_except(self, ins, h, stack, out):
+        instrs = self.instrs
+        ctx = self.ctx
+        pre, else_start = self._forward_jump_before(h)
+        body, _ = self.walk(ins.index + 1, pre, list(stack), ctx)
+        clauses, handlers_end = self._legacy_clauses(h, else_start)
+        join = None
+        for clause in clauses:
+            for q in range(clause[3], clause[4]):
+                t = instrs[q].target
+                if instrs[q].op == "JUMP" and t is not None and t >= handlers_end and \
+                        not self._is_loop_jump(instrs[q]) and (join is None or t < join):
+                    join = t
+        handlers = []
+        for exc_type, hname, cleanup, body_start, clause_end in clauses:
+            hstack = list(stack) + [PrevExc()]
+            hctx = ctx.but(handler_name=hname)
+            hbody, _ = self.walk(body_start, clause_end, hstack, hctx)
+            if cleanup is not None and instrs[cleanup + 3].op == "END_FINALLY":
+                # 3.8: the name's cleanup is shared; POP_EXCEPT and the jump follow it
+                rest_end = cleanup + 4
+                while rest_end < self.n and instrs[rest_end].op == "POP_EXCEPT":
+                    rest_end += 1
+                if rest_end < self.n and instrs[rest_end].op == "JUMP":
+                    rest_end += 1
+                self.walk(cleanup + 4, rest_end, hstack, hctx, out=hbody)
+            handlers.append(ast.ExceptHandler(type=exc_type, name=hname, body=hbody or [ast.Pass()]))
+        orelse = []
+        nxt = handlers_end
+        if else_start is not None:
+            nxt = else_start
+            if join is not None and join > else_start:
+                orelse, _ = self.walk(else_start, min(join, self.range_end), list(stack), ctx)
+                nxt = join
+        elif join is not None:
+            nxt = join
+        out.append(ast.Try(body=body or [ast.Pass()], handlers=handlers, orelse=orelse, finalbody=[]))
+        return nxt
+
+    def _legacy_clauses(self, h, else_start):
+        """[(type, name, cleanup, body start, body end)] of the except clauses at ``h``, and
+        where the handler code ends."""
+        instrs = self.instrs
+        clauses = []
+        k = h
+        limit = else_start if else_start is not None else self.range_end
+        while k < limit:
+            op = instrs[k].op
+            if op in _END_OF_HANDLERS:
+                return clauses, k + 1
+            if op == "COPY":
+                m = k + 1
+                while instrs[m].op != "JUMP_IF_NOT_EXC_MATCH":
+                    m += 1
+                type_stack = [CurrentExc()]
+                self.walk(k + 1, m, type_stack, self.ctx)
+                exc_type = self.value(type_stack[-1], instrs[m])
+                next_clause = instrs[m].target
+                p = m + 1
+            elif self._three_pops(k):
+                exc_type, next_clause, p = None, None, k
+            else:
+                self.fail("unrecognised except clause", instrs[k])
+            store = instrs[p + 1]
+            hname = store.argval if store.op.startswith("STORE_") else None
+            if instrs[p].op != "POP_TOP" or not (hname or store.op == "POP_TOP") or \
+                    instrs[p + 2].op != "POP_TOP":
+                self.fail("unrecognised except clause", instrs[p])
+            body_start = p + 3
+            cleanup = None
+            if hname is not None:
+                setup = instrs[body_start]
+                if setup.op != "SETUP_FINALLY":
+                    self.fail("except clause without its name cleanup", setup)
+                cleanup = setup.target
+                body_start += 1
+            if next_clause is None:
+                end = self._bare_clause_end(body_start, limit, clauses)
+                clause_end = cleanup if cleanup is not None else end
+                clauses.append((exc_type, hname, cleanup, body_start, clause_end))
+                return clauses, end
+            clause_end = cleanup if cleanup is not None else next_clause
+            if cleanup is not None and instrs[cleanup + 3].op == "END_FINALLY":
+                clause_end = cleanup - 1 if instrs[cleanup - 1].op == "BEGIN_FINALLY" else cleanup
+            clauses.append((exc_type, hname, cleanup, body_start, clause_end))
+            k = next_clause
+        return clauses, k
+
+    def _bare_clause_end(self, start, limit, clauses):
+        """Where a bare ``except:`` (always the last clause) ends: the else body, the join of
+        the clauses before it, or after the ``POP_EXCEPT`` that leaves it."""
+        if limit < self.range_end:
+            return limit
+        instrs = self.instrs
+        join = None
+        for clause in clauses:
+            for q in range(clause[3], clause[4]):
+                if instrs[q].op == "JUMP" and instrs[q].target > start and \
+                        not self._is_loop_jump(instrs[q]):
+                    join = instrs[q].target if join is None else min(join, instrs[q].target)
+        if join is not None:
+            return join
+        for q in range(start, limit):
+            if instrs[q].op == "POP_EXCEPT":
+                nxt = instrs[q + 1] if q + 1 < self.n else None
+                if nxt is None:
+                    return q + 1
+                if nxt.op == "JUMP" and not self._is_loop_jump(nxt):
+                    return max(nxt.target, q + 2) if nxt.target <= limit else q + 2
+                if nxt.op not in ("RETURN_VALUE", "JUMP", "LOAD_CONST"):
+                    return q + 1
+        return limit
+
+    def _legacy_try_finally(self, ins, f, stack, out):
+        instrs = self.instrs
+        ctx = self.ctx
+        fend = self._finally_end(ins.index + 1, f)
+        length = fend - f
+        finalbody, _ = self.walk(f, fend, list(stack) + [PrevExc(), CurrentExc()], ctx)
+        copies = ctx.finally_copies + ((f, length, f),) if length and \
+            instrs[fend].op == "RERAISE" else ctx.finally_copies
+        pre, join = self._forward_jump_before(f)
+        if pre == f and instrs[f - 1].op == "BEGIN_FINALLY":  # 3.8
+            pre = f - 1
+        body, _ = self.walk(ins.index + 1, pre, list(stack), ctx.but(finally_copies=copies))
+        if len(body) == 1 and isinstance(body[0], ast.Try) and not body[0].finalbody:
+            body[0].finalbody = finalbody or [ast.Pass()]
+            out.append(body[0])
+        else:
+            out.append(ast.Try(body=body or [ast.Pass()], handlers=[], orelse=[],
+                               finalbody=finalbody or [ast.Pass()]))
+        after = fend + 1
+        if join is not None and join > after:
+            return min(join, max(self.range_end, after))
+        return after
+
+    def _finally_end(self, body_start, f):
+        """The RERAISE (3.8: END_FINALLY) that ends the finally handler at ``f``: the first
+        whose body has a copy on the normal path (3.9/3.10), else the first at depth 0."""
+        instrs = self.instrs
+        candidates = []
+        depth = 0
+        for k in range(f, self.n):
+            op = instrs[k].op
+            if op in ("SETUP_FINALLY", "SETUP_WITH", "SETUP_ASYNC_WITH"):
+                depth += 1
+            if op in _END_OF_HANDLERS:
+                candidates.append(k)
+                if op == "END_FINALLY":
+                    if depth == 0:
+                        return k
+                    depth -= 1
+        for k in candidates:
+            if instrs[k].op != "RERAISE":
+                continue
+            length = k - f
+            if length == 0:
+                return k
+            for start in range(body_start, f - length + 1):
+                if self._same_code(start, f, length):
+                    return k
+        if candidates:
+            return candidates[0]
+        self.fail("finally handler without its re-raise", instrs[f])
+
+    # -- 3.8 finally plumbing: no statement of their own -------------------------------------
+    def op_BEGIN_FINALLY(self, ins, stack, out):
+        pass
+
+    def op_CALL_FINALLY(self, ins, stack, out):
+        pass
+
+    def op_POP_FINALLY(self, ins, stack, out):
+        pass
+
+    def op_END_FINALLY(self, ins, stack, out):
+        pass
+
+    # -- with ------------------------------------------------------------------------------
+    def op_SETUP_WITH(self, ins, stack, out):
+        return self._legacy_with(ins, stack, out, False)
+
+    def op_SETUP_ASYNC_WITH(self, ins, stack, out):
+        return self._legacy_with(ins, stack, out, True)
+
+    def _legacy_with(self, ins, stack, out, is_async):
+        instrs = self.instrs
+        w = ins.target
+        if is_async:
+            # BEFORE_ASYNC_WITH; GET_AWAITABLE; SEND_LOOP left the awaited __aenter__() here
+            stack.pop()
+            manager = self._async_manager
+        else:
+            manager = self.value(self.pop(stack, ins), ins)
+        exit_marker = WithExit(manager, is_async)
+        exit_marker.target = None
+        body_stack = list(stack) + [exit_marker, WithEnter(exit_marker)]
+        pre, join = self._forward_jump_before(w)
+        if pre == w and instrs[w - 1].op == "BEGIN_FINALLY":  # 3.8
+            pre = w - 1
+        body_end = self._legacy_exit_call_start(pre)
+        body, _ = self.walk(ins.index + 1, body_end, body_stack, self.ctx)
+        handler_end = self._legacy_with_handler_end(w)
+        item = ast.withitem(context_expr=manager, optional_vars=exit_marker.target)
+        node_type = ast.AsyncWith if is_async else ast.With
+        out.append(node_type(items=[item], body=body or [ast.Pass()], type_comment=None))
+        if join is None or join < handler_end:
+            join = handler_end
+        return min(join, self.range_end) if join > self.range_end else join
+
+    def op_BEFORE_ASYNC_WITH_LEGACY(self, ins, stack, out):
+        """3.8-3.10 ``async with``: the manager is kept for SETUP_ASYNC_WITH, which finds the
+        awaited ``__aenter__()`` above it."""
+        self._async_manager = self.value(self.pop(stack, ins), ins)
+        stack.append(ast.Call(func=ast.Attribute(value=self._async_manager, attr="__aenter__",
+                                                 ctx=ast.Load()), args=[], keywords=[]))
+
+    def _legacy_exit_call_start(self, pre):
+        """Start of ``None; COPY 1; COPY 1; CALL_FUNCTION 3; [await]; POP_TOP`` ending at
+        ``pre`` (3.9/3.10), or ``pre`` itself (3.8 exits in the handler)."""
+        instrs = self.instrs
+        k = pre - 1
+        if k >= 0 and instrs[k].op == "POP_TOP":
+            k -= 1
+            if k >= 0 and instrs[k].op == "SEND_LOOP":
+                k -= 1
+                if k >= 0 and instrs[k].op == "GET_AWAITABLE":
+                    k -= 1
+            if k >= 3 and instrs[k].op == "CALL_FUNCTION" and instrs[k].arg == 3 and \
+                    instrs[k - 3].op == "LOAD_CONST" and instrs[k - 3].argval is None and \
+                    instrs[k - 2].op == "COPY" and instrs[k - 1].op == "COPY":
+                return k - 3
+        return pre
+
+    def _legacy_with_handler_end(self, w):
+        instrs = self.instrs
+        if instrs[w].op == "WITH_CLEANUP_START":  # 3.8
+            k = w
+            while k < self.n and instrs[k].op != "END_FINALLY":
+                k += 1
+            return k + 1
+        k = w
+        while k < self.n and instrs[k].op != "POP_JUMP_IF_TRUE":
+            k += 1
+        if k >= self.n:
+            return self.n
+        # x: POP_TOP; POP_TOP; POP_TOP; POP_EXCEPT; POP_TOP
+        return instrs[k].target + 5
+
+    def op_WITH_CLEANUP_START(self, ins, stack, out):
+        pass
+
+    def op_WITH_CLEANUP_FINISH(self, ins, stack, out):
+        pass
