@@ -514,8 +514,8 @@ class BranchMixin(object):
                 return None
         if t == ins.index + 1:
             return None
-        if t >= self.range_end:
-            return None
+        if t >= self.range_end or t in self.cold_joins:
+            return None  # the end of the construct, or of a 3.12+ cold handler's clause
         self.fail("unstructured jump", ins)
 
     # -- loops -----------------------------------------------------------------------------

@@ -15,11 +15,12 @@ A ``finally`` body is emitted once in the handler and copied before every normal
 
 import ast
 
+from .cold_blocks import ColdHandlerMixin
 from .expressions import CurrentExc, IterMarker, LoopItem, WithEnter, WithExit, name
 from .instructions import POP_JUMPS
 
 
-class HandlerMixin(object):
+class HandlerMixin(ColdHandlerMixin):
 
     # -- try -------------------------------------------------------------------------------
     def do_try(self, i, entry, stack, out, ctx):
@@ -39,6 +40,16 @@ class HandlerMixin(object):
             join = instrs[h - 1].target
             pre_handler = h - 1
         body, body_end = self._try_body(i, body_end, pre_handler, stack, ctx.but(open=opened))
+        if join is None and cleanup is not None:
+            cold_join = self.cold_try_join(h, body_end, cleanup + 3)
+            if cold_join is not None:  # 3.12+: the handler lies past the code that follows
+                orelse = self.walk(body_end, cold_join, list(stack), ctx)[0] \
+                    if cold_join > body_end else []
+                self.skip_cold(h, cleanup + 3, cold_join)
+                handlers = self._except_clauses(h, cleanup, stack, ctx)[0]
+                out.append(ast.Try(body=body or [ast.Pass()], handlers=handlers, orelse=orelse,
+                                   finalbody=[]))
+                return cold_join
         orelse = []
         if body_end < pre_handler:
             orelse, _ = self.walk(body_end, pre_handler, list(stack), ctx)
@@ -166,8 +177,19 @@ class HandlerMixin(object):
         if h > 0 and instrs[h - 1].op == "JUMP" and instrs[h - 1].target > h:
             join = instrs[h - 1].target
             pre_handler = h - 1
+        cold = False
         if self._same_code(body_end, fstart, length) and body_end + length == pre_handler:
             body, _ = self._try_body(i, body_end, pre_handler, stack, inner)
+        elif self.cold_try_join(h, body_end, cleanup + 3) is not None:
+            # 3.12+: the handler lies past the code that follows; the normal exit's copy of
+            # the finally body (if the body can end) is where the statement ends
+            end = min(h, self.range_end)
+            if self._same_code(body_end, fstart, length):
+                end = body_end + length
+            body, _ = self.walk(i, end, list(stack), inner)
+            join = pre_handler = end
+            self.skip_cold(h, cleanup + 3)
+            cold = True
         else:
             body, _ = self.walk(i, pre_handler, list(stack), inner)
         if join > self.range_end:
@@ -178,6 +200,8 @@ class HandlerMixin(object):
         else:
             out.append(ast.Try(body=body or [ast.Pass()], handlers=[], orelse=[],
                                finalbody=finalbody or [ast.Pass()]))
+        if cold:
+            return join
         return max(join, cleanup + 3) if join < cleanup + 3 else join
 
     # -- with ------------------------------------------------------------------------------
@@ -213,10 +237,14 @@ class HandlerMixin(object):
             pre = w - 1
         exit_start = self._exit_call_start(pre)
         body_end = exit_start if exit_start is not None else pre
+        cold = self.cold_with_exit(w) if join is None else None
+        if cold is not None:  # 3.12+: the exit handler lies past the code that follows
+            body_end, join, stop = cold
+            self.skip_cold(w, stop)
         ctx = self.ctx.but(open=self.ctx.open | {w})
         body, _ = self.walk(k, body_end, body_stack, ctx)
         handler_end = self._with_handler_end(w)
-        if join is None or join < handler_end:
+        if cold is None and (join is None or join < handler_end):
             join = handler_end if join is None else join
         item = ast.withitem(context_expr=manager, optional_vars=exit_marker.target)
         node_type = ast.AsyncWith if is_async else ast.With
