@@ -284,18 +284,11 @@ def normalize(code):
     pending = []
     kw_names_pending = []
     after_end_for = False
-    after_end_for = False
     legacy = _LegacyState(raws) if PY < (3, 11) else None
     for raw in raws:
         pending.append(raw.offset)
         if legacy is not None and legacy.skips(raw):
             continue
-        if after_end_for and raw.opname in ("POP_TOP", "POP_ITER"):
-            # 3.13+: END_FOR; POP_TOP (3.14: POP_ITER) at a loop exit is skipped as a whole by
-            # an exhausted FOR_ITER, which has already dropped the iterator
-            after_end_for = False
-            continue
-        after_end_for = raw.opname == "END_FOR" and PY >= (3, 13)
         if after_end_for and raw.opname in ("POP_TOP", "POP_ITER"):
             # 3.13+: END_FOR; POP_TOP (3.14: POP_ITER) at a loop exit is skipped as a whole by
             # an exhausted FOR_ITER, which has already dropped the iterator
