@@ -65,6 +65,14 @@ class CurrentExc(Marker):
     """The exception being handled."""
 
 
+class Converted(Marker):
+    """A value after 3.13's ``CONVERT_VALUE`` (``!s``/``!r``/``!a``), waiting for its format."""
+
+    def __init__(self, value, conversion):
+        self.value = value
+        self.conversion = conversion
+
+
 class CodeConst(Marker):
     """A code object constant, waiting for ``MAKE_FUNCTION``."""
 
@@ -524,6 +532,29 @@ class StackMachine(object):
             spec = ast.JoinedStr(values=[spec])
         formatted = ast.FormattedValue(value=value, conversion=conversion, format_spec=spec)
         stack.append(ast.JoinedStr(values=[formatted]))
+
+    # 3.13+ splits FORMAT_VALUE: CONVERT_VALUE (the !s/!r/!a), then FORMAT_SIMPLE or
+    # FORMAT_WITH_SPEC (the spec on top of the value)
+    def op_CONVERT_VALUE(self, ins, stack, out):
+        value = self.pop(stack, ins)
+        stack.append(Converted(self.value(value, ins), {1: "s", 2: "r", 3: "a"}[ins.arg]))
+
+    def _formatted(self, value, spec, ins):
+        conversion = -1
+        if isinstance(value, Converted):
+            value, conversion = value.value, ord(value.conversion)
+        if spec is not None and not isinstance(spec, ast.JoinedStr):
+            spec = ast.JoinedStr(values=[spec])
+        formatted = ast.FormattedValue(value=self.value(value, ins), conversion=conversion,
+                                       format_spec=spec)
+        return ast.JoinedStr(values=[formatted])
+
+    def op_FORMAT_SIMPLE(self, ins, stack, out):
+        stack.append(self._formatted(self.pop(stack, ins), None, ins))
+
+    def op_FORMAT_WITH_SPEC(self, ins, stack, out):
+        spec = self.pop(stack, ins)
+        stack.append(self._formatted(self.pop(stack, ins), spec, ins))
 
     def op_BUILD_STRING(self, ins, stack, out):
         parts = self._items(stack, ins, ins.argval)

@@ -361,6 +361,21 @@ def _expanded_backward_jump(out, k, targeted):
             out[jump.target].op != "FOR_ITER")
 
 
+def _expanded_keep_jump(out, k, targeted):
+    """The 3.11 jump that ``out[k:k + 3]`` expands, or None: 3.12 dropped
+    ``JUMP_IF_FALSE_OR_POP``/``JUMP_IF_TRUE_OR_POP`` (value-context ``and``/``or``) for
+    ``COPY 1; POP_JUMP_IF_FALSE|TRUE target; POP_TOP``."""
+    if PY < (3, 12) or k + 2 >= len(out):
+        return None
+    copy, cond, pop = out[k], out[k + 1], out[k + 2]
+    if copy.op != "COPY" or copy.argval != 1 or pop.op != "POP_TOP" or \
+            cond.op not in ("POP_JUMP_IF_FALSE", "POP_JUMP_IF_TRUE") or \
+            cond.target is None or cond.target <= k + 2 or \
+            k + 1 in targeted or k + 2 in targeted:
+        return None
+    return "JUMP_IF_FALSE_OR_POP" if cond.op == "POP_JUMP_IF_FALSE" else "JUMP_IF_TRUE_OR_POP"
+
+
 def _collapse(out, offset_to_index):
     """Fold multi-instruction idioms into one pseudo-instruction each.
 
@@ -375,6 +390,14 @@ def _collapse(out, offset_to_index):
     targeted = set(ins.target for ins in out if ins.target is not None)
     while k < n:
         ins = out[k]
+        keep = _expanded_keep_jump(out, k, targeted)
+        if keep is not None:
+            new.append(Instr(keep, None, out[k + 1].argval, ins.offset, ins.line))
+            new[-1].target = out[k + 1].target
+            remap[k] = len(new) - 1
+            remap[k + 1] = remap[k + 2] = len(new)
+            k += 3
+            continue
         if _expanded_backward_jump(out, k, targeted):
             ins.op = _INVERTED[ins.op]
             ins.target = out[k + 1].target
