@@ -19,6 +19,7 @@ import sys
 import types
 
 from .errors import DecompilationError
+from .unparse_compat import to_source
 
 __all__ = ["decompile", "Decompiler", "PycVersionError", "load_pyc", "python_version_for_magic"]
 
@@ -426,7 +427,7 @@ def _with_defaults(text, function, name, indent):
             changed = True
     if not changed:
         return text
-    return _reindent(ast.unparse(tree), indent) + "\n"
+    return _reindent(to_source(tree), indent) + "\n"
 
 
 def _find_def(tree, name):
@@ -475,7 +476,7 @@ def _definition_only(text, name, code, indent):
         return _reindent(text, indent)
     if node is tree.body[-1] and len(tree.body) == 1:
         return _reindent(text, indent)
-    return _reindent(ast.unparse(node), indent)
+    return _reindent(to_source(node), indent)
 
 
 def _reindent(text, indent):

@@ -22,6 +22,7 @@ from .handlers_legacy import LegacyHandlerMixin
 from .inline_comprehensions import InlineComprehensionMixin
 from .instructions import exception_entries, normalize
 from .statements import AppendStmt, Context, StatementWalker
+from .unparse_compat import to_source
 
 CO_OPTIMIZED = 0x01
 
@@ -359,7 +360,7 @@ def _number_statements(stmts):
 def unparse(stmts):
     module = ast.Module(body=stmts, type_ignores=[])
     _number_statements(stmts)
-    return ast.unparse(module)
+    return to_source(module)
 
 
 def reindent(source, indent):
