@@ -352,6 +352,10 @@ for _sense in ("FALSE", "TRUE", "NONE", "NOT_NONE"):
 _INVERSE = {"POP_JUMP_IF_FALSE": "POP_JUMP_IF_TRUE", "POP_JUMP_IF_TRUE": "POP_JUMP_IF_FALSE",
             "POP_JUMP_IF_NONE": "POP_JUMP_IF_NOT_NONE",
             "POP_JUMP_IF_NOT_NONE": "POP_JUMP_IF_NONE"}
+_TEST_AND_POP = {"POP_JUMP_IF_FALSE": "POP_JUMP_IF_TRUTH_TO_NEXT",
+                 "POP_JUMP_IF_TRUE": "POP_JUMP_IF_TRUTH_TO_NEXT",
+                 "POP_JUMP_IF_NONE": "POP_JUMP_IF_NONE_TO_NEXT",
+                 "POP_JUMP_IF_NOT_NONE": "POP_JUMP_IF_NONE_TO_NEXT"}
 _OR_POP = {"JUMP_IF_FALSE_OR_POP": ("POP_JUMP_IF_FALSE", "JUMP_IF_TRUE_OR_POP"),
            "JUMP_IF_TRUE_OR_POP": ("POP_JUMP_IF_TRUE", "JUMP_IF_FALSE_OR_POP")}
 
@@ -392,26 +396,67 @@ def _canonicalize_jumps(names, targets, handlers):
                     names[number], targets[number] = same_pop, final(target + 1)
                 break
 
-    incoming = [0] * (count + 1)
-    for target in targets:
-        if target is not None:
-            incoming[target] += 1
-    for handler in handlers:
-        incoming[handler] += 1
     alive = [True] * count
-    for number, name in enumerate(names):
+    for _ in range(count):  # each round deletes at least one jump, or it is the last
+        if not _drop_jumps(names, targets, handlers, alive, final):
+            break
+    # A conditional jump to the next surviving instruction only tests and pops, in whichever
+    # sense it was written.
+    following = count
+    for number in range(count - 1, -1, -1):
+        if not alive[number]:
+            continue
+        if names[number] in _INVERSE and _resolve(targets[number], alive) == following:
+            names[number] = _TEST_AND_POP[names[number]]
+            targets[number] = following
+        following = number
+    return alive
+
+
+def _resolve(target, alive):
+    """The first surviving instruction at or after ``target`` (deleted ones fall through)."""
+    while target < len(alive) and not alive[target]:
+        target += 1
+    return target
+
+
+def _drop_jumps(names, targets, handlers, alive, final):
+    """One round of deleting unconditional jumps that layout left behind: a jump to the very
+    next surviving instruction (the compiler kept a line-number NOP between them), and one
+    that a conditional jump merely hops over (inverted there instead). True if any went."""
+    count = len(names)
+    changed = False
+    following = count
+    for number in range(count - 1, -1, -1):
+        if not alive[number]:
+            continue
+        if (names[number] in ("JUMP", "JUMP_NO_INTERRUPT")
+                and _resolve(final(targets[number]), alive) == following):
+            alive[number] = False
+            changed = True
+            continue
+        following = number
+    incoming = [0] * (count + 1)
+    for number, target in enumerate(targets):
+        if target is not None and alive[number]:
+            incoming[_resolve(target, alive)] += 1
+    for handler in handlers:
+        incoming[_resolve(handler, alive)] += 1
+    for number in range(count):
+        name = names[number]
         if name not in _INVERSE or not alive[number]:
             continue
-        after = number + 1
+        after = _resolve(number + 1, alive)
         if after < count and names[after] == "NOT_TAKEN":  # 3.14 branch-monitoring marker
-            after += 1
-        if (after < count and names[after] == "JUMP" and targets[number] == after + 1
-                and incoming[after] == 0 and alive[after]):
+            after = _resolve(after + 1, alive)
+        if (after < count and names[after] == "JUMP" and incoming[after] == 0
+                and final(_resolve(targets[number], alive))
+                == final(_resolve(after + 1, alive))):
             names[number], targets[number] = _INVERSE[name], targets[after]
-            incoming[after + 1] -= 1
-            incoming[targets[after]] += 1
             alive[after] = False
-    return alive
+            changed = True
+            incoming[_resolve(targets[number], alive)] += 1
+    return changed
 
 
 def _describe(ins, key):
