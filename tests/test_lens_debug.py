@@ -204,3 +204,66 @@ def test_relabeled_code_is_dynamos_bytecode_with_the_files_lines(tmp_path):
     assert new.co_filename == str(tmp_path / "f.py")
     lines = {ln for _, _, ln in new.co_lines() if ln is not None}
     assert lines <= {1, 2, 3}
+
+
+def _mul_sum(x, y):
+    return (x * y).sum()
+
+
+def test_exact_source_is_swapped_in(tmp_path, monkeypatch):
+    # The decompiler does not (yet) give exact source for torch 2.13's transformed code, so
+    # this stands in for it: hand-written source doing what Dynamo's code does, and a verify
+    # that accepts it. What is tested is the lens's part: the code compiled from the dumped
+    # file is what runs under debug(), and only inside the block.
+    import torch._dynamo
+
+    from dynalens.decompiler import verify as verify_module
+    from dynalens.lens import source
+
+    def fake_decompile(code, name):
+        graph = next(n for n in code.co_names if n.startswith("__compiled_fn_"))
+        return "def %s(x, y):\n    graph_out_0 = %s(x, y)\n    return graph_out_0[0]\n" % (
+            name, graph)
+
+    def fake_verify(code, text):
+        module = compile(text, code.co_filename, "exec")
+        fn = next(c for c in module.co_consts if hasattr(c, "co_code"))
+        return verify_module.VerifyResult(True, None, fn)
+
+    monkeypatch.setattr(source, "_decompile", fake_decompile)
+    monkeypatch.setattr(verify_module, "verify", fake_verify)
+    torch._dynamo.reset()
+    fn = torch.compile(_mul_sum, backend="eager")
+    x, y = torch.randn(4), torch.randn(4)
+    with prepare_debug(str(tmp_path), report=False) as run:
+        expected = fn(x, y)
+    entry = run.index["compiles"][0]["transformed_code"]
+    assert entry["verified"] and entry["debug_mode"] == "exact"
+    path = os.path.join(run.dump_dir, entry["file"])
+    seen = []
+
+    def trace(frame, event, arg):
+        if frame.f_code.co_filename == path:
+            seen.append((frame.f_code.co_name, frame.f_lineno))
+            return trace
+        return None
+
+    with debug(run) as session:
+        sys.settrace(trace)
+        try:
+            got = fn(x, y)
+        finally:
+            sys.settrace(None)
+    assert [cid for cid, _ in session.swapped] == ["0/0"] and not session.relabeled
+    assert torch.equal(got, expected)
+    lines = open(path, encoding="utf-8").read().splitlines()
+    assert seen and {lines[ln - 1].strip().split(" ")[0] for _, ln in seen} == {
+        "def", "graph_out_0", "return"}           # the call event reports the def line
+    assert {name for name, _ in seen} == {entry["function"]}
+    seen.clear()
+    sys.settrace(trace)
+    try:
+        fn(x, y)                       # after the block: torch's own code again
+    finally:
+        sys.settrace(None)
+    assert seen == []
