@@ -20,8 +20,6 @@ _HEADER = re.compile(r"#\s*(min|max)-python:\s*(\d+)\.(\d+)")
 # Constructs the decompiler does not rebuild yet: these must fail until fixed (strict xfail
 # turns an unexpected pass into a failure, so the list cannot go stale).
 KNOWN_GAPS = {
-    "match_statement.py": "match statements are not structured yet",
-    "except_star.py": "except* (CHECK_EG_MATCH) is not structured yet",
 }
 
 

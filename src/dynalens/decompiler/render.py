@@ -21,14 +21,16 @@ from .handlers import HandlerMixin
 from .handlers_legacy import LegacyHandlerMixin
 from .inline_comprehensions import InlineComprehensionMixin
 from .instructions import exception_entries, normalize
+from .exception_groups import ExceptStarMixin
+from .patterns import MatchMixin
 from .statements import AppendStmt, Context, StatementWalker
 from .unparse_compat import to_source
 
 CO_OPTIMIZED = 0x01
 
 
-class CodeWalker(InlineComprehensionMixin, LegacyHandlerMixin, HandlerMixin, BranchMixin,
-                 DefinitionMixin, StatementWalker):
+class CodeWalker(MatchMixin, ExceptStarMixin, InlineComprehensionMixin, LegacyHandlerMixin,
+                 HandlerMixin, BranchMixin, DefinitionMixin, StatementWalker):
     """The walker for one code object: statement, branch, handler and definition handlers."""
 
     def __init__(self, code, kind, session):

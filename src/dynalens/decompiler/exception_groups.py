@@ -1,0 +1,158 @@
+"""``try``/``except*`` (PEP 654) from the 3.11+ exception table.
+
+CPython's ``compiler_try_star_except`` emits, unlike a plain ``try``/``except``, the ``else``
+body *after* the handlers, and collects what each clause does not handle in a list that
+``PREP_RERAISE_STAR`` turns into the group to re-raise::
+
+    try body                         [handler H]
+    JUMP orelse
+    H: PUSH_EXC_INFO; COPY 1; BUILD_LIST 0; SWAP 2
+       per clause:  <type>; CHECK_EG_MATCH; COPY 1; POP_JUMP_IF_NONE no_match
+                    STORE name | POP_TOP
+                    <body>                        [handler E: exceptions raised in the body]
+                    [name = None; del name]; JUMP next
+                 E: [name = None; del name]; LIST_APPEND 3; POP_TOP; JUMP next
+          no_match: POP_TOP
+             next:
+       LIST_APPEND 1; PREP_RERAISE_STAR; COPY 1; POP_JUMP_IF_NOT_NONE reraise
+       POP_TOP; POP_EXCEPT; JUMP end
+       reraise: SWAP 2; POP_EXCEPT; RERAISE 0
+       cleanup: COPY 3; POP_EXCEPT; RERAISE 1
+    orelse: <else body>
+    end:
+
+``JUMP end`` (and ``JUMP orelse`` when there is no ``else``) become copies of the final
+``return None`` when the statement ends the code.  The clause bodies cannot ``return``,
+``break`` or ``continue`` (the compiler forbids it), so no unwinding shows up inside them.
+"""
+
+import ast
+
+from .expressions import CurrentExc, Marker, PrevExc
+
+
+def _merge_finally(node):
+    """``try: <try/except*> finally: ...`` is how the compiler sees ``try/except*/finally``:
+    one statement again."""
+    if isinstance(node, ast.Try) and not node.handlers and not node.orelse and \
+            node.finalbody and len(node.body) == 1 and isinstance(node.body[0], ast.TryStar) \
+            and not node.body[0].finalbody:
+        inner = node.body[0]
+        inner.finalbody = node.finalbody
+        return inner
+    return node
+
+
+class _Unhandled(Marker):
+    """The list of exceptions the clauses re-raise (``BUILD_LIST 0`` of the template)."""
+
+
+class ExceptStarMixin(object):
+
+    def do_try(self, i, entry, stack, out, ctx):
+        if self._is_except_star(entry.target):
+            return self._try_star(i, entry.target, stack, out, ctx)
+        at = len(out)
+        nxt = super().do_try(i, entry, stack, out, ctx)
+        if len(out) == at + 1:
+            out[at] = _merge_finally(out[at])
+        return nxt
+
+    def _is_except_star(self, h):
+        instrs = self.instrs
+        if h + 4 >= self.n or instrs[h].op != "PUSH_EXC_INFO":
+            return False
+        ops = [(instrs[h + q].op, instrs[h + q].argval) for q in (1, 2, 3)]
+        return ops == [("COPY", 1), ("BUILD_LIST", 0), ("SWAP", 2)]
+
+    def _try_star(self, i, h, stack, out, ctx):
+        instrs = self.instrs
+        cleanup_entry = self.handler_at[h]
+        if cleanup_entry is None:
+            self.fail("except* handler without its cleanup", instrs[h])
+        cleanup = cleanup_entry.target
+        pre_handler = h
+        orelse_start = None
+        before = instrs[h - 1] if h > 0 else None
+        if before is not None and before.op == "JUMP" and not self._is_loop_jump(before):
+            target = before.target if before.original_target is None else before.original_target
+            if target > h:
+                orelse_start = target
+                pre_handler = h - 1
+        body, _ = self._try_body(i, self._protected_end(h), pre_handler, stack,
+                                 ctx.but(open=ctx.open | {h}))
+        handlers, k = self._star_clauses(h + 4, h, stack, ctx)
+        end = self._star_tail(k, cleanup)
+        after_cleanup = cleanup + 3
+        orelse = []
+        if end is None or end < h:
+            # the handlers end in a copy of the final return (or go back to a loop head):
+            # what follows the cleanup is the else body when the try body jumps there
+            end = self.range_end if orelse_start == after_cleanup else after_cleanup
+        if orelse_start is not None and orelse_start < end:
+            orelse, _ = self.walk(orelse_start, min(end, self.range_end), list(stack), ctx)
+            from .render import _strip_trailing_return
+            _strip_trailing_return(orelse)
+        node = ast.TryStar(body=body or [ast.Pass()], handlers=handlers, orelse=orelse,
+                           finalbody=[])
+        out.append(node)
+        return max(min(end, self.range_end), after_cleanup)
+
+    def _star_clauses(self, k, h, stack, ctx):
+        """The ``except*`` clauses from ``k`` up to the ``LIST_APPEND 1`` that ends them."""
+        instrs = self.instrs
+        handlers = []
+        while True:
+            if k + 1 >= self.n:
+                self.fail("except* without its re-raise", instrs[h])
+            if instrs[k].op == "LIST_APPEND" and instrs[k + 1].op == "PREP_RERAISE_STAR":
+                return handlers, k
+            m = k
+            while m < self.n and instrs[m].op != "CHECK_EG_MATCH":
+                m += 1
+            if m + 3 >= self.n or m == k:
+                self.fail("except* clause without its type", instrs[k])
+            exc_type = self.read_value(k, m, stack)
+            copy, jump, store = instrs[m + 1], instrs[m + 2], instrs[m + 3]
+            if exc_type is None or copy.op != "COPY" or jump.op != "POP_JUMP_IF_NONE":
+                self.fail("unrecognised except* clause", instrs[m])
+            no_match = jump.target if jump.original_target is None else jump.original_target
+            if no_match >= self.n or instrs[no_match].op != "POP_TOP":
+                self.fail("except* clause without its no-match exit", jump)
+            hname = None
+            if store.op.startswith("STORE_"):
+                hname = store.argval
+            elif store.op != "POP_TOP":
+                self.fail("unrecognised except* target", store)
+            body_start = m + 4
+            body_end = self._star_body_end(body_start, no_match, hname)
+            body_stack = list(stack) + [PrevExc(), CurrentExc(), _Unhandled(), CurrentExc()]
+            body, _ = self.walk(body_start, body_end, body_stack,
+                                ctx.but(handler_name=hname, open=ctx.open | {h}))
+            handlers.append(ast.ExceptHandler(type=exc_type, name=hname,
+                                              body=body or [ast.Pass()]))
+            k = no_match + 1
+
+    def _star_body_end(self, start, no_match, hname):
+        """Where a clause body ends: at the block that files an exception raised inside it
+        (``[name = None; del name]; LIST_APPEND 3; POP_TOP; JUMP next``)."""
+        instrs = self.instrs
+        for p in range(no_match - 3, start - 1, -1):
+            if instrs[p].op == "LIST_APPEND" and instrs[p].argval == 3 and \
+                    instrs[p + 1].op == "POP_TOP" and instrs[p + 2].op == "JUMP":
+                if hname is not None and p - 3 >= start and \
+                        instrs[p - 3].op == "LOAD_CONST" and instrs[p - 1].op.startswith("DELETE_"):
+                    return p - 3
+                return p
+        return no_match
+
+    def _star_tail(self, k, cleanup):
+        """Where the handlers go when nothing is re-raised (None: a copied return)."""
+        instrs = self.instrs
+        ops = [instrs[q].op for q in range(k + 2, min(k + 7, self.n))]
+        if ops[:4] != ["COPY", "POP_JUMP_IF_NOT_NONE", "POP_TOP", "POP_EXCEPT"]:
+            self.fail("unrecognised end of except* handlers", instrs[k])
+        if len(ops) > 4 and ops[4] == "JUMP":
+            jump = instrs[k + 6]
+            return jump.target if jump.original_target is None else jump.original_target
+        return None

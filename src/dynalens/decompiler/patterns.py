@@ -1,0 +1,868 @@
+"""``match`` statements: pattern bytecode back to ``ast.Match``.
+
+CPython compiles a ``match`` (``compiler_match`` and the ``compiler_pattern_*`` helpers of
+``Python/compile.c``) into a flat run of tests over copies of the subject::
+
+    <subject>
+    COPY 1; <pattern 1>; <stores>; [guard]; POP_TOP; <body 1>; JUMP end; <fail pops>
+    COPY 1; <pattern 2>; ...                           (every case but the last copies)
+    <pattern n>; <stores>; [guard]; <body n>           (the last one consumes the subject)
+    [<body of a trailing `case _:`>]
+    end:
+
+A failing test jumps into a run of ``POP_TOP`` s that drops what the pattern had pushed and
+lands on the next case.  The peephole optimizer then rewrites the pattern code (``SWAP`` s that
+move captured values into place are applied statically by reordering the ``STORE`` s,
+``LOAD_CONST None; IS_OP`` tests become ``POP_JUMP_IF_[NOT_]NONE``), so instead of matching the
+compiler's templates instruction by instruction, a case's pattern is *executed symbolically*:
+every stack value is a :class:`PNode` (the subject or a part of it) or a piece of the
+bookkeeping (``len()``, the result of ``MATCH_KEYS``...), and each node learns its pattern from
+the instruction that consumes it -- ``MATCH_SEQUENCE`` makes it a sequence pattern, ``==`` a
+value pattern, a ``STORE`` a capture, a ``POP_TOP`` a wildcard.  How the values are shuffled
+does not matter, only who consumes them.  Or-patterns are the one place with control flow:
+each alternative runs on its own copy and jumps to a shared end, where the captured values of
+all alternatives sit in the same order.
+
+The failure jumps are what makes the structure certain: every one must land, after popping
+exactly what was on the stack above the case's base, on one point -- the next case.
+"""
+
+import ast
+
+from .errors import DecompilationError
+from .expressions import const, name
+from .statements import NotAChunk
+
+
+class _NotAPattern(Exception):
+    """The code being read is not the pattern template (the caller tries another reading)."""
+
+
+class PNode(object):
+    """A value a pattern is matched against: the subject, or an element, item or attribute.
+
+    ``kind`` says which pattern consumed it (None until then: a capture if it is stored, a
+    wildcard if it is popped)."""
+
+    __slots__ = ("kind", "name", "value", "length", "children", "star", "front", "back",
+                 "keys", "rest", "cls", "nargs", "attrs", "inner", "alts", "popped")
+
+    def __init__(self):
+        self.kind = None
+        self.name = None
+        self.value = None
+        self.length = None      # ("==" | ">=", n) from the GET_LEN test
+        self.children = None    # UNPACK_* of a sequence, or the values / attributes tuple
+        self.star = None        # index of the starred child (UNPACK_EX)
+        self.front = {}         # subject[i] extracted around a `*_`
+        self.back = {}          # subject[len - k] extracted after a `*_`
+        self.keys = None
+        self.rest = None
+        self.cls = None
+        self.nargs = 0
+        self.attrs = ()
+        self.inner = None       # `pattern as name`: the copy the inner pattern consumed
+        self.alts = None
+        self.popped = False
+
+
+class _Val(object):
+    """A loaded expression (value pattern, class, mapping key); ``raw`` for constants."""
+
+    __slots__ = ("expr", "raw", "is_const")
+
+    def __init__(self, expr, raw=None, is_const=False):
+        self.expr, self.raw, self.is_const = expr, raw, is_const
+
+
+class _Check(object):
+    """A boolean a pattern test pushed for its failure jump."""
+
+
+class _Len(object):
+    def __init__(self, node):
+        self.node = node
+
+
+class _LenMinus(object):
+    """``len(subject) - k``: the index of an element after a ``*_``."""
+
+    def __init__(self, node, k):
+        self.node, self.k = node, k
+
+
+class _Result(object):
+    """What MATCH_CLASS / MATCH_KEYS push: a tuple of values, or None on failure."""
+
+    def __init__(self, node, count):
+        self.node, self.count = node, count
+
+
+class _KeysTuple(object):
+    def __init__(self, node, count):
+        self.node, self.count = node, count
+
+
+class _KeyItem(object):
+    pass
+
+
+class _EmptyDict(object):
+    pass
+
+
+class _RestDict(object):
+    """The ``**rest`` dict being built: a copy of the subject without the matched keys."""
+
+    def __init__(self, node):
+        self.node = node
+        self.name = None
+
+
+class _OrSlot(object):
+    """One captured name of an or-pattern: the values its alternatives captured for it."""
+
+    def __init__(self, members):
+        self.members = members
+
+
+def literal(value):
+    """A constant as a pattern literal: complex numbers as ``a + bj`` (a parenthesized
+    ``(1+2j)`` is no literal in a mapping key)."""
+    if isinstance(value, complex) and value.real:
+        real = const(value.real if value.real != int(value.real) else int(value.real))
+        imag = abs(value.imag)
+        return ast.BinOp(left=real, op=ast.Sub() if value.imag < 0 or (
+            value.imag == 0 and str(value.imag).startswith("-")) else ast.Add(),
+            right=ast.Constant(value=complex(0, imag)))
+    if isinstance(value, complex) and str(value.imag).startswith("-"):
+        return ast.UnaryOp(op=ast.USub(), operand=ast.Constant(value=complex(0, -value.imag)))
+    return const(value)
+
+
+def _ends_with_implicit_return(body):
+    while body and isinstance(body[-1], ast.If):
+        body = body[-1].orelse or body[-1].body
+    return bool(body) and isinstance(body[-1], ast.Return) and getattr(body[-1], "_implicit", False)
+
+
+class _Case(object):
+    __slots__ = ("pattern", "guard", "body_start", "body_end", "fail", "refutable")
+
+    def __init__(self, pattern, guard, body_start, body_end, fail, refutable):
+        self.pattern, self.guard = pattern, guard
+        self.body_start, self.body_end = body_start, body_end
+        self.fail, self.refutable = fail, refutable
+
+
+class MatchMixin(object):
+    """Recognises ``match`` statements where the walker meets their first pattern."""
+
+    # -- entry points ----------------------------------------------------------------------
+    def op_COPY(self, ins, stack, out):
+        if ins.argval == 1 and not self.chunk_mode and stack and isinstance(stack[-1], ast.expr):
+            nxt = self.match_statement(ins.index, stack, out, copied=True)
+            if nxt is not None:
+                return nxt
+        return super().op_COPY(ins, stack, out)
+
+    def _match_without_copy(self, ins, stack, out, preloaded):
+        """The only (or last non-default) case of a match starts at a MATCH_* opcode."""
+        if self.chunk_mode:
+            raise NotAChunk()
+        nxt = self.match_statement(ins.index, stack, out, copied=False, preloaded=preloaded)
+        if nxt is None:
+            self.fail("unrecognised match statement", ins)
+        return nxt
+
+    def op_MATCH_SEQUENCE(self, ins, stack, out):
+        return self._match_without_copy(ins, stack, out, 0)
+
+    op_MATCH_MAPPING = op_MATCH_SEQUENCE
+
+    def op_MATCH_CLASS(self, ins, stack, out):
+        return self._match_without_copy(ins, stack, out, 2)
+
+    # -- the statement ---------------------------------------------------------------------
+    def match_statement(self, k, stack, out, copied, preloaded=0):
+        """Parse the match whose subject is on ``stack`` and whose first case starts at
+        ``k``; append an ``ast.Match`` and return where the code goes on, or None (and no
+        change) when the code there is no match statement."""
+        if len(stack) < 1 + preloaded:
+            return None
+        cut = len(stack) - 1 - preloaded
+        subject = stack[cut]
+        if not isinstance(subject, ast.expr):
+            return None
+        outer = stack[:cut]
+        if outer and outer[-1] is subject:
+            return None  # a COPY 1 the walker took as a plain copy: not the subject's start
+        pre = [self._pat_val(v) for v in stack[cut + 1:]]
+        if any(v is None for v in pre):
+            return None
+        cases = []
+        pos = k
+        try:
+            while True:
+                case = None
+                if copied and not pre:
+                    case = self._read_case(pos, outer, subject, True, [])
+                if case is None:
+                    case = self._read_case(pos, outer, subject, False, pre)
+                    if case is None or (not cases and not case.refutable):
+                        # a lone irrefutable case is plain assignments (`x = y = value`)
+                        return None
+                    cases.append(case)
+                    break
+                cases.append(case)
+                pos = case.fail
+                pre = []
+        except (_NotAPattern, DecompilationError, NotAChunk):
+            return None
+        nxt = self._emit_match(self.value(subject, None), outer, cases, out)
+        del stack[cut:]
+        return nxt
+
+    def _emit_match(self, subject, outer, cases, out):
+        last = cases[-1]
+        loop = self.ctx.loop
+        end = self._body_jump_target(cases)
+        if last.fail is None:
+            # an irrefutable last case runs to the end of the match
+            stop = end if end is not None else self._region_end()
+            last.body_end = stop
+        bodies = [self.walk(case.body_start, min(case.body_end, self.range_end), list(outer),
+                            self.ctx)[0] for case in cases]
+        default = None
+        if last.fail is None:
+            nxt = last.body_end
+        elif any(_ends_with_implicit_return(body) for body in bodies):
+            # the bodies end with copies of the code's final `return None`: the match is the
+            # last statement, and whatever the last case fails to is its `case _:`
+            nxt = self._region_end()
+            default = (last.fail, nxt)
+        elif end is not None and end > last.fail and \
+                self.exits.label(end) != self.exits.label(last.fail):
+            default = (last.fail, end)
+            nxt = end
+        else:
+            nxt = last.fail
+        if nxt > self.range_end:
+            nxt = self.range_end
+        redundant_continue = loop is not None and nxt == loop.last and nxt < self.n and \
+            self.instrs[nxt].op == "JUMP" and self.instrs[nxt].target in loop.continue_targets
+        match_cases = []
+        for case, body in zip(cases, bodies):
+            match_cases.append(ast.match_case(pattern=case.pattern, guard=case.guard,
+                                              body=self._case_body(body, redundant_continue)))
+        if default is not None and default[0] < min(default[1], self.range_end):
+            body, _ = self.walk(default[0], min(default[1], self.range_end), list(outer), self.ctx)
+            body = self._case_body(body, redundant_continue)
+            if not (len(body) == 1 and isinstance(body[0], ast.Pass)):
+                match_cases.append(ast.match_case(pattern=ast.MatchAs(pattern=None, name=None),
+                                                  guard=None, body=body))
+        out.append(ast.Match(subject=subject, cases=match_cases))
+        return nxt
+
+    def _region_end(self):
+        """The end of the range being walked, short of the enclosing loop's back edge."""
+        loop = self.ctx.loop
+        if loop is not None and loop.last == self.range_end - 1 and \
+                self.instrs[loop.last].op == "JUMP":
+            return loop.last
+        return self.range_end
+
+    @staticmethod
+    def _case_body(body, redundant_continue):
+        """The implicit ``return None`` copies (and a ``continue`` that is only the loop's
+        back edge) at the end of a case body are the fall-through to the end of the match."""
+        from .render import _strip_trailing_return
+        _strip_trailing_return(body)
+        if redundant_continue and body and isinstance(body[-1], ast.Continue):
+            body.pop()
+        return body or [ast.Pass()]
+
+    def _body_jump_target(self, cases):
+        """Where the case bodies jump when done: the end of the match (None if every body
+        returns, raises or leaves the loop)."""
+        found = None
+        for case in cases:
+            end = case.body_end
+            if end is None or end <= case.body_start or end - 1 >= self.n:
+                continue
+            last = self.instrs[end - 1]
+            if last.op != "JUMP" or last.target < end or self._is_loop_jump(last) or \
+                    last.target > self.range_end:
+                continue
+            if found is None or last.target > found:
+                found = last.target
+        return found
+
+    # -- one case --------------------------------------------------------------------------
+    def _read_case(self, k, outer, subject, copied, pre):
+        """A case at ``k``: with ``copied`` the template that copies the subject first and
+        pops it after a match; without, the last case's, which consumes it."""
+        instrs = self.instrs
+        root = PNode()
+        if copied:
+            if k >= self.n or instrs[k].op != "COPY" or instrs[k].argval != 1:
+                return None
+            base = len(outer) + 1
+            stack = list(outer) + [subject, root]
+            start = k + 1
+        else:
+            base = len(outer)
+            stack = list(outer) + [root] + pre
+            start = k
+        fails = []
+        try:
+            stop = self._pat_run(start, stack, base, fails, False)
+        except _NotAPattern:
+            return None
+        if stop >= self.n and copied:
+            return None
+        fail, chain = self._case_fail_point(fails, base)
+        guard_stack = list(outer) + ([subject] if copied else [])
+        guard, body_start, fail = self._case_guard(stop, guard_stack, fail, copied)
+        if guard is False:
+            return None
+        if copied:
+            if fail is None or body_start >= self.n or instrs[body_start].op != "POP_TOP":
+                return None
+            body_start += 1
+        if fail is not None and chain is None:
+            chain = fail
+        if fail is not None and chain < body_start:
+            return None
+        pattern = self._pat_build(root)
+        return _Case(pattern, guard, body_start, chain, fail, bool(fails))
+
+    def _case_fail_point(self, fails, base):
+        """The one point every failure jump reaches after its pops, and the first pop."""
+        point = chain = None
+        instrs = self.instrs
+        for target, depth in fails:
+            pops = depth - base
+            if pops < 0:
+                raise _NotAPattern()
+            if target >= self.n:
+                if pops:
+                    raise _NotAPattern()
+                land = target
+            else:
+                if any(target + q >= self.n or instrs[target + q].op != "POP_TOP"
+                       for q in range(pops)):
+                    raise _NotAPattern()
+                land = target + pops
+                chain = target if chain is None else min(chain, target)
+            if point is None:
+                point = land
+            elif self.exits.label(point) != self.exits.label(land):
+                raise _NotAPattern()
+            elif land < point:
+                point = land
+        return point, chain
+
+    def _case_guard(self, k, stack, fail, copied):
+        """``case ... if guard:``: a condition whose false exits go to the case's failure
+        point.  Returns (guard or None, body start, failure point); guard False: no fit."""
+        instrs = self.instrs
+        if k < self.n and copied and instrs[k].op == "POP_TOP":
+            return None, k, fail
+        chunks = []
+        pos = k
+        limit = self.range_end
+        while pos < limit:
+            c = self.read_chunk(pos, stack, limit, chunks)
+            if c is None:
+                break
+            chunks.append(c)
+            pos = self.after(c.jump)
+        for count in range(len(chunks), 0, -1):
+            last = chunks[count - 1].jump
+            true, false = self.after(last), last.target
+            if fail is not None and self.exits.label(false) != self.exits.label(fail):
+                continue
+            if copied and (true >= self.n or instrs[true].op != "POP_TOP"):
+                continue
+            expr = self.parse_cond(chunks[:count], true, false, true)
+            if expr is not None:
+                return expr, true, false
+        if copied:
+            return False, k, fail
+        return None, k, fail
+
+    # -- symbolic execution of pattern code ------------------------------------------------
+    def _pat_run(self, k, stack, base, fails, alternative):
+        """Execute pattern code from ``k`` until the stack is back at ``base`` (a case) or,
+        for an or-pattern's alternative, until its jump to the shared end."""
+        instrs = self.instrs
+        while True:
+            if not alternative and len(stack) <= base:
+                return k
+            if k >= self.n:
+                raise _NotAPattern()
+            ins = instrs[k]
+            if ins.op == "JUMP":
+                if alternative:
+                    return k
+                raise _NotAPattern()
+            handler = getattr(self, "_p_" + ins.op, None)
+            if handler is None:
+                raise _NotAPattern()
+            nxt = handler(ins, stack, base, fails)
+            k = k + 1 if nxt is None else nxt
+
+    @staticmethod
+    def _pat_pop(stack, base):
+        if len(stack) <= base:
+            raise _NotAPattern()
+        return stack.pop()
+
+    def _pat_val(self, value):
+        if isinstance(value, ast.expr):
+            raw = getattr(value, "_const", None)
+            if isinstance(value, ast.Constant):
+                return _Val(value, value.value, True)
+            if raw is not None:
+                return _Val(value, raw, True)
+            return _Val(value)
+        return None
+
+    def _p_LOAD_CONST(self, ins, stack, base, fails):
+        if hasattr(ins.argval, "co_code"):
+            raise _NotAPattern()
+        stack.append(_Val(literal(ins.argval), ins.argval, True))
+
+    def _p_load_name(self, ins, stack, base, fails):
+        stack.append(_Val(name(ins.argval)))
+
+    _p_LOAD_NAME = _p_LOAD_GLOBAL = _p_LOAD_FAST = _p_LOAD_DEREF = _p_load_name
+    _p_LOAD_CLASSDEREF = _p_load_name
+
+    def _p_LOAD_ATTR(self, ins, stack, base, fails):
+        obj = self._pat_pop(stack, base)
+        if not isinstance(obj, _Val) or obj.is_const:
+            raise _NotAPattern()
+        stack.append(_Val(ast.Attribute(value=obj.expr, attr=ins.argval, ctx=ast.Load())))
+
+    def _p_BUILD_TUPLE(self, ins, stack, base, fails):
+        items = [self._pat_pop(stack, base) for _ in range(ins.argval)][::-1]
+        if not all(isinstance(v, _Val) for v in items):
+            raise _NotAPattern()
+        stack.append(_Val(ast.Tuple(elts=[v.expr for v in items], ctx=ast.Load())))
+
+    def _p_COPY(self, ins, stack, base, fails):
+        n = ins.argval
+        if n > len(stack) - base:
+            raise _NotAPattern()
+        item = stack[-n]
+        if n == 1 and isinstance(item, PNode) and item.kind is None:
+            nxt = self._or_pattern(ins.index, stack, base, fails)
+            if nxt is not None:
+                return nxt
+            inner = PNode()
+            item.kind = "as"
+            item.inner = inner
+            stack.append(inner)
+            return None
+        stack.append(item)
+
+    def _p_SWAP(self, ins, stack, base, fails):
+        n = ins.argval
+        if n > len(stack) - base:
+            raise _NotAPattern()
+        stack[-1], stack[-n] = stack[-n], stack[-1]
+
+    def _p_POP_TOP(self, ins, stack, base, fails):
+        item = self._pat_pop(stack, base)
+        if isinstance(item, PNode):
+            if item.kind is None and item.name is None:
+                item.popped = True
+            elif item.kind not in ("seq", "map", "or"):
+                raise _NotAPattern()
+        elif not isinstance(item, _KeysTuple):
+            raise _NotAPattern()
+
+    def _pat_store(self, ins, stack, base):
+        item = self._pat_pop(stack, base)
+        self._pat_name(item, ins.argval)
+
+    def _pat_name(self, item, ident):
+        if isinstance(item, _OrSlot):
+            for member in item.members:
+                self._pat_name(member, ident)
+        elif isinstance(item, _RestDict):
+            if item.node.rest is not None:
+                raise _NotAPattern()
+            item.node.rest = ident
+        elif isinstance(item, PNode) and item.name is None and item.kind in (None, "as"):
+            item.name = ident
+        else:
+            raise _NotAPattern()
+
+    def _p_STORE_FAST(self, ins, stack, base, fails):
+        self._pat_store(ins, stack, base)
+
+    _p_STORE_NAME = _p_STORE_FAST
+
+    def _p_STORE_GLOBAL(self, ins, stack, base, fails):
+        self._pat_store(ins, stack, base)
+        self.globals_declared.add(ins.argval)
+
+    def _p_STORE_DEREF(self, ins, stack, base, fails):
+        self._pat_store(ins, stack, base)
+        if ins.argval in self.code.co_freevars:
+            self.nonlocals_declared.add(ins.argval)
+
+    def _pat_fresh(self, stack, base, kind):
+        if len(stack) <= base:
+            raise _NotAPattern()
+        node = stack[-1]
+        if not isinstance(node, PNode) or node.kind is not None:
+            raise _NotAPattern()
+        node.kind = kind
+        return node
+
+    def _p_MATCH_SEQUENCE(self, ins, stack, base, fails):
+        self._pat_fresh(stack, base, "seq")
+        stack.append(_Check())
+
+    def _p_MATCH_MAPPING(self, ins, stack, base, fails):
+        self._pat_fresh(stack, base, "map")
+        stack.append(_Check())
+
+    def _p_GET_LEN(self, ins, stack, base, fails):
+        node = stack[-1] if len(stack) > base else None
+        if not isinstance(node, PNode) or node.kind not in ("seq", "map"):
+            raise _NotAPattern()
+        stack.append(_Len(node))
+
+    def _p_COMPARE_OP(self, ins, stack, base, fails):
+        right = self._pat_pop(stack, base)
+        left = self._pat_pop(stack, base)
+        if isinstance(left, _Len) and isinstance(right, _Val) and right.is_const and \
+                type(right.raw) is int and ins.argval in ("==", ">=") and left.node.length is None:
+            left.node.length = (ins.argval, right.raw)
+        elif isinstance(left, PNode) and left.kind is None and isinstance(right, _Val) and \
+                ins.argval == "==":
+            left.kind = "value"
+            left.value = right
+        else:
+            raise _NotAPattern()
+        stack.append(_Check())
+
+    def _p_IS_OP(self, ins, stack, base, fails):
+        right = self._pat_pop(stack, base)
+        left = self._pat_pop(stack, base)
+        if not (isinstance(right, _Val) and right.is_const):
+            raise _NotAPattern()
+        if ins.arg == 0 and isinstance(left, PNode) and left.kind is None and \
+                right.raw in (True, False, None) and type(right.raw) in (bool, type(None)):
+            left.kind = "singleton"
+            left.value = right.raw
+        elif ins.arg == 1 and isinstance(left, _Result) and right.raw is None:
+            pass
+        else:
+            raise _NotAPattern()
+        stack.append(_Check())
+
+    @staticmethod
+    def _real_target(ins):
+        """Where a failure jump really goes: the pops it lands on may look like a copy of an
+        exit block to :class:`~.statements.ExitBlocks`, which redirects such jumps."""
+        return ins.target if ins.original_target is None else ins.original_target
+
+    def _p_POP_JUMP_IF_FALSE(self, ins, stack, base, fails):
+        if not isinstance(self._pat_pop(stack, base), _Check) or ins.target <= ins.index:
+            raise _NotAPattern()
+        fails.append((self._real_target(ins), len(stack)))
+
+    def _p_POP_JUMP_IF_NONE(self, ins, stack, base, fails):
+        if not isinstance(self._pat_pop(stack, base), _Result) or ins.target <= ins.index:
+            raise _NotAPattern()
+        fails.append((self._real_target(ins), len(stack)))
+
+    def _p_POP_JUMP_IF_NOT_NONE(self, ins, stack, base, fails):
+        node = self._pat_pop(stack, base)
+        if not isinstance(node, PNode) or node.kind is not None or ins.target <= ins.index:
+            raise _NotAPattern()
+        node.kind = "singleton"
+        node.value = None
+        fails.append((self._real_target(ins), len(stack)))
+
+    def _pat_children(self, stack, count):
+        kids = [PNode() for _ in range(count)]
+        stack.extend(reversed(kids))
+        return kids
+
+    def _p_UNPACK_SEQUENCE(self, ins, stack, base, fails):
+        item = self._pat_pop(stack, base)
+        count = ins.argval
+        if isinstance(item, PNode) and item.kind == "seq" and item.children is None and \
+                not item.front and not item.back:
+            item.children = self._pat_children(stack, count)
+        elif isinstance(item, _Result) and item.count == count and item.node.children is None:
+            item.node.children = self._pat_children(stack, count)
+        elif isinstance(item, _KeysTuple) and item.count == count:
+            stack.extend(_KeyItem() for _ in range(count))
+        else:
+            raise _NotAPattern()
+
+    def _p_UNPACK_EX(self, ins, stack, base, fails):
+        item = self._pat_pop(stack, base)
+        if not (isinstance(item, PNode) and item.kind == "seq" and item.children is None and
+                not item.front and not item.back):
+            raise _NotAPattern()
+        before, after = ins.arg & 0xFF, ins.arg >> 8
+        item.star = before
+        item.children = self._pat_children(stack, before + 1 + after)
+
+    def _p_BINARY_SUBSCR(self, ins, stack, base, fails):
+        index = self._pat_pop(stack, base)
+        node = self._pat_pop(stack, base)
+        if not isinstance(node, PNode) or node.kind != "seq" or node.children is not None:
+            raise _NotAPattern()
+        if isinstance(index, _Val) and index.is_const and type(index.raw) is int and \
+                index.raw not in node.front:
+            child = node.front[index.raw] = PNode()
+        elif isinstance(index, _LenMinus) and index.node is node and index.k not in node.back:
+            child = node.back[index.k] = PNode()
+        else:
+            raise _NotAPattern()
+        stack.append(child)
+
+    def _p_BINARY_OP(self, ins, stack, base, fails):
+        right = self._pat_pop(stack, base)
+        left = self._pat_pop(stack, base)
+        if ins.argval != "-" or not isinstance(left, _Len) or not (
+                isinstance(right, _Val) and right.is_const and type(right.raw) is int):
+            raise _NotAPattern()
+        stack.append(_LenMinus(left.node, right.raw))
+
+    def _p_MATCH_KEYS(self, ins, stack, base, fails):
+        if len(stack) - base < 2:
+            raise _NotAPattern()
+        keys, node = stack[-1], stack[-2]
+        if not (isinstance(keys, _Val) and isinstance(node, PNode) and node.kind == "map") or \
+                node.keys is not None:
+            raise _NotAPattern()
+        if keys.is_const and isinstance(keys.raw, tuple):
+            exprs = [literal(v) for v in keys.raw]
+        elif isinstance(keys.expr, ast.Tuple):
+            exprs = list(keys.expr.elts)
+        else:
+            raise _NotAPattern()
+        node.keys = exprs
+        stack[-1] = _KeysTuple(node, len(exprs))
+        stack.append(_Result(node, len(exprs)))
+
+    def _p_MATCH_CLASS(self, ins, stack, base, fails):
+        attrs = self._pat_pop(stack, base)
+        cls = self._pat_pop(stack, base)
+        node = self._pat_pop(stack, base)
+        if not (isinstance(attrs, _Val) and attrs.is_const and isinstance(attrs.raw, tuple) and
+                all(isinstance(a, str) for a in attrs.raw)):
+            raise _NotAPattern()
+        if not isinstance(cls, _Val) or cls.is_const or not isinstance(node, PNode) or \
+                node.kind is not None:
+            raise _NotAPattern()
+        node.kind = "class"
+        node.cls = cls.expr
+        node.nargs = ins.arg
+        node.attrs = attrs.raw
+        stack.append(_Result(node, ins.arg + len(attrs.raw)))
+
+    def _p_BUILD_MAP(self, ins, stack, base, fails):
+        if ins.argval != 0:
+            raise _NotAPattern()
+        stack.append(_EmptyDict())
+
+    def _p_DICT_UPDATE(self, ins, stack, base, fails):
+        node = self._pat_pop(stack, base)
+        n = ins.argval
+        if not isinstance(node, PNode) or node.kind != "map" or n > len(stack) - base or \
+                not isinstance(stack[-n], _EmptyDict):
+            raise _NotAPattern()
+        stack[-n] = _RestDict(node)
+
+    def _p_DELETE_SUBSCR(self, ins, stack, base, fails):
+        key = self._pat_pop(stack, base)
+        rest = self._pat_pop(stack, base)
+        if not isinstance(key, _KeyItem) or not isinstance(rest, _RestDict):
+            raise _NotAPattern()
+
+    # -- or-patterns -----------------------------------------------------------------------
+    def _or_pattern(self, k, stack, base, fails):
+        """``p1 | p2 | ...`` at ``COPY 1`` (``k``) over the node on top of ``stack``: each
+        alternative matches a copy and jumps to the shared end; the last failure pops the
+        node and jumps to the enclosing failure.  None when the code is no or-pattern."""
+        instrs = self.instrs
+        node = stack[-1]
+        kept = list(stack)
+        alts, captured, new_fails = [], [], []
+        end = None
+        pos = k
+        try:
+            while True:
+                if pos + 1 >= self.n:
+                    return None
+                ins = instrs[pos]
+                if ins.op == "COPY" and ins.argval == 1:
+                    alt = PNode()
+                    sub = kept + [alt]
+                    alt_fails = []
+                    j = self._pat_run(pos + 1, sub, len(kept), alt_fails, True)
+                    if len(sub) < len(kept) or any(a is not b for a, b in zip(sub, kept)):
+                        return None
+                    caps = sub[len(kept):]
+                    if any(not (isinstance(c, _OrSlot) or (isinstance(c, PNode) and
+                                                          c.name is None and c.kind in (None, "as")))
+                           for c in caps):
+                        return None
+                    target = self._real_target(instrs[j])
+                    if target <= j or (end is not None and target != end):
+                        return None
+                    end = target
+                    point, chain = self._case_fail_point(alt_fails, len(kept))
+                    if point is None:
+                        return None
+                    if chain is not None and chain != j + 1:
+                        return None
+                    alts.append(alt)
+                    captured.append(caps)
+                    pos = point
+                    continue
+                if ins.op == "POP_TOP" and len(alts) >= 2:
+                    after = instrs[pos + 1]
+                    if after.op == "JUMP" and pos + 2 == end:
+                        new_fails.append((self._real_target(after), len(kept) - 1))
+                        break
+                    if after.op == "LOAD_CONST" and pos + 3 == end and \
+                            instrs[pos + 2].op == "RETURN_VALUE":
+                        new_fails.append((self.exits.label(pos + 1), len(kept) - 1))
+                        break
+                return None
+        except _NotAPattern:
+            return None
+        width = len(captured[0])
+        if any(len(c) != width for c in captured):
+            return None
+        fails.extend(new_fails)
+        node.kind = "or"
+        node.alts = alts
+        stack[:] = kept + [_OrSlot([c[q] for c in captured]) for q in range(width)]
+        return end
+
+    # -- building ast patterns -------------------------------------------------------------
+    def _pat_build(self, node):
+        kind = node.kind
+        if kind is None:
+            if node.name is None and not node.popped:
+                raise _NotAPattern()
+            pattern = None
+        elif kind == "as":
+            if node.name is None:
+                raise _NotAPattern()
+            pattern = self._pat_build(node.inner)
+        elif kind == "value":
+            pattern = self._pat_value(node.value)
+        elif kind == "singleton":
+            pattern = ast.MatchSingleton(value=node.value)
+        elif kind == "seq":
+            pattern = self._pat_sequence(node)
+        elif kind == "map":
+            pattern = self._pat_mapping(node)
+        elif kind == "class":
+            kids = [self._pat_build(c) for c in node.children or []]
+            if len(kids) != node.nargs + len(node.attrs):
+                raise _NotAPattern()
+            pattern = ast.MatchClass(cls=node.cls, patterns=kids[:node.nargs],
+                                     kwd_attrs=list(node.attrs), kwd_patterns=kids[node.nargs:])
+        elif kind == "or":
+            pattern = ast.MatchOr(patterns=[self._pat_build(a) for a in node.alts])
+        else:
+            raise _NotAPattern()
+        if node.name is not None and kind != "as" and kind is not None:
+            raise _NotAPattern()
+        if node.name is not None or pattern is None:
+            return ast.MatchAs(pattern=pattern, name=node.name)
+        return pattern
+
+    @staticmethod
+    def _pat_value(val):
+        expr = val.expr
+        if val.is_const:
+            return ast.MatchValue(value=expr)
+        probe = expr
+        while isinstance(probe, ast.Attribute):
+            probe = probe.value
+        if not isinstance(probe, ast.Name) or probe is expr:
+            raise _NotAPattern()
+        return ast.MatchValue(value=expr)
+
+    def _pat_star(self, child):
+        if child.kind is not None:
+            raise _NotAPattern()
+        if child.name is None and not child.popped:
+            raise _NotAPattern()
+        return ast.MatchStar(name=child.name)
+
+    def _pat_sequence(self, node):
+        op, size = node.length if node.length is not None else (">=", 0)
+        if node.children is not None:
+            kids = node.children
+            if node.star is None:
+                if op != "==" or size != len(kids):
+                    raise _NotAPattern()
+            elif len(kids) > 1 and (op != ">=" or size != len(kids) - 1) or \
+                    len(kids) == 1 and node.length is not None:
+                raise _NotAPattern()
+            return ast.MatchSequence(patterns=[
+                self._pat_star(c) if q == node.star else self._pat_build(c) for q, c in enumerate(kids)])
+        if op == "==":
+            if node.back:
+                raise _NotAPattern()
+            if any(not 0 <= i < size for i in node.front):
+                raise _NotAPattern()
+            if node.front:
+                # elements taken by index with no star: not what the compiler does
+                raise _NotAPattern()
+            return ast.MatchSequence(patterns=[ast.MatchAs(pattern=None, name=None)
+                                               for _ in range(size)])
+        total = size + 1
+        if node.back:
+            star = min(total - k for k in node.back) - 1
+        else:
+            star = max(node.front) + 1 if node.front else total - 1
+        if node.front and star <= max(node.front):
+            raise _NotAPattern()
+        positions = {}
+        for i, child in node.front.items():
+            positions[i] = child
+        for k, child in node.back.items():
+            at = total - k
+            if at <= star or at >= total or at in positions:
+                raise _NotAPattern()
+            positions[at] = child
+        if star >= total:
+            raise _NotAPattern()
+        patterns = []
+        for q in range(total):
+            if q == star:
+                patterns.append(ast.MatchStar(name=None))
+            elif q in positions:
+                patterns.append(self._pat_build(positions[q]))
+            else:
+                patterns.append(ast.MatchAs(pattern=None, name=None))
+        return ast.MatchSequence(patterns=patterns)
+
+    def _pat_mapping(self, node):
+        keys = node.keys or []
+        kids = node.children or []
+        if len(kids) != len(keys):
+            raise _NotAPattern()
+        if keys and node.length != (">=", len(keys)):
+            raise _NotAPattern()
+        return ast.MatchMapping(keys=list(keys), patterns=[self._pat_build(c) for c in kids],
+                                rest=node.rest)
