@@ -11,7 +11,7 @@ serves ``if`` statements, ``while`` tests, conditional expressions and value-con
 import ast
 
 from .expressions import IterMarker, LoopItem, const, name
-from .instructions import KEEP_JUMPS, POP_JUMPS
+from .instructions import KEEP_JUMPS, POP_JUMPS, TOP_TESTED_WHILE
 from .statements import Chunk, ChunkEnd, Loop, NotAChunk, _NoStatements
 from .errors import DecompilationError
 
@@ -613,6 +613,8 @@ class BranchMixin(object):
             test = self.parse_cond(chunks[:n], body_start, false, body_start)
             if test is None:
                 continue
+            if TOP_TESTED_WHILE:
+                return self.top_tested_while(test, head, body_start, exit_, stack, out, ctx)
             # no bottom test: the compiler adds one after a body that can end, so the
             # back edge must stay an explicit `continue`
             loop = Loop(head, (head,), false, exit_ - 1, "while-top", body_start=body_start)

@@ -118,11 +118,13 @@ class LegacyHandlerMixin(object):
         instrs = self.instrs
         ctx = self.ctx
         pre, else_start = self._forward_jump_before(h)
+        if else_start is not None and else_start >= min(self.range_end, self.n):
+            else_start = None  # the body's exit leaves the enclosing range: no else here
         body, _ = self.walk(ins.index + 1, pre, list(stack), ctx)
         clauses, handlers_end = self._legacy_clauses(h, else_start)
         join = None
         for clause in clauses:
-            for q in range(clause[3], clause[4]):
+            for q in range(clause[3], min(clause[4], self.n)):
                 t = instrs[q].target
                 if instrs[q].op == "JUMP" and t is not None and t >= handlers_end and \
                         not self._is_loop_jump(instrs[q]) and (join is None or t < join):
@@ -210,7 +212,7 @@ class LegacyHandlerMixin(object):
         instrs = self.instrs
         join = None
         for clause in clauses:
-            for q in range(clause[3], clause[4]):
+            for q in range(clause[3], min(clause[4], self.n)):
                 if instrs[q].op == "JUMP" and instrs[q].target > start and \
                         not self._is_loop_jump(instrs[q]):
                     join = instrs[q].target if join is None else min(join, instrs[q].target)

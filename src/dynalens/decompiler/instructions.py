@@ -24,6 +24,11 @@ PY = sys.version_info[:2]
 # Where CALL finds the NULL / self slot: below the callable before 3.13, above it after.
 NULL_FIRST = PY < (3, 13)
 
+# Compiler templates that changed in 3.10: before it, `while` is tested at the top only, and
+# unreachable code is kept (legacy_structure.py).
+TOP_TESTED_WHILE = PY < (3, 10)
+KEEPS_DEAD_CODE = PY < (3, 10)
+
 # Conditional jumps that pop their operand, by normalized name -> value that makes them jump.
 POP_JUMPS = {
     "POP_JUMP_IF_FALSE": False,

@@ -20,7 +20,8 @@ from .cold_blocks import exception_only_blocks
 from .handlers import HandlerMixin
 from .handlers_legacy import LegacyHandlerMixin
 from .inline_comprehensions import InlineComprehensionMixin
-from .instructions import exception_entries, normalize
+from .instructions import KEEPS_DEAD_CODE, exception_entries, normalize
+from .legacy_structure import LegacyLoopMixin, else_for_dead_return, ends_with_dead_return
 from .exception_groups import ExceptStarMixin
 from .patterns import MatchMixin
 from .statements import AppendStmt, Context, StatementWalker
@@ -30,7 +31,7 @@ CO_OPTIMIZED = 0x01
 
 
 class CodeWalker(MatchMixin, ExceptStarMixin, InlineComprehensionMixin, LegacyHandlerMixin,
-                 HandlerMixin, BranchMixin, DefinitionMixin, StatementWalker):
+                 LegacyLoopMixin, HandlerMixin, BranchMixin, DefinitionMixin, StatementWalker):
     """The walker for one code object: statement, branch, handler and definition handlers."""
 
     def __init__(self, code, kind, session):
@@ -96,6 +97,8 @@ def decompile_body(code, kind=None, session=None):
     kind = kind or code_kind(code)
     walker = CodeWalker(code, kind, session or Session())
     stmts, _ = walker.walk(0, walker.n, [], Context())
+    if KEEPS_DEAD_CODE and kind == "function" and ends_with_dead_return(code):
+        stmts = else_for_dead_return(stmts)
     if kind in ("function", "lambda", "comprehension"):
         _strip_trailing_return(stmts)
     if kind == "module":
