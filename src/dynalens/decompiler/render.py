@@ -264,6 +264,10 @@ def _qualname_parents(code):
             continue
         is_function = k + 1 < len(parts) - 0 and k + 1 < len(parts) and parts[k + 1] == "<locals>"
         parents.append((part, is_function))
+    if not hasattr(code, "co_qualname") and "__class__" in code.co_freevars:
+        # before 3.11 a code object does not say which class holds it; any class gives a
+        # method that uses super() / __class__ its implicit __class__ cell back
+        parents.insert(0, ("_Enclosing", False))
     return parents
 
 
