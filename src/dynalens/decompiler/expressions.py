@@ -629,6 +629,8 @@ class StackMachine(object):
 
     def op_CALL_FUNCTION_EX(self, ins, stack, out):
         kwargs = self.pop(stack, ins) if ins.arg & 1 else None
+        if isinstance(kwargs, Null):  # 3.14+: the kwargs slot without ** arguments
+            kwargs = None
         posargs = self.pop(stack, ins)
         saved, self.imported_names = self.imported_names, set()
         try:
@@ -742,7 +744,11 @@ class StackMachine(object):
 
     # -- generators and coroutines ---------------------------------------------------------
     def op_GET_ITER(self, ins, stack, out):
-        stack.append(IterMarker(self.value(self.pop(stack, ins), ins)))
+        value = self.pop(stack, ins)
+        if isinstance(value, IterMarker):  # 3.15: a genexpr makes its own iterator of .0
+            stack.append(value)
+            return
+        stack.append(IterMarker(self.value(value, ins)))
 
     def op_GET_YIELD_FROM_ITER(self, ins, stack, out):
         stack.append(IterMarker(self.value(self.pop(stack, ins), ins)))

@@ -17,7 +17,7 @@ import ast
 
 from .cold_blocks import ColdHandlerMixin
 from .expressions import CurrentExc, IterMarker, LoopItem, WithEnter, WithExit, name
-from .instructions import POP_JUMPS
+from .instructions import POP_JUMPS, PY
 
 
 class HandlerMixin(ColdHandlerMixin):
@@ -277,7 +277,8 @@ class HandlerMixin(ColdHandlerMixin):
         if k >= self.n:
             return self.n
         x = instrs[k].target
-        return x + 4
+        # 3.14+ keeps __exit__ and its self below the exception: one more POP_TOP
+        return x + (5 if PY >= (3, 14) else 4)
 
     # -- async for -------------------------------------------------------------------------
     def op_GET_ANEXT(self, ins, stack, out):

@@ -205,7 +205,14 @@ def _normalize_one(raw, kw_names_pending, consts, legacy_state=None):
     if name.startswith("INPLACE_") and name[8:] in _BINARY:
         return [Instr("BINARY_OP", None, _BINARY[name[8:]] + "=", off, line)]
     if name == "BINARY_OP":
+        if raw.argrepr == "[]":  # 3.14+: subscript is a binary operator
+            return [Instr("BINARY_SUBSCR", None, None, off, line)]
         return [Instr("BINARY_OP", raw.arg, raw.argrepr, off, line)]
+    if name == "LOAD_COMMON_CONSTANT":
+        return [_common_constant(raw, off, line)]
+    if name == "CALL_FUNCTION_EX" and raw.arg is None:
+        # 3.14+: no flag; the kwargs slot is always there (a NULL when there are none)
+        return [Instr("CALL_FUNCTION_EX", 1, 1, off, line)]
     if name == "COMPARE_OP":
         symbol = raw.argval
         if isinstance(symbol, str) and symbol.startswith("bool("):
@@ -275,6 +282,55 @@ def _async_for_setups(raws):
     return found
 
 
+def _common_constant(raw, off, line):
+    """3.14+ ``LOAD_COMMON_CONSTANT``: builtins (3.14) and, since 3.15, small constants."""
+    table = getattr(dis, "_common_constants", None)
+    try:
+        value = table[raw.arg]
+    except (TypeError, LookupError):
+        value = raw.argval
+    if value is AssertionError:
+        return Instr("LOAD_ASSERTION_ERROR", None, None, off, line)
+    if isinstance(value, (type, type(len))):
+        return Instr("LOAD_GLOBAL", None, value.__name__, off, line)
+    return Instr("LOAD_CONST", None, value, off, line)
+
+
+def _raw_rewrites(raws):
+    """3.14+ multi-instruction forms: ({offset: [Instr]} replacing one raw instruction,
+    {offsets dropped}).
+
+    * ``with``: ``COPY 1; LOAD_SPECIAL __exit__; SWAP 2; SWAP 3; LOAD_SPECIAL __enter__;
+      CALL 0`` is 3.11's ``BEFORE_WITH`` (``__aexit__``: ``BEFORE_ASYNC_WITH``);
+    * ``all(genexpr)``/``any``/``tuple``: the compiler adds a fast path guarded by
+      ``COPY 1; LOAD_COMMON_CONSTANT f; IS_OP; POP_JUMP_IF_FALSE generic`` (the builtin is
+      still ``f``); the generic call it jumps to is what the source says;
+    * class bodies start with ``LOAD_LOCALS; STORE_DEREF __classdict__`` (compiler-made).
+    """
+    replace, skip = {}, set()
+    if PY < (3, 14):
+        return replace, skip
+    n = len(raws)
+    for k, raw in enumerate(raws):
+        name = raw.opname
+        if name == "LOAD_SPECIAL" and 1 <= k and k + 4 < n and raws[k - 1].opname == "COPY" \
+                and [r.opname for r in raws[k + 1:k + 5]] == ["SWAP", "SWAP", "LOAD_SPECIAL",
+                                                              "CALL"]:
+            copy = raws[k - 1]
+            op = "BEFORE_ASYNC_WITH" if raw.argrepr == "__aexit__" else "BEFORE_WITH"
+            replace[copy.offset] = [Instr(op, None, None, copy.offset, _line_of(copy))]
+            skip.update(r.offset for r in raws[k:k + 5])
+        elif name == "LOAD_COMMON_CONSTANT" and 1 <= k and k + 2 < n and \
+                raws[k - 1].opname == "COPY" and raws[k + 1].opname == "IS_OP" and \
+                raws[k + 2].opname == "POP_JUMP_IF_FALSE":
+            generic = _jump_target_offset(raws[k + 2])
+            skip.update(r.offset for r in raws[k - 1:] if r.offset < generic)
+        elif name == "LOAD_LOCALS" and k + 1 < n and raws[k + 1].opname == "STORE_DEREF" and \
+                raws[k + 1].argval == "__classdict__":
+            skip.update((raw.offset, raws[k + 1].offset))
+    return replace, skip
+
+
 def normalize(code):
     """Return (instructions, offset_to_index) for ``code``.
 
@@ -290,9 +346,21 @@ def normalize(code):
     kw_names_pending = []
     after_end_for = False
     legacy = _LegacyState(raws) if PY < (3, 11) else None
+    replace, skip = _raw_rewrites(raws)
     for raw in raws:
         pending.append(raw.offset)
         if legacy is not None and legacy.skips(raw):
+            continue
+        if raw.offset in skip:
+            continue
+        if raw.offset in replace:
+            new = replace[raw.offset]
+            for off in pending:
+                offset_to_index[off] = len(out)
+            pending = []
+            for ins in new:
+                ins.index = len(out)
+                out.append(ins)
             continue
         if after_end_for and raw.opname in ("POP_TOP", "POP_ITER"):
             # 3.13+: END_FOR; POP_TOP (3.14: POP_ITER) at a loop exit is skipped as a whole by
@@ -381,6 +449,26 @@ def _expanded_keep_jump(out, k, targeted):
     return "JUMP_IF_FALSE_OR_POP" if cond.op == "POP_JUMP_IF_FALSE" else "JUMP_IF_TRUE_OR_POP"
 
 
+def _fold_popped_tests(out):
+    """3.14+ threads a value test into the ``POP_TOP`` of the next one: ``COPY 1;
+    POP_JUMP_IF_X t; POP_TOP`` where ``t`` is a ``POP_TOP`` keeps nothing on either path, so it
+    is ``POP_JUMP_IF_X t + 1`` (as 3.11 writes it).  Retargets the jumps; returns the indexes
+    of the COPY and POP_TOP to drop."""
+    drop = set()
+    if PY < (3, 12):
+        return drop
+    targeted = set(ins.target for ins in out if ins.target is not None)
+    for k in range(len(out) - 2):
+        copy, cond, pop = out[k], out[k + 1], out[k + 2]
+        if copy.op == "COPY" and copy.argval == 1 and cond.op in POP_JUMPS and \
+                pop.op == "POP_TOP" and cond.target is not None and cond.target > k + 2 and \
+                cond.target < len(out) and out[cond.target].op == "POP_TOP" and \
+                k + 2 not in targeted and not drop & {k, k + 1, k + 2}:
+            cond.target += 1
+            drop.update((k, k + 2))
+    return drop
+
+
 def _collapse(out, offset_to_index):
     """Fold multi-instruction idioms into one pseudo-instruction each.
 
@@ -392,9 +480,14 @@ def _collapse(out, offset_to_index):
     remap = {}
     k = 0
     n = len(out)
+    drop = _fold_popped_tests(out)
     targeted = set(ins.target for ins in out if ins.target is not None)
     while k < n:
         ins = out[k]
+        if k in drop:
+            remap[k] = len(new)
+            k += 1
+            continue
         keep = _expanded_keep_jump(out, k, targeted)
         if keep is not None:
             new.append(Instr(keep, None, out[k + 1].argval, ins.offset, ins.line))
