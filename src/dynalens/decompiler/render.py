@@ -108,7 +108,7 @@ def decompile_body(code, kind=None, session=None):
     elif kind == "class":
         stmts = _class_body(stmts)
     elif kind == "function":
-        doc = code.co_consts[0] if code.co_consts else None
+        doc = _docstring(code)
         if isinstance(doc, str):
             stmts.insert(0, ast.Expr(value=ast.Constant(value=doc)))
     decls = []
@@ -122,6 +122,19 @@ def decompile_body(code, kind=None, session=None):
         at = 1 if stmts and _is_docstring(stmts[0]) else 0
         stmts[at:at] = decls
     return stmts
+
+
+CO_HAS_DOCSTRING = 0x4000000
+
+
+def _docstring(code):
+    """A function's docstring: co_consts[0] when it is a string before 3.14; since 3.14 only
+    when the CO_HAS_DOCSTRING flag says so (the first constant may be any string)."""
+    if not code.co_consts or not isinstance(code.co_consts[0], str):
+        return None
+    if sys.version_info >= (3, 14) and not code.co_flags & CO_HAS_DOCSTRING:
+        return None
+    return code.co_consts[0]
 
 
 def _is_docstring(stmt):
