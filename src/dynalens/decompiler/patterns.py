@@ -160,7 +160,8 @@ class MatchMixin(object):
 
     # -- entry points ----------------------------------------------------------------------
     def op_COPY(self, ins, stack, out):
-        if ins.argval == 1 and not self.chunk_mode and stack and isinstance(stack[-1], ast.expr):
+        if ins.argval == 1 and not self.chunk_mode and stack and isinstance(stack[-1], ast.expr) \
+                and hasattr(ast, "MatchAs"):  # no match statement before 3.10
             nxt = self.match_statement(ins.index, stack, out, copied=True)
             if nxt is not None:
                 return nxt
