@@ -231,8 +231,9 @@ class _LegacyState(object):
     """What the translation of one 3.8-3.10 instruction needs from the ones before it."""
 
     def __init__(self, raws):
-        from .legacy_blocks import block_stacks
-        self.reachable = block_stacks(raws)
+        from .legacy_blocks import block_stacks, unthread
+        self.retarget = unthread(raws) if PY < (3, 10) else {}
+        self.reachable = block_stacks(raws, self.retarget)
         self.async_for = _async_for_setups(raws)
         self.exception_match = False
         self.rot_four = None
@@ -378,7 +379,10 @@ def normalize(code):
             ins.index = len(out)
             out.append(ins)
         if _is_jump(raw):
-            raw_jump_targets.append((new[-1], _jump_target_offset(raw)))
+            target = _jump_target_offset(raw)
+            if legacy is not None:
+                target = legacy.retarget.get(raw.offset, target)
+            raw_jump_targets.append((new[-1], target))
     end = len(out)
     for off in pending:
         offset_to_index[off] = end
@@ -583,9 +587,9 @@ def exception_entries(code, offset_to_index):
 
 def _legacy_entries(code, offset_to_index):
     """One entry per run of instructions whose innermost SETUP_* block is the same."""
-    from .legacy_blocks import block_stacks
+    from .legacy_blocks import block_stacks, unthread
     raws = list(dis.get_instructions(code))
-    stacks = block_stacks(raws)
+    stacks = block_stacks(raws, unthread(raws) if PY < (3, 10) else None)
     end_index = offset_to_index[len(code.co_code)]
     handler_of = {}
     for k, raw in enumerate(raws):

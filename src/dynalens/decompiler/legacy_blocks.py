@@ -24,12 +24,14 @@ def _is_jump(raw):
     return raw.opcode in dis.hasjrel or raw.opcode in dis.hasjabs
 
 
-def block_stacks(raws):
+def block_stacks(raws, retarget=None):
     """{raw offset: tuple of handler offsets (outermost first)} for every reachable instruction.
 
     The handler of a SETUP_* is entered with that block already popped; ``POP_BLOCK`` pops the
     innermost block.  3.8's ``CALL_FINALLY`` both enters the finally body and comes back.
+    ``retarget`` ({jump offset: target offset}) overrides where jumps go.
     """
+    retarget = retarget or {}
     at = {raw.offset: k for k, raw in enumerate(raws)}
     stacks = {}
     work = [(0, ())] if raws else []
@@ -47,10 +49,46 @@ def block_stacks(raws):
                 after = blocks + (raw.argval,)
             elif name == "POP_BLOCK":
                 after = blocks[:-1]
-            elif _is_jump(raw) and raw.argval in at:
-                work.append((at[raw.argval], blocks))
+            elif _is_jump(raw) and retarget.get(raw.offset, raw.argval) in at:
+                work.append((at[retarget.get(raw.offset, raw.argval)], blocks))
             if name in _UNCONDITIONAL:
                 break
             blocks = after
             k += 1
     return stacks
+
+
+_CONDITIONAL = frozenset(["POP_JUMP_IF_FALSE", "POP_JUMP_IF_TRUE"])
+
+
+def unthread(raws):
+    """Undo 3.8/3.9's jump threading where it left a trace: {conditional jump offset: offset
+    of the unreachable unconditional jump it was first compiled to}.
+
+    The peephole optimizer sends a conditional jump whose target is an unconditional jump
+    straight to that jump's target, and leaves the jump behind, unreachable when the code
+    before it returns (``if x: return`` at the end of a loop body: the test then jumps to the
+    loop head).  Sending the test back to the dead jump gives the shape of the source (the
+    ``if`` ends where the jump is) and the same behaviour.  The tests retargeted are those that
+    go where the dead jump goes, between it and the previous dead jump there.
+    """
+    stacks = block_stacks(raws)
+    retarget = {}
+    previous = {}
+    for k, raw in enumerate(raws):
+        if raw.opname not in ("JUMP_ABSOLUTE", "JUMP_FORWARD") or raw.offset in stacks or \
+                k == 0 or raws[k - 1].opname not in ("RETURN_VALUE", "RAISE_VARARGS", "RERAISE"):
+            continue
+        if raws[k - 1].offset not in stacks:
+            continue
+        target = raw.argval
+        since = previous.get(target, -1)
+        for q in range(k - 1, -1, -1):
+            cond = raws[q]
+            if cond.offset <= since:
+                break
+            if cond.opname in _CONDITIONAL and cond.argval == target and cond.offset in stacks \
+                    and cond.offset not in retarget:
+                retarget[cond.offset] = raw.offset
+        previous[target] = raw.offset
+    return retarget
