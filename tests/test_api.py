@@ -203,7 +203,7 @@ def test_class_is_rendered_from_its_methods(core):
     text = decompile(Sample)
     lines = text.splitlines()
     assert lines[0] == "class Sample(Base):"
-    assert "    'Sample docstring.'" in lines
+    assert '    """Sample docstring."""' in lines
     assert "    limit = 10" in lines and "    names = ('a', 'b')" in lines
     assert "    @staticmethod" in lines and "    @classmethod" in lines
     assert "    @property" in lines and "    @size.setter" in lines
@@ -390,3 +390,38 @@ def test_real_core_class_rendering_holds_each_method_once():
                      Sample.Inner.inner_method):
         result = dynalens.verify(function.__code__, text)
         assert result, (function.__qualname__, result.difference, text)
+
+
+class WithStrings(object):
+    """First line.
+
+    Indented continuation.
+    """
+
+    def method(self):
+        """Method doc.
+
+            deeper
+        """
+        return """a
+  b"""
+
+    class Nested(object):
+        def inner(self):
+            return '''x
+y'''
+
+
+def test_real_core_class_rendering_keeps_multiline_strings_intact():
+    for indent in (4, 2):
+        text = decompile(WithStrings, indent=indent)
+        namespace = {}
+        exec(compile(text, "<class>", "exec"), namespace)
+        rebuilt = namespace["WithStrings"]
+        assert rebuilt.__doc__ == WithStrings.__doc__
+        assert rebuilt.method.__doc__ == WithStrings.method.__doc__
+        assert rebuilt().method() == WithStrings().method()
+        assert rebuilt.Nested().inner() == WithStrings.Nested().inner()
+        for function in (WithStrings.method, WithStrings.Nested.inner):
+            result = dynalens.verify(function.__code__, text)
+            assert result, (function.__qualname__, result.difference, text)

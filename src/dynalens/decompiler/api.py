@@ -331,7 +331,27 @@ _LITERAL_TYPES = (int, float, complex, str, bytes, bool, type(None), type(Ellips
 
 def _render_class(cls, indent, temp_prefix):
     lines = _class_lines(cls, indent, temp_prefix)
-    return "\n".join(lines) + "\n"
+    return "\n".join(line for line, _ in lines) + "\n"
+
+
+# Lines are (text, inside_string) pairs: a line that continues a multi-line string literal
+# (a docstring, say) must not be indented with the rest, or the string itself would change.
+
+
+def _block_lines(text):
+    """(line, inside_string) for each line of ``text``, found with the tokenizer."""
+    import io
+    import tokenize
+    lines = text.rstrip("\n").split("\n")
+    inside = set()
+    try:
+        for token in tokenize.generate_tokens(io.StringIO(text).readline):
+            start_row, end_row = token.start[0], token.end[0]
+            if end_row > start_row and token.type not in (tokenize.NEWLINE, tokenize.NL):
+                inside.update(range(start_row + 1, end_row + 1))
+    except (tokenize.TokenError, IndentationError, SyntaxError):
+        pass
+    return [(line, number + 1 in inside) for number, line in enumerate(lines)]
 
 
 def _class_lines(cls, indent, temp_prefix):
@@ -339,26 +359,37 @@ def _class_lines(cls, indent, temp_prefix):
     metaclass = type(cls)
     if metaclass is not type and not any(type(base) is metaclass for base in cls.__bases__):
         header.append("metaclass=%s" % _type_name(metaclass, cls))
-    lines = ["class %s%s:" % (cls.__name__, "(%s)" % ", ".join(header) if header else "")]
+    lines = [("class %s%s:" % (cls.__name__, "(%s)" % ", ".join(header) if header else ""),
+              False)]
     body = []
     doc = cls.__dict__.get("__doc__")
     if isinstance(doc, str):
-        body.append(repr(doc))
+        body.extend(_block_lines(_docstring_source(doc)))
     for attribute, value in list(cls.__dict__.items()):
         if attribute in _SKIPPED_ATTRIBUTES:
             continue
         body.extend(_member_lines(cls, attribute, value, indent, temp_prefix))
     # One blank line between definitions, none at the edges of the body.
     tidy = []
-    for line in body:
-        if line or (tidy and tidy[-1]):
-            tidy.append(line)
-    while tidy and not tidy[-1]:
+    for line, inside in body:
+        if line or inside or (tidy and (tidy[-1][0] or tidy[-1][1])):
+            tidy.append((line, inside))
+    while tidy and not tidy[-1][0] and not tidy[-1][1]:
         tidy.pop()
-    body = tidy or ["pass"]
-    for line in body:
-        lines.append(indent + line if line else line)
+    body = tidy or [("pass", False)]
+    for line, inside in body:
+        lines.append((indent + line if line and not inside else line, inside))
     return lines
+
+
+def _docstring_source(doc):
+    """The docstring as ast.unparse writes one (triple-quoted where it can be)."""
+    import ast
+    module = ast.Module(body=[ast.Expr(value=ast.Constant(value=doc))], type_ignores=[])
+    return ast.unparse(module)
+
+
+_BLANK = [("", False)]
 
 
 def _member_lines(cls, attribute, value, indent, temp_prefix):
@@ -367,8 +398,8 @@ def _member_lines(cls, attribute, value, indent, temp_prefix):
         text = _decompile_code(code, "    ", temp_prefix, name)
         text = _with_defaults(text, function, name or code.co_name, "    ")
         text = _definition_only(text, name or code.co_name, code, indent)
-        out = ["", "@" + decorator] if decorator else [""]
-        return out + text.rstrip("\n").split("\n") + [""]
+        out = _BLANK + ([("@" + decorator, False)] if decorator else [])
+        return out + _block_lines(text) + _BLANK
 
     if isinstance(value, types.FunctionType):
         return function_lines(value, name=attribute if value.__name__ != attribute else None)
@@ -385,10 +416,10 @@ def _member_lines(cls, attribute, value, indent, temp_prefix):
                 out.extend(function_lines(function, decorator, name=attribute))
         return out
     if isinstance(value, type) and value.__qualname__.startswith(cls.__qualname__ + "."):
-        return [""] + _class_lines(value, indent, temp_prefix) + [""]
+        return _BLANK + _class_lines(value, indent, temp_prefix) + _BLANK
     if _is_literal(value):
-        return ["%s = %r" % (attribute, value)]
-    return ["# %s = <%s object: not decompiled>" % (attribute, type(value).__name__)]
+        return _block_lines("%s = %r" % (attribute, value))
+    return [("# %s = <%s object: not decompiled>" % (attribute, type(value).__name__), False)]
 
 
 def _with_defaults(text, function, name, indent):
