@@ -322,3 +322,11 @@ def test_line_breaks_inside_expressions_never_change_the_verdict(trees):
     result = verify(code, one_line)
     assert result, (result.difference, multi_line)
     assert verify(code_named(one_line, "f"), multi_line)
+
+
+def test_difference_shows_numeric_arguments():
+    code = code_named("def f(a, b):\n    return a is b\n", "f")
+    result = verify(code, "def f(a, b):\n    return a is not b\n")
+    assert not result
+    if sys.version_info >= (3, 9):  # IS_OP's argument is the inversion flag
+        assert "IS_OP 0" in result.difference and "IS_OP 1" in result.difference

@@ -469,6 +469,8 @@ def _describe(ins, key):
     if isinstance(ins.argval, _CodeType):
         return "%s <code %s>" % (ins.opname, _qualname(ins.argval))
     text = ins.argrepr if ins.opcode not in _CONST_OPS else repr(ins.argval)
+    if not text:  # IS_OP, CONTAINS_OP, CALL ...: the number is the argument
+        text = repr(ins.argval)
     if len(text) > 60:
         text = text[:57] + "..."
     return ("%s %s" % (ins.opname, text)).rstrip()
