@@ -91,3 +91,28 @@ def last_statement(obj, out):
             out.append(x)
         case str(s):
             out.append(s)
+
+
+def break_in_case(items, h):
+    for item in items:
+        match item:
+            case 1 if h:
+                pass
+            case 2:
+                break
+            case -2:
+                pass
+        h()
+
+
+def guarded_wildcard(value, h, g):
+    while g:
+        match value:
+            case 'a':
+                return 1
+            case _ if h and g:
+                return 2
+            case _:
+                h(0)
+        g()
+    h(2)

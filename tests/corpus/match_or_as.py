@@ -29,3 +29,17 @@ def or_last(value):
             print('bit')
         case [*_] | {}:
             print('container')
+
+
+def or_with_rest(value):
+    match value:
+        case {1: _, **rest} | [rest, 1.5]:
+            return rest
+
+
+def or_last_returns(value):
+    match value:
+        case True as flag:
+            raise ValueError(flag)
+        case [] | b'':
+            return 1

@@ -140,6 +140,26 @@ def literal(value):
     return const(value)
 
 
+def _unnamed_capture(item):
+    """Whether ``item`` is a value an alternative captured and leaves for its stores."""
+    if isinstance(item, _OrSlot):
+        return all(_unnamed_capture(m) for m in item.members)
+    if isinstance(item, _RestDict):
+        return item.node.rest is None
+    return isinstance(item, PNode) and item.name is None and item.kind in (None, "as")
+
+
+def _only_names(pattern):
+    """Whether a pattern only binds names (``x``, ``x as y``...): plain assignments."""
+    while isinstance(pattern, ast.MatchAs) and pattern.name is not None:
+        pattern = pattern.pattern
+    return pattern is None
+
+
+def _is_wildcard(pattern):
+    return isinstance(pattern, ast.MatchAs) and pattern.pattern is None and pattern.name is None
+
+
 def _ends_with_implicit_return(body):
     while body and isinstance(body[-1], ast.If):
         body = body[-1].orelse or body[-1].body
@@ -210,8 +230,9 @@ class MatchMixin(object):
                     case = self._read_case(pos, outer, subject, True, [])
                 if case is None:
                     case = self._read_case(pos, outer, subject, False, pre)
-                    if case is None or (not cases and not case.refutable):
-                        # a lone irrefutable case is plain assignments (`x = y = value`)
+                    if case is None or (not cases and not case.refutable and
+                                        _only_names(case.pattern)):
+                        # a lone case that only captures is `x = y = value`
                         return None
                     cases.append(case)
                     break
@@ -235,11 +256,13 @@ class MatchMixin(object):
         bodies = [self.walk(case.body_start, min(case.body_end, self.range_end), list(outer),
                             self.ctx)[0] for case in cases]
         default = None
+        # bodies that end with copies of the code's final `return None`: the match is the
+        # last statement, and those returns are the fall-through past its end
+        strip = loop is None and any(_ends_with_implicit_return(body) for body in bodies)
         if last.fail is None:
             nxt = last.body_end
-        elif any(_ends_with_implicit_return(body) for body in bodies):
-            # the bodies end with copies of the code's final `return None`: the match is the
-            # last statement, and whatever the last case fails to is its `case _:`
+        elif strip:
+            # whatever the last case fails to is its `case _:`
             nxt = self._region_end()
             default = (last.fail, nxt)
         elif end is not None and end > last.fail and \
@@ -254,14 +277,19 @@ class MatchMixin(object):
             self.instrs[nxt].op == "JUMP" and self.instrs[nxt].target in loop.continue_targets
         match_cases = []
         for case, body in zip(cases, bodies):
-            match_cases.append(ast.match_case(pattern=case.pattern, guard=case.guard,
-                                              body=self._case_body(body, redundant_continue)))
+            body = self._case_body(body, strip, redundant_continue)
+            match_cases.append(ast.match_case(pattern=case.pattern, guard=case.guard, body=body))
         if default is not None and default[0] < min(default[1], self.range_end):
             body, _ = self.walk(default[0], min(default[1], self.range_end), list(outer), self.ctx)
-            body = self._case_body(body, redundant_continue)
+            body = self._case_body(body, strip, redundant_continue)
             if not (len(body) == 1 and isinstance(body[0], ast.Pass)):
                 match_cases.append(ast.match_case(pattern=ast.MatchAs(pattern=None, name=None),
                                                   guard=None, body=body))
+        if len(match_cases) == len(cases) and _is_wildcard(last.pattern) and last.guard:
+            # `case _ if guard:` compiles as a case (not as the default) only when a
+            # `case _:` follows it
+            match_cases.append(ast.match_case(pattern=ast.MatchAs(pattern=None, name=None),
+                                              guard=None, body=[ast.Pass()]))
         out.append(ast.Match(subject=subject, cases=match_cases))
         return nxt
 
@@ -274,11 +302,13 @@ class MatchMixin(object):
         return self.range_end
 
     @staticmethod
-    def _case_body(body, redundant_continue):
-        """The implicit ``return None`` copies (and a ``continue`` that is only the loop's
-        back edge) at the end of a case body are the fall-through to the end of the match."""
-        from .render import _strip_trailing_return
-        _strip_trailing_return(body)
+    def _case_body(body, strip, redundant_continue):
+        """The implicit ``return None`` copies (when the match ends the code) and a
+        ``continue`` that is only the loop's back edge, at the end of a case body, are the
+        fall-through to the end of the match."""
+        if strip:
+            from .render import _strip_trailing_return
+            _strip_trailing_return(body)
         if redundant_continue and body and isinstance(body[-1], ast.Continue):
             body.pop()
         return body or [ast.Pass()]
@@ -346,6 +376,8 @@ class MatchMixin(object):
             pops = depth - base
             if pops < 0:
                 raise _NotAPattern()
+            if target is None:
+                continue  # leaves the code: agrees with whatever end the others reach
             if target >= self.n:
                 if pops:
                     raise _NotAPattern()
@@ -717,9 +749,7 @@ class MatchMixin(object):
                     if len(sub) < len(kept) or any(a is not b for a, b in zip(sub, kept)):
                         return None
                     caps = sub[len(kept):]
-                    if any(not (isinstance(c, _OrSlot) or (isinstance(c, PNode) and
-                                                          c.name is None and c.kind in (None, "as")))
-                           for c in caps):
+                    if not all(_unnamed_capture(c) for c in caps):
                         return None
                     target = self._real_target(instrs[j])
                     if target <= j or (end is not None and target != end):
@@ -741,7 +771,8 @@ class MatchMixin(object):
                         break
                     if after.op == "LOAD_CONST" and pos + 3 == end and \
                             instrs[pos + 2].op == "RETURN_VALUE":
-                        new_fails.append((self.exits.label(pos + 1), len(kept) - 1))
+                        # the failure exit became a copy of the final `return None`
+                        new_fails.append((None, len(kept) - 1))
                         break
                 return None
         except _NotAPattern:
