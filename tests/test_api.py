@@ -232,6 +232,10 @@ def test_partial_and_builtins_get_specific_advice():
         decompile(len)
     with pytest.raises(TypeError, match="no bytecode"):
         decompile(sys)  # built into the interpreter
+    namespace_package = types.ModuleType("nspkg")
+    namespace_package.__path__ = []
+    with pytest.raises(TypeError, match="namespace package"):
+        decompile(namespace_package)
 
 
 def test_bad_options():
@@ -239,8 +243,12 @@ def test_bad_options():
         decompile(sample_function, indentation=4)
     with pytest.raises(TypeError, match="temp_prefix"):
         Decompiler(sample_function, temp_prefix=3)
-    with pytest.raises(ValueError, match="indent"):
+    with pytest.raises(TypeError, match="indent"):
         Decompiler(sample_function, indent="xx")
+    with pytest.raises(TypeError, match="indent"):
+        decompile(sample_function, indent=0)
+    with pytest.raises(TypeError):
+        Decompiler(sample_function, "    ")  # options are keyword-only
 
 
 def test_paths_that_are_not_bytecode(tmp_path):

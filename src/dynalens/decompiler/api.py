@@ -56,7 +56,7 @@ class Decompiler(object):
     ``name`` renames the decompiled function (useful for code objects Dynamo generated).
     """
 
-    def __init__(self, code_or_obj, indent="    ", temp_prefix="__temp_", name=None):
+    def __init__(self, code_or_obj, *, indent="    ", temp_prefix="__temp_", name=None):
         self.indent = _indent_text(indent)
         self.temp_prefix = _check_str("temp_prefix", temp_prefix)
         self.name = None if name is None else _check_str("name", name)
@@ -105,13 +105,15 @@ class Decompiler(object):
 def _indent_text(indent):
     if isinstance(indent, bool):
         raise TypeError("indent must be a string of spaces/tabs or a number of spaces, got bool")
+    # Bad values are TypeErrors too: decompile's contract lets only DecompilationError,
+    # TypeError and OSError out, so callers need to catch no more than those.
     if isinstance(indent, int):
         if indent < 1:
-            raise ValueError("indent must be at least 1 space, got %d" % indent)
+            raise TypeError("indent must be at least 1 space, got %d" % indent)
         return " " * indent
     if isinstance(indent, str):
         if not indent or indent.strip(" \t"):
-            raise ValueError("indent must be non-empty spaces or tabs, got %r" % indent)
+            raise TypeError("indent must be non-empty spaces or tabs, got %r" % indent)
         return indent
     raise TypeError("indent must be a string or an int, got %s" % type(indent).__name__)
 
@@ -168,6 +170,9 @@ def _module_code(module):
     """The module's code: its cached .pyc when that matches the source file, else the source
     compiled here (the .pyc is what actually ran, but a stale one would mislead)."""
     path = getattr(module, "__file__", None)
+    if not path and getattr(module, "__path__", None) is not None:
+        raise TypeError("cannot decompile module %r: it is a namespace package, which has no "
+                        "code of its own; decompile one of its modules" % module.__name__)
     if not path:
         raise TypeError("cannot decompile module %r: it is built into the interpreter and has "
                         "no bytecode" % module.__name__)
