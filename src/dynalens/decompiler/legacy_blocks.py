@@ -91,4 +91,14 @@ def unthread(raws):
                     and cond.offset not in retarget:
                 retarget[cond.offset] = raw.offset
         previous[target] = raw.offset
+    # a test at the end of a loop body jumps to the loop head: its `if` ended at the back edge
+    # (loops have no test at the bottom before 3.10, so no other test jumps backwards)
+    last_back = {}
+    for raw in raws:
+        if raw.opname == "JUMP_ABSOLUTE" and raw.offset in stacks and raw.argval < raw.offset:
+            last_back[raw.argval] = raw.offset
+    for raw in raws:
+        if raw.opname in _CONDITIONAL and raw.offset in stacks and raw.argval < raw.offset and \
+                raw.offset not in retarget and last_back.get(raw.argval, -1) > raw.offset:
+            retarget[raw.offset] = last_back[raw.argval]
     return retarget
