@@ -433,3 +433,58 @@ def test_real_core_class_rendering_keeps_multiline_strings_intact():
         for function in (WithStrings.method, WithStrings.Nested.inner):
             result = dynalens.verify(function.__code__, text)
             assert result, (function.__qualname__, result.difference, text)
+
+
+BROKEN_CODE_SCRIPT = r'''
+import sys, types
+from dynalens import decompile, DecompilationError
+
+def sample(a, b):
+    total = 0
+    for item in a:
+        if item > b:
+            total += item
+    return total
+
+code = sample.__code__
+raw = code.co_code
+changes = [
+    {"co_code": raw[:(len(raw) // 4) * 2]},                   # cut in the middle
+    {"co_code": bytes([255, 0]) + raw[2:]},                   # an opcode that does not exist
+    {"co_names": ()},                                         # name indices out of range
+    {"co_consts": ()},                                        # constant indices out of range
+    {"co_code": raw[2:] + raw[:2]},                           # rotated
+]
+broken = []
+for change in changes:
+    try:
+        broken.append(code.replace(**change))
+    except ValueError:  # this CPython refuses to build it at all
+        pass
+outcomes = []
+for number, item in enumerate(broken):
+    try:
+        decompile(item)
+        outcomes.append("ok")
+    except DecompilationError:
+        outcomes.append("DecompilationError")
+    except Exception as exc:
+        print("case %d escaped: %s: %s" % (number, type(exc).__name__, exc))
+        sys.exit(1)
+print(" ".join(outcomes))
+'''
+
+
+def test_broken_code_objects_raise_only_decompilation_error(tmp_path):
+    # In a subprocess with a time limit: malformed bytecode must never hang the test run.
+    import subprocess
+    script = tmp_path / "broken.py"
+    script.write_text(BROKEN_CODE_SCRIPT)
+    env = dict(os.environ)
+    src = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "src")
+    env["PYTHONPATH"] = src + os.pathsep + env.get("PYTHONPATH", "")
+    result = subprocess.run([sys.executable, str(script)], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, universal_newlines=True, env=env,
+                            timeout=120)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert 3 <= len(result.stdout.split()) <= 5
