@@ -15,7 +15,15 @@ what the interpreter will actually *do*:
   (NOPs exist only to carry a line event);
 * exception tables (3.11+) as merged ranges of instruction indices;
 * nested code objects compared recursively where they are loaded, so the first difference is
-  reported in program order.
+  reported in program order;
+* what the compiler decides from line numbers brought to one form: 3.13+ superinstructions
+  split into their halves, 3.14+ LOAD_FAST_BORROW read as LOAD_FAST, a class body's recorded
+  ``__firstlineno__`` ignored, and jumps threaded, inverted over a hopped-over jump, folded in
+  ``and``/``or`` chains and dropped when they go to the next instruction (the compiler does
+  each only between instructions on the same line). Each rewrite keeps behaviour: two programs
+  that differ in what they do still differ after it.
+
+Handed the true source, or ``ast.unparse`` of it, this is exact on the whole stdlib.
 
 Everything here is pure stdlib and runs on CPython 3.8 to 3.15.
 """
