@@ -125,7 +125,8 @@ class Dumper:
             "resume_functions": [], "graphs": [], "graph_breaks": rec.graph_breaks,
             "metrics": {k: rec.metrics[k] for k in (
                 "guard_count", "graph_op_count", "graph_node_count", "entire_frame_compile_time_s",
-                "backend_compile_time_s", "fail_type", "fail_reason") if k in rec.metrics},
+                "backend_compile_time_s", "fail_type", "fail_reason",
+                "structured_logging_overhead_s") if k in rec.metrics},
         }
         dc.entry = entry
         header = ["dynalens dump of torch.compile, compile id %s of %s (%s:%s)" % (
