@@ -231,24 +231,38 @@ class _LegacyState(object):
     """What the translation of one 3.8-3.10 instruction needs from the ones before it."""
 
     def __init__(self, raws):
-        from .legacy_blocks import block_stacks, unthread
+        from .legacy_blocks import block_stacks, inlined_exits, unthread
         self.retarget = unthread(raws) if PY < (3, 10) else {}
         self.reachable = block_stacks(raws, self.retarget)
+        self.exit_copies, self.exit_copy_rest = inlined_exits(raws) if PY == (3, 10) else ({}, ())
+        self.retarget.update(self.exit_copies)
         self.async_for = _async_for_setups(raws)
         self.exception_match = False
         self.rot_four = None
+        self.dup_top = None
 
     def skips(self, raw):
         """Unreachable code (3.8/3.9 leave dead jumps and returns after ``break`` and
         ``RERAISE``; the recompiled source leaves them again) and ``async for``'s SETUP_FINALLY."""
-        return raw.offset not in self.reachable or raw.offset in self.async_for
+        return raw.offset not in self.reachable or raw.offset in self.async_for or \
+            raw.offset in self.exit_copy_rest
 
 
 def _normalize_legacy(raw, name, off, line, state):
     """3.8-3.10 forms that have a 3.11 equivalent (None: no legacy translation applies)."""
     if name in _LEGACY_DROPPED:
         return []
+    if off in state.exit_copies:  # 3.10: an inlined exit block is the jump it replaced
+        return [Instr("JUMP", None, None, off, line)]
     rot_four, state.rot_four = state.rot_four, None
+    dup_top, state.dup_top = state.dup_top, None
+    if name == "DUP_TOP":
+        state.dup_top = Instr("COPY", 1, 1, off, line)
+        return [state.dup_top]
+    if name == "ROT_THREE" and dup_top is not None:
+        # a chained comparison's link: [a, b] -> [b, a, b], written SWAP 2; COPY 2 on 3.11
+        dup_top.op, dup_top.arg, dup_top.argval = "SWAP", 2, 2
+        return [Instr("COPY", 2, 2, off, line)]
     if name == "COMPARE_OP" and raw.argval == "exception match":  # 3.8
         state.exception_match = True
         return []
@@ -306,7 +320,9 @@ def _raw_rewrites(raws):
     * ``all(genexpr)``/``any``/``tuple``: the compiler adds a fast path guarded by
       ``COPY 1; LOAD_COMMON_CONSTANT f; IS_OP; POP_JUMP_IF_FALSE generic`` (the builtin is
       still ``f``); the generic call it jumps to is what the source says;
-    * class bodies start with ``LOAD_LOCALS; STORE_DEREF __classdict__`` (compiler-made).
+    * class bodies start with ``LOAD_LOCALS; STORE_DEREF __classdict__`` (compiler-made);
+    * module and class bodies keep a set of the annotations that ran,
+      ``__conditional_annotations__`` (compiler-made: ``x: T`` written back makes it again).
     """
     replace, skip = {}, set()
     if PY < (3, 14):
@@ -328,6 +344,12 @@ def _raw_rewrites(raws):
             skip.update(r.offset for r in raws[k - 1:] if r.offset < generic)
         elif name == "LOAD_LOCALS" and k + 1 < n and raws[k + 1].opname == "STORE_DEREF" and \
                 raws[k + 1].argval == "__classdict__":
+            skip.update((raw.offset, raws[k + 1].offset))
+        elif raw.argval == "__conditional_annotations__" and name.startswith("LOAD_") and \
+                k + 3 < n and raws[k + 2].opname == "SET_ADD" and raws[k + 3].opname == "POP_TOP":
+            skip.update(r.offset for r in raws[k:k + 4])  # an annotation's bookkeeping
+        elif name == "BUILD_SET" and raw.arg == 0 and k + 1 < n and \
+                raws[k + 1].argval == "__conditional_annotations__":
             skip.update((raw.offset, raws[k + 1].offset))
     return replace, skip
 
@@ -378,7 +400,7 @@ def normalize(code):
         for ins in new:
             ins.index = len(out)
             out.append(ins)
-        if _is_jump(raw):
+        if _is_jump(raw) or (legacy is not None and raw.offset in legacy.retarget):
             target = _jump_target_offset(raw)
             if legacy is not None:
                 target = legacy.retarget.get(raw.offset, target)

@@ -102,3 +102,55 @@ def unthread(raws):
                 raw.offset not in retarget and last_back.get(raw.argval, -1) > raw.offset:
             retarget[raw.offset] = last_back[raw.argval]
     return retarget
+
+
+_COPY_SIZE = 4  # 3.10's compile.c MAX_COPY_SIZE
+
+
+def inlined_exits(raws):
+    """3.10's copies of small exit blocks: ({copy start offset: original start offset},
+    {offsets of the rest of each copy}).
+
+    3.10 replaces an unconditional jump to a block of at most four instructions that ends in
+    ``RETURN_VALUE`` by a copy of that block, line numbers included (3.11 copies only blocks
+    without one, which ``statements.ExitBlocks`` handles).  A run that ends in ``RETURN_VALUE``
+    and repeats a later run instruction for instruction, line for line, is such a copy: it
+    becomes the jump again, to the last run (the block where the source has it).
+    """
+    lines = []
+    line = None
+    for raw in raws:
+        if raw.starts_line is not None:
+            line = raw.starts_line
+        lines.append(line)
+    key = lambda k: (raws[k].opname, raws[k].argval if not hasattr(raws[k].argval, "co_code")
+                     else id(raws[k].argval), lines[k])
+    returns = [k for k, raw in enumerate(raws) if raw.opname == "RETURN_VALUE"]
+    starts, rest = {}, set()
+    for n, r in enumerate(returns):
+        best = None
+        for r2 in returns[n + 1:]:
+            length = 0
+            while length < _COPY_SIZE and r - length >= 0 and r2 - length > r and \
+                    key(r - length) == key(r2 - length) and (length == 0 or raws[r - length].opname
+                                                             not in _BLOCK_ENDS):
+                length += 1
+                if raws[r2 - length + 1].is_jump_target:
+                    break  # the original block starts here
+            if length >= 2 and (best is None or length >= best[0]):
+                best = (length, r2)
+        if best is None:
+            continue
+        length, r2 = best
+        start = r - length + 1
+        if any(raws[k].is_jump_target for k in range(start + 1, r + 1)):
+            continue
+        starts[raws[start].offset] = raws[r2 - length + 1].offset
+        rest.update(raws[k].offset for k in range(start + 1, r + 1))
+    return starts, rest
+
+
+_BLOCK_ENDS = frozenset(["RETURN_VALUE", "RAISE_VARARGS", "RERAISE", "JUMP_ABSOLUTE",
+                         "JUMP_FORWARD", "POP_JUMP_IF_FALSE", "POP_JUMP_IF_TRUE",
+                         "JUMP_IF_FALSE_OR_POP", "JUMP_IF_TRUE_OR_POP", "JUMP_IF_NOT_EXC_MATCH",
+                         "FOR_ITER", "SETUP_FINALLY", "SETUP_WITH", "SETUP_ASYNC_WITH"])
