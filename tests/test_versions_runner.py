@@ -483,6 +483,8 @@ def test_native_step_commands(tmp_path):
     roundtrip = commands["roundtrip"][0]
     assert roundtrip[1] == os.path.join(ROOT, "bench", "roundtrip.py")
     assert roundtrip[2:4] == ["--sample", "5"] and "--baseline" in roundtrip
+    assert roundtrip[roundtrip.index("--failures") + 1] == os.path.join(str(tmp_path),
+                                                                        jobs.FAILURES)
     env = jobs.native_env(ROOT)
     assert env["PYTHONPATH"].split(os.pathsep)[0] == os.path.join(ROOT, "src")
 
@@ -645,6 +647,30 @@ def test_causes_merge_corpus_and_roundtrip():
     text = report.causes_text([_result("3.12", _GOOD_CORPUS, _ROUNDTRIP)])
     assert text.splitlines() == ["3.12 (/py):", "       9  SWAP instead of COPY",
                                  "       2  KeyError"]
+
+
+def test_first_example_of_each_cause_from_a_failures_file(tmp_path):
+    rule = "=" * 78
+    (tmp_path / "f.txt").write_text("\n".join([
+        rule, "function Foo.bar  (/usr/lib/python3.12/json/decoder.py)",
+        "cause: SWAP instead of COPY", "first difference: ...",
+        "--- decompiled source ---", "def bar(self):", "    pass",
+        rule, "function other  (/usr/lib/python3.12/json/decoder.py)",
+        "cause: SWAP instead of COPY", "first difference: ...",
+        rule, "module <module>  (/dist/python_stdlib.zip!_pyrepl/reader.py)",
+        "cause: DecompilationError at LOAD_LOCALS", "unsupported opcode",
+        rule, "class Reader  (/dist/python_stdlib.zip!_pyrepl/reader.py)",
+        "cause: DecompilationError at LOAD_LOCALS", "unsupported opcode",
+        rule, "class Later  (/dist/python_stdlib.zip!_pyrepl/reader.py)",
+        "cause: DecompilationError at LOAD_LOCALS", "unsupported opcode", ""]))
+    assert jobs.first_examples(str(tmp_path / "f.txt")) == {
+        "SWAP instead of COPY": "Foo.bar (json/decoder.py)",
+        "DecompilationError at LOAD_LOCALS": "Reader (_pyrepl/reader.py)"}
+    assert jobs.first_examples(str(tmp_path / "missing.txt")) == {}
+    text = report.causes_text([_result("3.12", _GOOD_CORPUS, _ROUNDTRIP)],
+                              examples=lambda r: jobs.first_examples(str(tmp_path / "f.txt")))
+    assert text.splitlines()[1:3] == ["       9  SWAP instead of COPY",
+                                      "          e.g. Foo.bar (json/decoder.py)"]
 
 
 def test_json_report_round_trips():

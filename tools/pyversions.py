@@ -194,6 +194,21 @@ def list_interpreters(args, resolver=None):
     return lines
 
 
+def _examples(result):
+    """First example of each failure cause: a construct-test file, else the stdlib sample's."""
+    found = {}
+    if result.roundtrip is not None and result.roundtrip.log_path:
+        folder = os.path.dirname(result.roundtrip.log_path)
+        found.update(jobs.first_examples(os.path.join(folder, jobs.FAILURES)))
+    corpus = result.corpus.data if result.corpus is not None and result.corpus.data else {}
+    for item in corpus.get("files", []):
+        for failure in item.get("failures", []):
+            if failure["qualname"] != "<module>":
+                found.setdefault(failure["cause"], "%s (corpus %s)" % (failure["qualname"],
+                                                                      item["name"]))
+    return found
+
+
 def main(argv=None):
     args = parse_args(argv)
     if args.list:
@@ -216,7 +231,7 @@ def main(argv=None):
         if text:
             print("\n" + text)
     if args.causes:
-        text = report.causes_text(results, args.causes)
+        text = report.causes_text(results, args.causes, examples=_examples)
         if text:
             print("\ntop failure causes (construct tests + round trip):")
             print(text)

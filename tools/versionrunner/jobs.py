@@ -20,6 +20,7 @@ GUEST_ROOT = "/project"
 GUEST_OUT = "/out"
 GUEST_DIST = "/pyodide-dist"
 GUEST_CORPUS = "/corpus"
+FAILURES = "roundtrip-failures.txt"  # bench/roundtrip.py --failures: one block per failure
 PROJECT_DIRS = ("src", "tools", "bench", "tests")
 
 
@@ -121,7 +122,8 @@ def step_commands(interpreter, root, out_dir, sample, node=None, roundtrip_args=
                        + (["--corpus", os.path.abspath(corpus_dir)] if corpus_dir else [])
                        + ["--json", corpus_json], corpus_json),
             "roundtrip": ([python, os.path.join(root, "bench", "roundtrip.py"), "--sample",
-                           str(sample), "--json", roundtrip_json] + extra, roundtrip_json),
+                           str(sample), "--json", roundtrip_json, "--failures",
+                           os.path.join(out_dir, FAILURES)] + extra, roundtrip_json),
         }
     dist = interpreter.path
     mounts = [(os.path.join(root, d), "%s/%s" % (GUEST_ROOT, d)) for d in PROJECT_DIRS
@@ -135,7 +137,8 @@ def step_commands(interpreter, root, out_dir, sample, node=None, roundtrip_args=
     corpus = pyodide_mod.command(
         node, dist, "%s/tools/corpus_check.py" % GUEST_ROOT,
         corpus_args + ["--json", GUEST_OUT + "/corpus.json"], corpus_mounts, paths, GUEST_ROOT)
-    args = ["--sample", str(sample), "--json", GUEST_OUT + "/roundtrip.json"] + extra
+    args = ["--sample", str(sample), "--json", GUEST_OUT + "/roundtrip.json",
+            "--failures", "%s/%s" % (GUEST_OUT, FAILURES)] + extra
     if pyodide_mod.stdlib_zip(dist):
         mounts = mounts + [(dist, GUEST_DIST)]
         args += ["--source-zip", GUEST_DIST + "/python_stdlib.zip"]
@@ -169,3 +172,47 @@ def run_version(interpreter, root, work_dir, sample, timeout, node=None, roundtr
                                         env=env, cwd=root, runner=runner)
     result.seconds = time.perf_counter() - started
     return result
+
+
+_RULE = "=" * 78
+
+
+def first_examples(path):
+    """{cause: "qualname (file)"} for the first failure of each cause in a --failures file.
+
+    The file lists every failing code object as a block that starts with a rule line, then
+    "<kind> <qualname>  (<path>)" and "cause: <cause>". Paths are shortened to what follows the
+    stdlib folder (or Pyodide's python_stdlib.zip!).
+    """
+    examples = {}
+    module_only = set()
+    try:
+        with open(path) as handle:
+            lines = handle.read().splitlines()
+    except (OSError, UnicodeDecodeError):
+        return examples
+    for number, line in enumerate(lines[:-2]):
+        if line != _RULE or not lines[number + 2].startswith("cause: "):
+            continue
+        cause = lines[number + 2][len("cause: "):]
+        head = lines[number + 1]
+        kind_qualname, _, where = head.partition("  (")
+        kind, _, qualname = kind_qualname.partition(" ")
+        # A module fails whenever something in it does: prefer the code object itself.
+        if cause in examples and (kind == "module" or cause not in module_only):
+            continue
+        where = where.rstrip(")")
+        for marker in ("python_stdlib.zip!", "/lib/python"):
+            at = where.find(marker)
+            if at >= 0:
+                where = where[at + len(marker):]
+                if marker == "/lib/python":
+                    where = where.split("/", 1)[-1]
+                break
+        examples[cause] = "%s (%s)" % (qualname, where)
+        if kind == "module":
+            module_only.add(cause)
+        else:
+            module_only.discard(cause)
+    return examples
+

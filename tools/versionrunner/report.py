@@ -185,8 +185,11 @@ def exit_status(results, min_exact=0.0, strict=False):
     return 1 if tally["failed"] or tally["crashed"] else 0
 
 
-def causes_text(results, top=5):
-    """Top failure causes per version (construct tests and round trip), for VERSION_NOTES."""
+def causes_text(results, top=5, examples=None):
+    """Top failure causes per version (construct tests and round trip), for VERSION_NOTES.
+
+    ``examples(result) -> {cause: text}`` adds the first stdlib code object that failed that way.
+    """
     lines = []
     for result in results:
         if result.skipped:
@@ -201,8 +204,11 @@ def causes_text(results, top=5):
         if not merged:
             continue
         lines.append("%s (%s):" % (result.version, result.interpreter.label()))
+        found = examples(result) if examples else {}
         for cause, n in sorted(merged.items(), key=lambda item: (-item[1], item[0]))[:top]:
             lines.append("  %6d  %s" % (n, cause))
+            if cause in found:
+                lines.append("          e.g. %s" % found[cause])
     return "\n".join(lines)
 
 
