@@ -267,3 +267,33 @@ def test_exact_source_is_swapped_in(tmp_path, monkeypatch):
     finally:
         sys.settrace(None)
     assert seen == []
+
+
+def test_eager_graphs_runs_other_backends_graphs_from_their_files(tmp_path):
+    import torch._dynamo
+
+    torch._dynamo.reset()
+    fn = torch.compile(_mul_sum, backend="aot_eager")
+    x, y = torch.randn(4), torch.randn(4)
+    with prepare_debug(str(tmp_path), report=False) as run:
+        expected = fn(x, y)
+    graph = run.index["compiles"][0]["graphs"][0]
+    path = os.path.join(run.dump_dir, graph["stages"][0]["file"])
+    assert graph["stages"][0]["stage"] == "Captured_Graph"
+    seen = []
+
+    def trace(frame, event, arg):
+        if frame.f_code.co_filename == path:
+            seen.append(frame.f_lineno)
+            return trace
+        return None
+
+    for eager_graphs in (False, True):
+        with debug(run, eager_graphs=eager_graphs) as session:
+            sys.settrace(trace)
+            try:
+                got = fn(x, y)
+            finally:
+                sys.settrace(None)
+        assert torch.equal(got, expected)
+        assert bool(seen) == eager_graphs == bool(session.graphs_swapped)

@@ -225,12 +225,14 @@ def last_run():
     return _state["last"]
 
 
-def debug(run=None):
+def debug(run=None, eager_graphs=False):
     """Run compiled code from the dumped files (breakpoints there are hit), inside the block.
 
     ``run`` is what `prepare_debug` yielded (default: the last finished run of this process).
-    Only code objects whose decompiled source verified exact are swapped. See
-    `dynalens.lens.debug.DebugSession`.
+    Transformed code runs from the dumped file where its source verified exact, else as
+    Dynamo's own bytecode relabeled with the file's lines. Graphs of the eager backend run
+    from their `Captured_Graph` files; ``eager_graphs=True`` does that for every backend (the
+    graph then runs eagerly, not as Inductor's kernels). See `dynalens.lens.debug`.
     """
     require_torch()
     from .debug import DebugSession
@@ -244,7 +246,7 @@ def debug(run=None):
     if not isinstance(run, DebugRun):
         raise TypeError("debug() takes the object prepare_debug yielded, got %s"
                         % type(run).__name__)
-    return DebugSession(run)
+    return DebugSession(run, eager_graphs=eager_graphs)
 
 
 def install():

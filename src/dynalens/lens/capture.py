@@ -69,6 +69,7 @@ class CompileRecord:
         self.transformed_code = None    # what Dynamo put in its place
         self.frame_globals = None       # the frame's globals (resume functions, compiled fns)
         self.graphs = []                # [(stage, payload)] in arrival order
+        self.graph_modules = []         # [(global name, weakref to Dynamo's GraphModule)]
         self.output_code = []           # [(inductor file path, payload)]
         self.graph_breaks = []          # [dict]
         self.recompile_reasons = []     # [str]
@@ -251,6 +252,10 @@ class Capture:
             rec.stack = [self._frame(f) for f in body.get("stack", [])]
         elif event in GRAPH_EVENTS:
             rec.graphs.append((GRAPH_EVENTS[event], payload or ""))
+            if event == "dynamo_output_graph":
+                found = _find_output_graph()
+                if found is not None:
+                    rec.graph_modules.append(found)
         elif event == "inductor_output_code":
             rec.output_code.append((body.get("filename") or body.get("file_path"),
                                     payload or ""))
@@ -369,6 +374,31 @@ def _find_frame_globals(code):
         g = loc.get("globals")
         if isinstance(g, dict) and loc.get("code") is code:
             return g
+        f = f.f_back
+    return None
+
+
+def _find_output_graph():
+    """(global name, weakref) of the GraphModule Dynamo is about to hand to the backend.
+
+    The `dynamo_output_graph` event is logged from Dynamo's `compile_and_call_fx_graph`, whose
+    locals hold the graph module (`gm`) and the global it will be installed under (`name`);
+    reading them from the stack is read-only and touches nothing in torch.
+    """
+    import weakref
+
+    f = sys._getframe(2)
+    for _ in range(16):
+        if f is None:
+            return None
+        loc = f.f_locals
+        gm, name = loc.get("gm"), loc.get("name")
+        if isinstance(name, str) and name.startswith("__compiled_fn") and gm is not None \
+                and hasattr(gm, "graph"):
+            try:
+                return name, weakref.ref(gm)
+            except TypeError:
+                return None
         f = f.f_back
     return None
 

@@ -12,15 +12,18 @@ name and lines (`relabel.py`), so breakpoints work and the program computes the 
 Graphs: where the compiled graph is an FX GraphModule (backend "eager"), the frame's global
 `__compiled_fn_<k>_...` is pointed, for the block, at the `forward` of the dumped
 `Captured_Graph` file bound to that GraphModule, so a breakpoint in the graph file is hit too.
-Other backends keep running their compiled graphs (their graph files are documentation).
+Other backends keep running their compiled graphs, unless `debug(eager_graphs=True)`: then
+Dynamo's captured graph runs eagerly from its file in their place (same operations, but not
+Inductor's kernels, so floating-point results may differ in the last bits).
 """
 
 import types
 
 
 class DebugSession:
-    def __init__(self, run):
+    def __init__(self, run, eager_graphs=False):
         self.run = run
+        self.eager_graphs = eager_graphs
         self.swapped = []         # (compile id, file): code compiled from the file, verified
         self.relabeled = []       # (compile id, file): Dynamo's code, lines mapped to the file
         self.not_swapped = []     # (compile id, why)
@@ -86,7 +89,14 @@ class DebugSession:
             target = getattr(compiled, "__wrapped__", None)
             gm = getattr(target, "__self__", None)
             if not isinstance(gm, torch.fx.GraphModule):
-                continue
+                # another backend compiled the graph: run Dynamo's graph eagerly instead,
+                # only when asked (kernels may round differently from eager)
+                if not self.eager_graphs:
+                    continue
+                ref = dict(dc.record.graph_modules).get(global_name)
+                gm = ref() if ref is not None else None
+                if not isinstance(gm, torch.fx.GraphModule):
+                    continue
             forward = _load_graph_forward(paths[0], gm)
             if forward is None:
                 continue

@@ -260,8 +260,8 @@ class Dumper:
 
     def _write_graphs(self, rec, dc):
         code = rec.transformed_code
-        names = []
-        if code is not None:
+        names = [n for n, _ in rec.graph_modules]
+        if not names and code is not None:
             names = [n for n in code.co_names if _COMPILED_FN_RE.match(n)]
         graphs = []
         for i, global_name in enumerate(names or ([None] if rec.graphs else [])):
