@@ -116,3 +116,32 @@ def guarded_wildcard(value, h, g):
                 h(0)
         g()
     h(2)
+
+
+async def walrus_subject(x, fetch):
+    match (n := await fetch(x)):
+        case [y] if await fetch(y):
+            return n
+        case {'k': z}:
+            async with fetch:
+                return z
+    return None
+
+
+def generator_subject(x):
+    match (yield x):
+        case 1:
+            yield 2
+        case [*r]:
+            yield from r
+
+
+def in_try_finally(x, h):
+    try:
+        match x:
+            case 1:
+                h()
+            case [a]:
+                h(a)
+    finally:
+        h()

@@ -241,7 +241,15 @@ class MatchMixin(object):
                 pre = []
         except (_NotAPattern, DecompilationError, NotAChunk):
             return None
-        nxt = self._emit_match(self.value(subject, None), outer, cases, out)
+        subject = self.value(subject, None)
+        last = out[-1] if out else None
+        if k > 0 and self.instrs[k - 1].op.startswith("STORE_") and \
+                isinstance(last, ast.Assign) and last.value is subject and \
+                len(last.targets) == 1 and isinstance(last.targets[0], ast.Name):
+            # `match (n := value):` -- COPY 1; STORE n before the first case
+            out.pop()
+            subject = ast.NamedExpr(target=last.targets[0], value=subject)
+        nxt = self._emit_match(subject, outer, cases, out)
         del stack[cut:]
         return nxt
 
