@@ -115,11 +115,26 @@ def test_guard_file_is_python_with_no_torch_pseudo_syntax(run):
      "___check_tensor(L['x'], 'Tensor', ('CPU', 'AutogradCPU'), torch.float32, "
      "device=None, requires_grad=False, size=[None, 3], stride=[3, 1])"),
     ("2 <= L['x'].size()[0]", "2 <= L['x'].size()[0]"),
+    ("___check_type_id(L['args'], 1404), type=<class 'tuple'> (HINT: type tuple)",
+     "___check_type_id(L['args'], 1404)"),
 ])
 def test_translate_part(part, expected):
     gp = translate_part(part)
     assert gp.expr == expected and gp.translated
     compile(gp.expr, "<guard>", "eval")
+
+
+def test_every_workload_guard_is_translated(tmp_path):
+    # module workloads guard on hooks dicts, args/kwargs tuples, ... : all must be Python
+    from dynalens.examples.workloads import run_workload
+
+    for name in ("mlp_inference", "transformer_encoder_layer", "dynamic_true"):
+        with prepare_debug(str(tmp_path / name), report=False) as r:
+            run_workload(name)
+        for c in r.index["compiles"]:
+            assert c["guards"]["untranslated"] == 0, (name, c["key"])
+            fn = r.guard_function(c["key"])
+            assert callable(fn)
 
 
 def test_untranslatable_part_falls_back_to_torch_check():

@@ -16,7 +16,7 @@ import re
 
 GUARD_ARGS = "L, G, **___kwargs_ignored"
 
-_TYPE_SUFFIX = re.compile(r",\s*type=<class '([^']*)'>\s*$")
+_TYPE_SUFFIX = re.compile(r",\s*type=<class '([^']*)'>(?:\s*\(HINT:[^)]*\))?\s*$")
 _GLOBAL_STATE = re.compile(r"^___check_global_state\(\)\s+against\s+(\{.*\})\s*$", re.S)
 _HOOKS_IDS = re.compile(
     r"^torch\._functorch\.aot_autograd\.utils\.top_saved_tensors_hooks ids == (.*)$")
