@@ -234,6 +234,15 @@ class _LegacyState(object):
         from .legacy_blocks import block_stacks, inlined_exits, unthread
         self.retarget = unthread(raws) if PY < (3, 10) else {}
         self.reachable = block_stacks(raws, self.retarget)
+        if PY < (3, 10):
+            # a dead JUMP_FORWARD right after a return or raise is the jump over an else
+            # branch: it keeps the if/else shape of the source
+            self.reachable = dict(self.reachable)
+            for k in range(1, len(raws)):
+                if raws[k].opname == "JUMP_FORWARD" and raws[k].offset not in self.reachable and \
+                        raws[k - 1].offset in self.reachable and \
+                        raws[k - 1].opname in ("RETURN_VALUE", "RAISE_VARARGS", "RERAISE"):
+                    self.reachable[raws[k].offset] = self.reachable[raws[k - 1].offset]
         self.exit_copies, self.exit_copy_rest = inlined_exits(raws) if PY == (3, 10) else ({}, ())
         self.retarget.update(self.exit_copies)
         self.async_for = _async_for_setups(raws)

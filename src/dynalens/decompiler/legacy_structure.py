@@ -84,3 +84,24 @@ def _breaks(body):
             if isinstance(node, ast.Break):
                 return True
     return False
+
+
+def compound_ends_before_else(stmts):
+    """In every ``if``/``else`` below ``stmts`` whose ``if`` body ends with a ``return`` or
+    ``raise``, end that body with a compound statement (see else_for_dead_return).
+
+    3.8/3.9's peephole pass deletes the jump over the ``else`` when it directly follows a
+    ``return`` in the same basic block; the structurer only sees an ``else`` there because the
+    jump survived, which it does only after a compound statement's end label.
+    """
+    for stmt in stmts:
+        for field in ("body", "orelse", "finalbody"):
+            block = getattr(stmt, field, None)
+            if isinstance(block, list):
+                compound_ends_before_else(block)
+        for handler in getattr(stmt, "handlers", ()):
+            compound_ends_before_else(handler.body)
+        if isinstance(stmt, ast.If) and stmt.orelse and stmt.body and \
+                isinstance(stmt.body[-1], (ast.Return, ast.Raise)):
+            stmt.body[:] = else_for_dead_return(stmt.body)
+    return stmts

@@ -21,7 +21,8 @@ from .handlers import HandlerMixin
 from .handlers_legacy import LegacyHandlerMixin
 from .inline_comprehensions import InlineComprehensionMixin
 from .instructions import KEEPS_DEAD_CODE, exception_entries, normalize
-from .legacy_structure import LegacyLoopMixin, else_for_dead_return, ends_with_dead_return
+from .legacy_structure import (LegacyLoopMixin, compound_ends_before_else, else_for_dead_return,
+                               ends_with_dead_return)
 from .exception_groups import ExceptStarMixin
 from .patterns import MatchMixin
 from .statements import AppendStmt, Context, StatementWalker
@@ -97,8 +98,10 @@ def decompile_body(code, kind=None, session=None):
     kind = kind or code_kind(code)
     walker = CodeWalker(code, kind, session or Session())
     stmts, _ = walker.walk(0, walker.n, [], Context())
-    if KEEPS_DEAD_CODE and kind == "function" and ends_with_dead_return(code):
-        stmts = else_for_dead_return(stmts)
+    if KEEPS_DEAD_CODE and kind == "function":
+        if ends_with_dead_return(code):
+            stmts = else_for_dead_return(stmts)
+        compound_ends_before_else(stmts)
     if kind in ("function", "lambda", "comprehension"):
         _strip_trailing_return(stmts)
     if kind == "module":
