@@ -330,3 +330,19 @@ def test_difference_shows_numeric_arguments():
     assert not result
     if sys.version_info >= (3, 9):  # IS_OP's argument is the inversion flag
         assert "IS_OP 0" in result.difference and "IS_OP 1" in result.difference
+
+
+def test_generated_empty_tuple_build_matches_the_constant():
+    # Dynamo emits BUILD_TUPLE 0 where source can only say (); both push the same object.
+    import dis
+    source = "def f():\n    x = ()\n    return x\n"
+    code = code_named(source, "f")
+    raw = bytearray(code.co_code)
+    for ins in dis.get_instructions(code):
+        if ins.opname == "LOAD_CONST" and ins.argval == ():
+            raw[ins.offset] = dis.opmap["BUILD_TUPLE"]
+            raw[ins.offset + 1] = 0
+    built = code.replace(co_code=bytes(raw))
+    assert any(i.opname == "BUILD_TUPLE" for i in dis.get_instructions(built))
+    assert verify(built, source)
+    assert not verify(built, "def f():\n    x = []\n    return x\n")

@@ -249,6 +249,9 @@ class _Normalized(object):
             # 3.13+ class bodies record their first line (LOAD_CONST, or 3.14's LOAD_SMALL_INT
             # below 256): layout, not behaviour.
             return ("LOAD_CONST", "<line number>")
+        if ins.opname == "BUILD_TUPLE" and ins.arg == 0:
+            # Generated code (Dynamo's) builds the empty tuple; source always loads the constant.
+            return ("LOAD_CONST", _const_key(()))
         if ins.opname in _BORROW:
             return (_BORROW[ins.opname], _const_key(ins.argval), ins.argrepr)
         if ins.opcode in _CONST_OPS:
