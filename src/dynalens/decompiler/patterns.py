@@ -265,11 +265,15 @@ class MatchMixin(object):
                             self.ctx)[0] for case in cases]
         default = None
         # bodies that end with copies of the code's final `return None`: the match is the
-        # last statement, and those returns are the fall-through past its end
-        strip = loop is None and any(_ends_with_implicit_return(body) for body in bodies)
+        # last statement, and those returns are the fall-through past its end.  Nested in
+        # another statement, the returns stay (the enclosing if/else may need them), except
+        # where no `return` may be written
+        returns = loop is None and any(_ends_with_implicit_return(body) for body in bodies)
+        top_level = self.range_end >= self.n
+        strip = returns and (top_level or self.kind in ("module", "class"))
         if last.fail is None:
             nxt = last.body_end
-        elif strip:
+        elif returns and top_level:
             # whatever the last case fails to is its `case _:`
             nxt = self._region_end()
             default = (last.fail, nxt)
