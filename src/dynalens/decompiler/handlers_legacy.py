@@ -124,24 +124,20 @@ class LegacyHandlerMixin(object):
         clauses, handlers_end = self._legacy_clauses(h, else_start)
         join = None
         for clause in clauses:
-            for q in range(clause[3], min(clause[4], self.n)):
-                t = instrs[q].target
-                if instrs[q].op == "JUMP" and t is not None and t >= handlers_end and \
-                        not self._is_loop_jump(instrs[q]) and (join is None or t < join):
-                    join = t
+            for start, end in self._clause_ranges(clause):
+                for q in range(start, min(end, self.n)):
+                    t = instrs[q].target
+                    if instrs[q].op == "JUMP" and t is not None and t >= handlers_end and \
+                            not self._is_loop_jump(instrs[q]) and (join is None or t < join):
+                        join = t
         handlers = []
-        for exc_type, hname, cleanup, body_start, clause_end in clauses:
+        for clause in clauses:
+            exc_type, hname = clause[0], clause[1]
             hstack = list(stack) + [PrevExc()]
             hctx = ctx.but(handler_name=hname)
-            hbody, _ = self.walk(body_start, clause_end, hstack, hctx)
-            if cleanup is not None and instrs[cleanup + 3].op == "END_FINALLY":
-                # 3.8: the name's cleanup is shared; POP_EXCEPT and the jump follow it
-                rest_end = cleanup + 4
-                while rest_end < self.n and instrs[rest_end].op == "POP_EXCEPT":
-                    rest_end += 1
-                if rest_end < self.n and instrs[rest_end].op == "JUMP":
-                    rest_end += 1
-                self.walk(cleanup + 4, rest_end, hstack, hctx, out=hbody)
+            hbody = []
+            for start, end in self._clause_ranges(clause):
+                self.walk(start, end, hstack, hctx, out=hbody)
             handlers.append(ast.ExceptHandler(type=exc_type, name=hname, body=hbody or [ast.Pass()]))
         orelse = []
         nxt = handlers_end
@@ -154,6 +150,23 @@ class LegacyHandlerMixin(object):
             nxt = join
         out.append(ast.Try(body=body or [ast.Pass()], handlers=handlers, orelse=orelse, finalbody=[]))
         return nxt
+
+    def _clause_ranges(self, clause):
+        """The instruction ranges of an except clause's body: 3.8 continues a named clause
+        after the name's shared cleanup (``e = None; del e; END_FINALLY``) when the body falls
+        into it through BEGIN_FINALLY."""
+        instrs = self.instrs
+        _, _, cleanup, body_start, clause_end = clause
+        ranges = [(body_start, clause_end)]
+        if cleanup is not None and instrs[cleanup + 3].op == "END_FINALLY" and \
+                instrs[cleanup - 1].op == "BEGIN_FINALLY":
+            rest_end = cleanup + 4
+            while rest_end < self.n and instrs[rest_end].op == "POP_EXCEPT":
+                rest_end += 1
+            if rest_end < self.n and instrs[rest_end].op == "JUMP":
+                rest_end += 1
+            ranges.append((cleanup + 4, rest_end))
+        return ranges
 
     def _legacy_clauses(self, h, else_start):
         """[(type, name, cleanup, body start, body end)] of the except clauses at ``h``, and
@@ -366,7 +379,10 @@ class LegacyHandlerMixin(object):
         return instrs[k].target + 5
 
     def op_WITH_CLEANUP_START(self, ins, stack, out):
-        pass
+        """3.8 ``return`` inside ``with``: ROT_TWO; BEGIN_FINALLY; WITH_CLEANUP_START;
+        WITH_CLEANUP_FINISH; POP_FINALLY 0 call the exit below the returned value."""
+        if stack and isinstance(stack[-1], WithExit):
+            stack.pop()
 
     def op_WITH_CLEANUP_FINISH(self, ins, stack, out):
         pass

@@ -67,8 +67,8 @@ def unthread(raws):
 
     The peephole optimizer sends a conditional jump whose target is an unconditional jump
     straight to that jump's target, and leaves the jump behind, unreachable when the code
-    before it returns (``if x: return`` at the end of a loop body: the test then jumps to the
-    loop head).  Sending the test back to the dead jump gives the shape of the source (the
+    before it returns or jumps (``if x: return`` or ``if x: break`` at the end of a loop body:
+    the test then jumps to the loop head).  Sending the test back to the dead jump gives the shape of the source (the
     ``if`` ends where the jump is) and the same behaviour.  The tests retargeted are those that
     go where the dead jump goes, between it and the previous dead jump there.
     """
@@ -77,7 +77,8 @@ def unthread(raws):
     previous = {}
     for k, raw in enumerate(raws):
         if raw.opname not in ("JUMP_ABSOLUTE", "JUMP_FORWARD") or raw.offset in stacks or \
-                k == 0 or raws[k - 1].opname not in ("RETURN_VALUE", "RAISE_VARARGS", "RERAISE"):
+                k == 0 or raws[k - 1].opname not in ("RETURN_VALUE", "RAISE_VARARGS", "RERAISE",
+                                                     "JUMP_ABSOLUTE", "JUMP_FORWARD"):
             continue
         if raws[k - 1].offset not in stacks:
             continue
