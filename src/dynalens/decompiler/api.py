@@ -391,7 +391,7 @@ def _docstring_source(doc):
     """The docstring as ast.unparse writes one (triple-quoted where it can be)."""
     import ast
     module = ast.Module(body=[ast.Expr(value=ast.Constant(value=doc))], type_ignores=[])
-    return ast.unparse(module)
+    return to_source(module)
 
 
 _BLANK = [("", False)]
