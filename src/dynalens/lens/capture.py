@@ -76,7 +76,6 @@ class CompileRecord:
         self.guard_tree = None          # torch's guard tree as text
         self.metrics = {}
         self.rank = None
-        self.seq = None                 # order in which compiles started in this process
 
     @property
     def key(self):
@@ -103,7 +102,7 @@ class CompileRecord:
 class Capture:
     """Owns the hooks and the records; `start()` / `stop()` attach and detach them."""
 
-    def __init__(self, bytecode_transform=None):
+    def __init__(self):
         self.records = {}
         self.order = []
         self.generation = 0
@@ -115,14 +114,12 @@ class Capture:
         self._handler = None
         self._saved_level = None
         self._logger = None
-        # optional callable(record, code, new_code) -> code or None, run inside the hook
-        self.bytecode_transform = bytecode_transform
 
     # -- lifecycle -----------------------------------------------------------------------
     def start(self):
         from ._torch import require_torch
 
-        torch = require_torch()
+        require_torch()
         import torch._dynamo.convert_frame as convert_frame
 
         self._hook_handle = convert_frame.register_bytecode_hook(self._on_bytecode)
@@ -133,7 +130,6 @@ class Capture:
             logger.setLevel(logging.DEBUG)
         logger.addHandler(handler)
         self._handler, self._logger = handler, logger
-        del torch
 
     def stop(self):
         if self._hook_handle is not None:
@@ -181,7 +177,6 @@ class Capture:
                 rec = None
             if rec is None:
                 rec = CompileRecord(frame_id, frame_compile_id, attempt or 0, self.generation)
-                rec.seq = len(self.order)
                 self.records[key] = rec
                 self.order.append(key)
             return rec
@@ -223,8 +218,6 @@ class Capture:
             rec.transformed_code = new_code
             rec.frame_globals = _find_frame_globals(code)
             rec.rank = _current_rank()
-            if self.bytecode_transform is not None:
-                return self.bytecode_transform(rec, code, new_code)
         except Exception as exc:  # never break the user's compile
             self.warn("hook", "bytecode hook failed (%s: %s); compilation goes on unchanged"
                       % (type(exc).__name__, exc))
