@@ -96,6 +96,9 @@ class Dumper:
         index = atomic.update_json(os.path.join(folder, "index.json"),
                                    lambda cur: _merge(cur, process, entries, self.files,
                                                       self.warnings))
+        for dc in self.dumped:   # a key another process already used got "@<pid>" appended
+            if dc.entry is not None:
+                dc.key = dc.entry["key"]
         if folder != self.root:
             sub = os.path.basename(folder)
             atomic.update_json(os.path.join(self.root, "index.json"),
