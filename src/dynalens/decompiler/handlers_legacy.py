@@ -26,6 +26,7 @@ slots before 3.11, is one ``PrevExc`` value here as on 3.11.
 import ast
 
 from .expressions import CurrentExc, Null, PrevExc, WithEnter, WithExit
+from .instructions import TOP_TESTED_WHILE
 
 _END_OF_HANDLERS = ("RERAISE", "END_FINALLY")
 
@@ -141,7 +142,21 @@ class LegacyHandlerMixin(object):
             handlers.append(ast.ExceptHandler(type=exc_type, name=hname, body=hbody or [ast.Pass()]))
         orelse = []
         nxt = handlers_end
-        if else_start is not None:
+        loop = ctx.loop
+        ends_loop_body = TOP_TESTED_WHILE and join is None and loop is not None and any(
+            body and isinstance(body[-1], ast.Continue) for body in [h.body for h in handlers])
+        if else_start is not None and ends_loop_body:
+            # 3.8/3.9 (no bottom tests, jumps threaded into loop heads): the handlers jump to
+            # the loop head, so the try ends the loop body and what the body skips to is its
+            # else, up to the back edge
+            end = self.range_end - 1 if self.range_end - 1 == loop.last else self.range_end
+            orelse, _ = self.walk(else_start, end, list(stack), ctx)
+            nxt = end
+            for handler in handlers:
+                if handler.body and isinstance(handler.body[-1], ast.Continue):
+                    handler.body.pop()
+                    handler.body = handler.body or [ast.Pass()]
+        elif else_start is not None:
             nxt = else_start
             if join is not None and join > else_start:
                 orelse, _ = self.walk(else_start, min(join, self.range_end), list(stack), ctx)
