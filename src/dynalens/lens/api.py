@@ -45,7 +45,6 @@ class DebugRun:
         self.compiles = []
         self.warnings = []
         self._capture = None
-        self._guard_entries = {}
         self._pid = None
         self._entered = False
         self._finished = False
@@ -152,11 +151,7 @@ class DebugRun:
             k = (rec.frame_id, rec.frame_compile_id)
             if k in info and info[k]["code"] is rec.original_code:
                 latest[k] = rec
-        by_key = {}
-        for k, rec in latest.items():
-            by_key[rec.key] = info[k]
-            self._guard_entries[rec.index_key] = info[k]
-        return by_key
+        return {rec.key: info[k] for k, rec in latest.items()}
 
     # -- after the block -----------------------------------------------------------------
     def compile(self, compile_id):
@@ -180,7 +175,7 @@ class DebugRun:
         if dc.guard_path is None:
             raise LookupError("compile %s has no guard function (its cache entry was gone when "
                               "the block ended)" % compile_id)
-        found = self._guard_entries.get(compile_id)
+        found = dc.guard_entry
         closure, check = None, None
         if found is not None:
             gm = found["entry"].guard_manager

@@ -65,7 +65,7 @@ class DebugSession:
             self.not_swapped.append((cid, "decompiled source is not exact: %s" % (
                 res.error or res.difference)))
             return
-        found = self.run._guard_entries.get(cid)
+        found = dc.guard_entry
         if found is None:
             self.not_swapped.append((cid, "its cache entry is gone (torch._dynamo.reset()?)"))
             return

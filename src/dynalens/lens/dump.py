@@ -53,6 +53,7 @@ class DumpedCompile:
         self.guard_name = None
         self.graph_files = {}         # global graph name -> {stage: [paths]}
         self.entry = None             # the index.json entry
+        self.guard_entry = None       # {"code_parts", "entry": torch's live cache entry, "code"}
 
 
 class Dumper:
@@ -112,6 +113,7 @@ class Dumper:
         n, full_path = atomic.claim(folder, lambda i: "full_code_for_%s_%d.py" % (fn, i))
         dc = DumpedCompile(rec, rec.index_key)
         dc.n = n
+        dc.guard_entry = guard_info
         self.dumped.append(dc)
         resume = parse_resume_name(rec.function)
         entry = {
