@@ -7,6 +7,7 @@ defaults, keyword defaults and annotations ``MAKE_FUNCTION`` consumed.
 
 import ast
 
+from .annotate import CO_FUTURE_ANNOTATIONS, function_annotations, unstringify
 from .expressions import FunctionValue, Marker, const, name
 from .statements import AppendStmt
 
@@ -51,11 +52,21 @@ class DefinitionMixin(object):
     def function_def(self, fv, fname, ins):
         code = fv.code
         body = self.decompile_nested(code, "function")
-        args = arguments_of(code, fv.defaults, fv.kwdefaults, fv.annotations)
+        annotations = fv.annotations
+        annotate = getattr(fv, "annotate", None)
+        if not annotations and annotate is not None:  # 3.14+: an __annotate__ function
+            annotations = function_annotations(
+                self.decompile_nested(annotate.code, "function"), annotate.code)
+            if annotations is None:
+                self.fail("unrecognised __annotate__ function", ins)
+        elif annotations and code.co_flags & CO_FUTURE_ANNOTATIONS:
+            # compiled as strings: the expressions are what compiles to those strings again
+            annotations = dict((k, unstringify(v)) for k, v in annotations.items())
+        args = arguments_of(code, fv.defaults, fv.kwdefaults, annotations)
         is_async = bool(code.co_flags & (CO_COROUTINE | CO_ASYNC_GENERATOR))
         node_type = ast.AsyncFunctionDef if is_async else ast.FunctionDef
         node = node_type(name=fname, args=args, body=body or [ast.Pass()],
-                         decorator_list=list(fv.decorators), returns=fv.annotations.get("return"),
+                         decorator_list=list(fv.decorators), returns=annotations.get("return"),
                          type_comment=None)
         if hasattr(ast, "TypeAlias"):
             node.type_params = []

@@ -73,6 +73,10 @@ class Converted(Marker):
         self.conversion = conversion
 
 
+class ClassNamespace(Marker):
+    """``LOAD_LOCALS``: the class namespace a ``LOAD_FROM_DICT_OR_*`` looks in."""
+
+
 class CodeConst(Marker):
     """A code object constant, waiting for ``MAKE_FUNCTION``."""
 
@@ -171,6 +175,9 @@ CMPOPS = {
 
 
 def name(identifier, ctx=None):
+    if identifier[:1] == "." and identifier != ".0":
+        # compiler-made names (.type_params, .generic_base...: PEP 695 type parameters)
+        raise DecompilationError("compiler-internal name %r has no source form" % identifier)
     return ast.Name(id=identifier, ctx=ctx or ast.Load())
 
 
@@ -258,7 +265,19 @@ class StackMachine(object):
     op_LOAD_FAST = op_LOAD_DEREF = _load_name
     op_LOAD_NAME = op_LOAD_GLOBAL = _load_global
     op_LOAD_CLASSDEREF = op_LOAD_CLOSURE = _load_name
-    op_LOAD_FROM_DICT_OR_DEREF = op_LOAD_FROM_DICT_OR_GLOBALS = None
+
+    def op_LOAD_FROM_DICT_OR_GLOBALS(self, ins, stack, out):
+        """3.12+ class scopes: the name looked up in the class namespace first (pushed by
+        ``LOAD_LOCALS`` or the ``__classdict__`` cell), which is what a plain name means there."""
+        self.pop(stack, ins)
+        self._load_global(ins, stack, out)
+
+    def op_LOAD_FROM_DICT_OR_DEREF(self, ins, stack, out):
+        self.pop(stack, ins)
+        self._load_name(ins, stack, out)
+
+    def op_LOAD_LOCALS(self, ins, stack, out):
+        stack.append(ClassNamespace())
 
     def op_LOAD_FAST_AND_CLEAR(self, ins, stack, out):
         stack.append(name(ins.argval))

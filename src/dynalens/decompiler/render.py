@@ -14,6 +14,8 @@ import tokenize
 from .branches import BranchMixin
 from .definitions import (COMPREHENSIONS, CO_ASYNC_GENERATOR, CO_COROUTINE, DefinitionMixin,
                           arguments_of)
+from .annotate import (CO_FUTURE_ANNOTATIONS, AnnotationMixin, annotate_owner,
+                       place_annotations)
 from .errors import DecompilationError
 from .expressions import IterMarker, name
 from .cold_blocks import exception_only_blocks
@@ -31,7 +33,8 @@ from .unparse_compat import to_source
 CO_OPTIMIZED = 0x01
 
 
-class CodeWalker(MatchMixin, ExceptStarMixin, InlineComprehensionMixin, LegacyHandlerMixin,
+class CodeWalker(AnnotationMixin, MatchMixin, ExceptStarMixin, InlineComprehensionMixin,
+                 LegacyHandlerMixin,
                  LegacyLoopMixin, HandlerMixin, BranchMixin, DefinitionMixin, StatementWalker):
     """The walker for one code object: statement, branch, handler and definition handlers."""
 
@@ -110,6 +113,8 @@ def decompile_body(code, kind=None, session=None):
         _docstring_from_assign(stmts)
     elif kind == "class":
         stmts = _class_body(stmts)
+    if walker.annotations_found:
+        stmts = place_annotations(stmts, walker.annotations_found)
     elif kind == "function":
         doc = _docstring(code)
         if isinstance(doc, str):
@@ -244,6 +249,10 @@ def definition_for(code, fname=None, session=None):
         return [node]
     if kind == "function":
         body = decompile_body(code, kind, session)
+        if code.co_name == "__annotate__" and sys.version_info >= (3, 14):
+            owner = annotate_owner(body, code)
+            if owner is not None:
+                return owner
         is_async = bool(code.co_flags & (CO_COROUTINE | CO_ASYNC_GENERATOR))
         node_type = ast.AsyncFunctionDef if is_async else ast.FunctionDef
         node = node_type(name=fname or code.co_name, args=arguments_of(code), body=body or [ast.Pass()],
@@ -292,7 +301,9 @@ def wrap_for_closure(code, stmts):
     says it lives in, so free variables are cells again and ``co_qualname`` comes back the same.
     The nearest enclosing function (or lambda, or comprehension) owns the cells."""
     parents = _qualname_parents(code)
-    cells = [v for v in code.co_freevars if v != "__class__"]
+    # cells the compiler makes for a class body: the class statement makes them again
+    cells = [v for v in code.co_freevars
+             if v not in ("__class__", "__classdict__", "__conditional_annotations__")]
     if not parents and not cells:
         return stmts
     if not parents:
@@ -421,6 +432,10 @@ def decompile_code(code, indent="    ", temp_prefix="__temp_", name=None):
         if code_kind(code) != "module":
             stmts = wrap_for_closure(code, stmts)
             stmts = _module_imports(session.imported_names) + stmts
+            if code.co_flags & CO_FUTURE_ANNOTATIONS:
+                # annotations were compiled as strings: only this import does that again
+                stmts.insert(0, ast.ImportFrom(module="__future__", level=0, names=[
+                    ast.alias(name="annotations", asname=None)]))
         source = unparse(stmts)
     except DecompilationError:
         raise

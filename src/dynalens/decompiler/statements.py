@@ -19,6 +19,7 @@ marker on the stack, so its unwinding before ``return``/``break`` needs no templ
 
 import ast
 
+from .annotate import CO_FUTURE_ANNOTATIONS, unstringify
 from .errors import DecompilationError
 from .expressions import (
     AugValue, ClassValue, CodeConst, CurrentExc, ExitCallResult, FunctionValue, ImportFromValue,
@@ -615,6 +616,8 @@ class StatementWalker(StackMachine):
 
     def _annotation(self, key, annotation, out, ins):
         target = name(key, ast.Store())
+        if self.code.co_flags & CO_FUTURE_ANNOTATIONS:
+            annotation = unstringify(annotation)  # the compiler made it a string
         if out and isinstance(out[-1], ast.Assign) and len(out[-1].targets) == 1 and \
                 isinstance(out[-1].targets[0], ast.Name) and out[-1].targets[0].id == key:
             value = out.pop().value
