@@ -84,6 +84,15 @@ def unthread(raws):
             continue
         target = raw.argval
         since = previous.get(target, -1)
+        if target > raw.offset:
+            # a forward jump after a return ends an if body that has an else: only tests
+            # nested in that body (after the test that jumps to the else) went through it
+            else_start = raws[k + 1].offset if k + 1 < len(raws) else None
+            tests = [r.offset for r in raws[:k] if r.opname in _CONDITIONAL and
+                     r.argval == else_start]
+            if not tests:
+                continue
+            since = max(since, min(tests))
         for q in range(k - 1, -1, -1):
             cond = raws[q]
             if cond.offset <= since:
