@@ -221,25 +221,11 @@ class MatchMixin(object):
         pre = [self._pat_val(v) for v in stack[cut + 1:]]
         if any(v is None for v in pre):
             return None
-        cases = []
-        pos = k
         try:
-            while True:
-                case = None
-                if copied and not pre:
-                    case = self._read_case(pos, outer, subject, True, [])
-                if case is None:
-                    case = self._read_case(pos, outer, subject, False, pre)
-                    if case is None or (not cases and not case.refutable and
-                                        _only_names(case.pattern)):
-                        # a lone case that only captures is `x = y = value`
-                        return None
-                    cases.append(case)
-                    break
-                cases.append(case)
-                pos = case.fail
-                pre = []
+            cases = self._read_cases(k, outer, subject, pre, copied and not pre, True)
         except (_NotAPattern, DecompilationError, NotAChunk):
+            return None
+        if cases is None:
             return None
         subject = self.value(subject, None)
         last = out[-1] if out else None
@@ -252,6 +238,25 @@ class MatchMixin(object):
         nxt = self._emit_match(subject, outer, cases, out)
         del stack[cut:]
         return nxt
+
+    def _read_cases(self, pos, outer, subject, pre, copy_first, first):
+        """The cases from ``pos`` on: copying ones while the subject stays, then the one
+        that consumes it (tried as a copying case first, as the last one if what follows
+        does not read)."""
+        if copy_first:
+            case = self._read_case(pos, outer, subject, True, [])
+            if case is not None:
+                rest = self._read_cases(case.fail, outer, subject, [], True, False)
+                if rest is not None:
+                    return [case] + rest
+        case = self._read_case(pos, outer, subject, False, pre)
+        if case is None:
+            return None
+        if first and not case.refutable and _only_names(case.pattern):
+            return None  # a lone case that only captures is `x = y = value`
+        if not first and _is_wildcard(case.pattern) and case.guard is None:
+            return None  # `case _:` after others is the default: no pattern code at all
+        return [case]
 
     def _emit_match(self, subject, outer, cases, out):
         last = cases[-1]
@@ -313,14 +318,20 @@ class MatchMixin(object):
             return loop.last
         return self.range_end
 
-    @staticmethod
-    def _case_body(body, strip, redundant_continue):
-        """The implicit ``return None`` copies (when the match ends the code) and a
-        ``continue`` that is only the loop's back edge, at the end of a case body, are the
-        fall-through to the end of the match."""
+    _CLASS_EPILOGUE = ("__classcell__", "__static_attributes__", "__classdictcell__")
+
+    def _case_body(self, body, strip, redundant_continue):
+        """The implicit ``return None`` copies (when the match ends the code; in a class
+        body with the epilogue the compiler adds before it) and a ``continue`` that is only
+        the loop's back edge, at the end of a case body, are the fall-through to the end of
+        the match."""
         if strip:
             from .render import _strip_trailing_return
             _strip_trailing_return(body)
+            while self.kind == "class" and body and isinstance(body[-1], ast.Assign) and \
+                    len(body[-1].targets) == 1 and isinstance(body[-1].targets[0], ast.Name) \
+                    and body[-1].targets[0].id in self._CLASS_EPILOGUE:
+                body.pop()
         if redundant_continue and body and isinstance(body[-1], ast.Continue):
             body.pop()
         return body or [ast.Pass()]
@@ -452,11 +463,27 @@ class MatchMixin(object):
                 if alternative:
                     return k
                 raise _NotAPattern()
+            if alternative and self._leaves_alternative(ins, stack, base):
+                return k
             handler = getattr(self, "_p_" + ins.op, None)
             if handler is None:
                 raise _NotAPattern()
             nxt = handler(ins, stack, base, fails)
             k = k + 1 if nxt is None else nxt
+
+    @staticmethod
+    def _leaves_alternative(ins, stack, base):
+        """Whether ``ins`` belongs to the code after an or-pattern (which the compiler copies
+        into each alternative when it is a short exit): stores, or what touches the node
+        the alternatives share."""
+        op = ins.op
+        if op.startswith("STORE_"):
+            return True
+        if op == "POP_TOP":
+            return len(stack) <= base
+        if op == "SWAP":
+            return ins.argval > len(stack) - base
+        return False
 
     @staticmethod
     def _pat_pop(stack, base):
@@ -745,7 +772,7 @@ class MatchMixin(object):
         instrs = self.instrs
         node = stack[-1]
         kept = list(stack)
-        alts, captured, new_fails = [], [], []
+        alts, captured, new_fails, tails = [], [], [], []
         end = None
         pos = k
         try:
@@ -763,21 +790,39 @@ class MatchMixin(object):
                     caps = sub[len(kept):]
                     if not all(_unnamed_capture(c) for c in caps):
                         return None
-                    target = self._real_target(instrs[j])
-                    if target <= j or (end is not None and target != end):
-                        return None
-                    end = target
+                    if instrs[j].op == "JUMP":
+                        target = self._real_target(instrs[j])
+                        if target <= j or (end is not None and target != end):
+                            return None
+                        end = target
+                        after = j + 1
+                    else:
+                        # the code after the or-pattern, copied here: up to its exit
+                        after = self._tail_end(j)
+                        if after is None:
+                            return None
+                        tails.append(j)
                     point, chain = self._case_fail_point(alt_fails, len(kept))
                     if point is None:
                         return None
-                    if chain is not None and chain != j + 1:
+                    if chain is not None and chain != after:
                         return None
                     alts.append(alt)
                     captured.append(caps)
+                    last_fails = alt_fails
                     pos = point
                     continue
                 if ins.op == "POP_TOP" and len(alts) >= 2:
                     after = instrs[pos + 1]
+                    if end is None:
+                        # every alternative carries its own copy of what follows: the last
+                        # failure pops the node and falls into the enclosing failure
+                        end = tails[-1]
+                        new_fails.append((pos, len(kept)))
+                        # the last alternative's failures come after the case body now;
+                        # through this pop they reach the enclosing failure too
+                        new_fails.extend(last_fails)
+                        break
                     if after.op == "JUMP" and pos + 2 == end:
                         new_fails.append((self._real_target(after), len(kept) - 1))
                         break
@@ -797,6 +842,19 @@ class MatchMixin(object):
         node.alts = alts
         stack[:] = kept + [_OrSlot([c[q] for c in captured]) for q in range(width)]
         return end
+
+    _EXITS = frozenset(["RETURN_VALUE", "RAISE_VARARGS", "RERAISE", "JUMP"])
+
+    def _tail_end(self, k):
+        """The index after the exit that ends straight-line code from ``k`` (None if a
+        branch comes first)."""
+        for q in range(k, min(k + 40, self.n)):
+            op = self.instrs[q].op
+            if op in self._EXITS:
+                return q + 1
+            if self.instrs[q].target is not None:
+                return None
+        return None
 
     # -- building ast patterns -------------------------------------------------------------
     def _pat_build(self, node):
