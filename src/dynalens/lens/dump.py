@@ -14,7 +14,7 @@ import sys
 from . import atomic
 from .capture import STAGE_ORDER, parse_resume_name
 from .guards import guard_function_source
-from .noise import strip_profiler_bookkeeping
+from .noise import simplify
 from .relabel import listing_lines, relabel
 from .source import function_source
 
@@ -165,13 +165,8 @@ class Dumper:
                 "Dynamo's transformed bytecode of %s, decompiled by dynalens." % rec.function,
                 "Under `with dynalens.debug():` this file's code runs in place of Dynamo's, so a",
                 "breakpoint here is hit with live values."]
-            clean, removed = strip_profiler_bookkeeping(rec.transformed_code)
-            if removed:
-                theader = theader + [
-                    "torch's profiler bookkeeping (%d record_pregraph_bytecode_enter/exit calls, "
-                    "which only" % removed,
-                    "open and close a profiler range) is left out; the code below is verified "
-                    "against", "Dynamo's code without them."]
+            clean, notes, removed = simplify(rec.transformed_code)
+            theader = theader + _notes_header(notes)
             res = function_source(clean, tname, tpath, theader,
                                   on_failure=self._decompile_failed)
             dc.clean_code = clean
@@ -213,9 +208,10 @@ class Dumper:
         # resume functions called from the transformed code
         for rname, rcode in self._resume_functions(rec):
             rfile = "__resume_code_%d_for_%s.py" % (n, _safe(rname))
-            res = function_source(rcode, rname, os.path.join(folder, rfile),
+            rclean, rnotes, _ = simplify(rcode)
+            res = function_source(rclean, rname, os.path.join(folder, rfile),
                                   header + ["Resume function %s, created by Dynamo at a graph "
-                                            "break." % rname],
+                                            "break." % rname] + _notes_header(rnotes),
                                   on_failure=self._decompile_failed)
             if not res.decompiled:
                 rfile = "__disassembly_%d_for_%s.resume.py" % (n, _safe(rname))
@@ -362,6 +358,15 @@ def _as_module(payload):
         return text
     except SyntaxError:
         return "".join("# " + ln + "\n" for ln in text.splitlines())
+
+
+def _notes_header(notes):
+    """Header lines saying what `noise.simplify` left out of the decompiled code."""
+    if not notes:
+        return []
+    lines = ["Left out (nothing computed differently; 'verified' refers to the code without "
+             "them):"]
+    return lines + ["  - " + n for n in notes]
 
 
 def _listing_first_line(text):

@@ -148,3 +148,76 @@ def _call_span(instructions, attr_index):
             return None
         names.add(after.argval)
     return start, j, names
+
+
+def strip_unreachable(code, prune_locals=False):
+    """(code without unreachable instructions, number removed); (code, 0) if none or unsafe.
+
+    With `prune_locals`, local names only the removed code used are dropped as well (in order
+    of first use, as CPython's compiler numbers them): right for a file that documents the
+    code, wrong for a code object that must fit an existing frame.
+
+    Dynamo's resume functions start with a jump over a copy of the original function's code
+    up to the graph break, which can never run; CPython's compiler never emits unreachable
+    code, so no source can reproduce it. Dynamo's own dead-code pass (the one it runs on the
+    code it generates) removes it, and jumps left pointing at the next instruction go too.
+    """
+    try:
+        from torch._dynamo.bytecode_analysis import remove_dead_code, remove_pointless_jumps
+        from torch._dynamo.bytecode_transformation import transform_code_object
+    except Exception:
+        return code, 0
+    removed = []
+
+    def transform(instructions, code_options):
+        before = len(instructions)
+        live = remove_pointless_jumps(remove_dead_code(instructions))
+        used = _used_locals(code, live) if prune_locals else code.co_varnames
+        if len(live) < before or used != code.co_varnames:
+            instructions[:] = live
+            removed.append(before - len(live))
+            code_options["co_varnames"] = used
+        return None
+
+    try:
+        new_code, _ = transform_code_object(code, transform)
+    except Exception:
+        return code, 0
+    return (new_code, removed[0]) if removed else (code, 0)
+
+
+def simplify(code):
+    """Dynamo's code as far as source can express it: (code object, notes for the header).
+
+    Takes out the profiler bookkeeping, unreachable instructions, and locals nothing live uses.
+    Every step keeps what the code computes; each one that changed something adds a note.
+    """
+    notes = []
+    code, n = strip_profiler_bookkeeping(code)
+    if n:
+        notes.append("torch's profiler bookkeeping (%d record_pregraph_bytecode_enter/exit "
+                     "calls, which only open and close a profiler range)" % n)
+    before = code.co_varnames
+    code, m = strip_unreachable(code, prune_locals=True)
+    if m:
+        notes.append("%d unreachable instructions (for a resume function: Dynamo's copy of the "
+                     "code before the graph break, jumped over)" % m)
+    dropped = [v for v in before if v not in code.co_varnames]
+    if dropped:
+        notes.append("local names only that code used (%s)" % ", ".join(dropped))
+    return code, notes, n
+
+
+def _used_locals(code, instructions):
+    import inspect
+
+    nargs = code.co_argcount + code.co_kwonlyargcount \
+        + bool(code.co_flags & inspect.CO_VARARGS) + bool(code.co_flags & inspect.CO_VARKEYWORDS)
+    names = list(code.co_varnames[:nargs])
+    for inst in instructions:
+        if inst.opname in ("LOAD_FAST", "STORE_FAST", "DELETE_FAST", "LOAD_FAST_CHECK",
+                           "LOAD_FAST_AND_CLEAR", "LOAD_CLOSURE") \
+                and isinstance(inst.argval, str) and inst.argval not in names \
+                and inst.argval in code.co_varnames:
+            names.append(inst.argval)
+    return tuple(names)
