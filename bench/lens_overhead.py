@@ -39,6 +39,9 @@ def one(name, dump, report):
     """(wall seconds, CPU seconds) of one fresh process running the workload."""
     env = dict(os.environ, PYTHONPATH=os.path.join(ROOT, "src"),
                PYTHONWARNINGS="ignore")
+    # measure what users get: Python caches compiled modules (.pyc) unless told not to; with
+    # PYTHONDONTWRITEBYTECODE (set on some CI machines) every run would recompile dynalens
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     res = subprocess.run([sys.executable, "-c", CHILD, name, dump, "1" if report else "0"],
