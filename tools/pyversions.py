@@ -177,9 +177,8 @@ def run(args, log=None, resolver=None, run_version=jobs.run_version):
         for future in concurrent.futures.as_completed(futures):
             result = future.result()
             results[result.version] = result
-            state, reason = report.status(result, args.min_exact, args.strict)
-            log("%-5s %s in %.1fs%s" % (result.version, state, result.seconds,
-                                        (": " + reason) if reason else ""))
+            verdict = report.row(result, args.min_exact, args.strict)[-1]
+            log("%-5s %s in %.1fs" % (result.version, verdict, result.seconds))
     return [results[v] for v in args.versions]
 
 
