@@ -44,6 +44,23 @@ def boolop(op, left, right):
     return node
 
 
+_FOLDED = (ast.Is, ast.IsNot, ast.In, ast.NotIn)
+
+
+def _unfolded(node):
+    """``not a or not b`` as ``not (a and b)`` (and the other way round) when one operand is an
+    ``is``/``in`` comparison: in a test both compile to the same jumps, but the compiler's AST
+    optimizer rewrites ``not (a is b)`` to ``a is not b``, which tests the other way."""
+    values = node.values
+    if all(isinstance(v, ast.UnaryOp) and isinstance(v.op, ast.Not) for v in values) and any(
+            isinstance(v.operand, ast.Compare) and len(v.operand.ops) == 1 and
+            isinstance(v.operand.ops[0], _FOLDED) for v in values):
+        inner = ast.And if isinstance(node.op, ast.Or) else ast.Or
+        return ast.UnaryOp(op=ast.Not(),
+                           operand=ast.BoolOp(op=inner(), values=[v.operand for v in values]))
+    return node
+
+
 def jump_test(chunk):
     """The expression that is true exactly when the chunk's jump is taken."""
     kind = chunk.jump.op
@@ -134,13 +151,13 @@ class BranchMixin(object):
                 if lhs is not None:
                     rhs = self.parse_cond(right, true, false, fall)
                     if rhs is not None:
-                        return boolop(ast.And, lhs, rhs)
+                        return _unfolded(boolop(ast.And, lhs, rhs))
             if targets <= ({true, ys} | inner):
                 lhs = self.parse_cond(left, true, ys, ys)
                 if lhs is not None:
                     rhs = self.parse_cond(right, true, false, fall)
                     if rhs is not None:
-                        return boolop(ast.Or, lhs, rhs)
+                        return _unfolded(boolop(ast.Or, lhs, rhs))
         return None
 
     def parse_value(self, chunks, join):

@@ -246,6 +246,7 @@ class _LegacyState(object):
         self.exit_copies, self.exit_copy_rest = inlined_exits(raws) if PY == (3, 10) else ({}, ())
         self.retarget.update(self.exit_copies)
         self.async_for = _async_for_setups(raws)
+        self.assertions = _assertion_loads(raws) if PY < (3, 9) else ()
         self.exception_match = False
         self.rot_four = None
         self.dup_top = None
@@ -263,6 +264,8 @@ def _normalize_legacy(raw, name, off, line, state):
         return []
     if off in state.exit_copies:  # 3.10: an inlined exit block is the jump it replaced
         return [Instr("JUMP", None, None, off, line)]
+    if off in state.assertions:
+        return [Instr("LOAD_ASSERTION_ERROR", None, None, off, line)]
     rot_four, state.rot_four = state.rot_four, None
     dup_top, state.dup_top = state.dup_top, None
     if name == "DUP_TOP":
@@ -291,6 +294,25 @@ def _normalize_legacy(raw, name, off, line, state):
         # a `return` inside `except` moves its value past it with one swap
         rot_four.op, rot_four.arg, rot_four.argval = "SWAP", 2, 2
     return None
+
+
+def _assertion_loads(raws):
+    """Offsets of 3.8's ``LOAD_GLOBAL AssertionError`` in an ``assert`` (3.9 made it
+    LOAD_ASSERTION_ERROR): right after the test's jump, which skips to just past the
+    ``RAISE_VARARGS 1`` that follows with no jump between."""
+    found = set()
+    for k in range(1, len(raws)):
+        raw = raws[k]
+        if raw.opname != "LOAD_GLOBAL" or raw.argval != "AssertionError" or \
+                raws[k - 1].opname not in ("POP_JUMP_IF_TRUE", "POP_JUMP_IF_FALSE"):
+            continue
+        j = k + 1
+        while j < len(raws) and raws[j].opname != "RAISE_VARARGS" and not _is_jump(raws[j]):
+            j += 1
+        if j + 1 < len(raws) and raws[j].opname == "RAISE_VARARGS" and raws[j].arg == 1 and \
+                raws[k - 1].argval == raws[j + 1].offset:
+            found.add(raw.offset)
+    return found
 
 
 def _async_for_setups(raws):
