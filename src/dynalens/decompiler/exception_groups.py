@@ -29,6 +29,21 @@ body *after* the handlers, and collects what each clause does not handle in a li
 import ast
 
 from .expressions import CurrentExc, Marker, PrevExc
+from .instructions import PY
+
+
+def _is_list_append_1(ins):
+    return ins.op == "LIST_APPEND" and ins.argval == 1
+
+
+def _real_target(jump):
+    return jump.target if jump.original_target is None else jump.original_target
+
+
+def _prep_reraise_star(ins):
+    """PREP_RERAISE_STAR (3.11), CALL_INTRINSIC_2 INTRINSIC_PREP_RERAISE_STAR (3.12+)."""
+    return ins.op == "PREP_RERAISE_STAR" or (
+        ins.op == "CALL_INTRINSIC_2" and ins.arg == 1)  # the only intrinsic-2 that 3.12 has
 
 
 def _merge_finally(node):
@@ -58,12 +73,22 @@ class ExceptStarMixin(object):
             out[at] = _merge_finally(out[at])
         return nxt
 
-    def _is_except_star(self, h):
+    def _star_prologue(self, h):
+        """Length of the handler prologue that makes ``h`` an ``except*`` handler (0: not
+        one).  3.11: PUSH_EXC_INFO; COPY 1; BUILD_LIST 0; SWAP 2 -- 3.12+: PUSH_EXC_INFO;
+        BUILD_LIST 0; COPY 2 (the same stack)."""
         instrs = self.instrs
         if h + 4 >= self.n or instrs[h].op != "PUSH_EXC_INFO":
-            return False
+            return 0
         ops = [(instrs[h + q].op, instrs[h + q].argval) for q in (1, 2, 3)]
-        return ops == [("COPY", 1), ("BUILD_LIST", 0), ("SWAP", 2)]
+        if ops == [("COPY", 1), ("BUILD_LIST", 0), ("SWAP", 2)]:
+            return 4
+        if ops[:2] == [("BUILD_LIST", 0), ("COPY", 2)]:
+            return 3
+        return 0
+
+    def _is_except_star(self, h):
+        return bool(self._star_prologue(h))
 
     def _try_star(self, i, h, stack, out, ctx):
         instrs = self.instrs
@@ -79,11 +104,15 @@ class ExceptStarMixin(object):
             if target > h:
                 orelse_start = target
                 pre_handler = h - 1
-        body, _ = self._try_body(i, self._protected_end(h), pre_handler, stack,
-                                 ctx.but(open=ctx.open | {h}))
-        handlers, k = self._star_clauses(h + 4, h, stack, ctx)
+        body, body_end = self._try_body(i, self._protected_end(h), pre_handler, stack,
+                                        ctx.but(open=ctx.open | {h}))
+        self._skip_copied_appends(h, cleanup)
+        handlers, k = self._star_clauses(h + self._star_prologue(h), h, stack, ctx)
         end = self._star_tail(k, cleanup)
         after_cleanup = cleanup + 3
+        if orelse_start is None and body_end < h and PY >= (3, 12):
+            return self._cold_try_star(body, handlers, body_end, h, end, after_cleanup,
+                                       k + 6, stack, out, ctx)
         orelse = []
         if end is None or end < h:
             # the handlers end in a copy of the final return (or go back to a loop head):
@@ -98,6 +127,46 @@ class ExceptStarMixin(object):
         out.append(node)
         return max(min(end, self.range_end), after_cleanup)
 
+    def _cold_try_star(self, body, handlers, body_end, h, end, after_cleanup, copy_start,
+                       stack, out, ctx):
+        """3.12+ moved the handlers past the code after the statement: the try body falls
+        into the else body, and the handlers jump back to the join after it -- or, when
+        what follows the statement is a short exit, end in a copy of it (``copy_start``):
+        then the join is where the code before the handlers ends with that same exit."""
+        join = body_end
+        if end is not None and body_end <= end <= h:
+            join = end
+        elif end is None:
+            stop = copy_start
+            while stop < self.n and self.instrs[stop].op not in (
+                    "RETURN_VALUE", "RAISE_VARARGS", "RERAISE", "JUMP"):
+                stop += 1
+            length = stop + 1 - copy_start
+            limit = min(h, self.range_end)
+            if limit - length >= body_end and self._same_code(limit - length, copy_start,
+                                                              length):
+                join = limit - length
+        orelse = []
+        if join > body_end:
+            orelse, _ = self.walk(body_end, join, list(stack), ctx)
+        self.skip_cold(h, after_cleanup, join if end is not None else None)
+        out.append(ast.TryStar(body=body or [ast.Pass()], handlers=handlers, orelse=orelse,
+                               finalbody=[]))
+        return join
+
+    def _skip_copied_appends(self, h, cleanup):
+        """3.13 copies the ``LIST_APPEND 1`` before PREP_RERAISE_STAR onto every exit of a
+        clause (a with exit inside one, say): ``LIST_APPEND 1; JUMP prep`` is no statement."""
+        instrs = self.instrs
+        prep = next((q for q in range(h, min(cleanup, self.n)) if _prep_reraise_star(instrs[q])),
+                    None)
+        if prep is None:
+            return
+        for q in range(h, prep - 1):
+            if _is_list_append_1(instrs[q]) and instrs[q + 1].op == "JUMP" and \
+                    _real_target(instrs[q + 1]) == prep:
+                self.cleanup_starts[q] = q + 2
+
     def _star_clauses(self, k, h, stack, ctx):
         """The ``except*`` clauses from ``k`` up to the ``LIST_APPEND 1`` that ends them."""
         instrs = self.instrs
@@ -105,7 +174,7 @@ class ExceptStarMixin(object):
         while True:
             if k + 1 >= self.n:
                 self.fail("except* without its re-raise", instrs[h])
-            if instrs[k].op == "LIST_APPEND" and instrs[k + 1].op == "PREP_RERAISE_STAR":
+            if instrs[k].op == "LIST_APPEND" and _prep_reraise_star(instrs[k + 1]):
                 return handlers, k
             m = k
             while m < self.n and instrs[m].op != "CHECK_EG_MATCH":
@@ -113,25 +182,35 @@ class ExceptStarMixin(object):
             if m + 3 >= self.n or m == k:
                 self.fail("except* clause without its type", instrs[k])
             exc_type = self.read_value(k, m, stack)
-            copy, jump, store = instrs[m + 1], instrs[m + 2], instrs[m + 3]
-            if exc_type is None or copy.op != "COPY" or jump.op != "POP_JUMP_IF_NONE":
+            if exc_type is None:
                 self.fail("unrecognised except* clause", instrs[m])
-            no_match = jump.target if jump.original_target is None else jump.original_target
-            if no_match >= self.n or instrs[no_match].op != "POP_TOP":
-                self.fail("except* clause without its no-match exit", jump)
             hname = None
-            if store.op.startswith("STORE_"):
-                hname = store.argval
-            elif store.op != "POP_TOP":
-                self.fail("unrecognised except* target", store)
-            body_start = m + 4
+            if instrs[m + 1].op == "POP_JUMP_IF_NONE":
+                # 3.12+ without a name: the copy and the pop of the match are folded away
+                jump = instrs[m + 1]
+                no_match = _real_target(jump)
+                next_clause = no_match
+                body_start = m + 2
+            else:
+                copy, jump, store = instrs[m + 1], instrs[m + 2], instrs[m + 3]
+                if copy.op != "COPY" or jump.op != "POP_JUMP_IF_NONE":
+                    self.fail("unrecognised except* clause", instrs[m])
+                no_match = _real_target(jump)
+                if no_match >= self.n or instrs[no_match].op != "POP_TOP":
+                    self.fail("except* clause without its no-match exit", jump)
+                next_clause = no_match + 1
+                if store.op.startswith("STORE_"):
+                    hname = store.argval
+                elif store.op != "POP_TOP":
+                    self.fail("unrecognised except* target", store)
+                body_start = m + 4
             body_end = self._star_body_end(body_start, no_match, hname)
             body_stack = list(stack) + [PrevExc(), CurrentExc(), _Unhandled(), CurrentExc()]
             body, _ = self.walk(body_start, body_end, body_stack,
                                 ctx.but(handler_name=hname, open=ctx.open | {h}))
             handlers.append(ast.ExceptHandler(type=exc_type, name=hname,
                                               body=body or [ast.Pass()]))
-            k = no_match + 1
+            k = next_clause
 
     def _star_body_end(self, start, no_match, hname):
         """Where a clause body ends: at the block that files an exception raised inside it
@@ -139,10 +218,14 @@ class ExceptStarMixin(object):
         instrs = self.instrs
         for p in range(no_match - 3, start - 1, -1):
             if instrs[p].op == "LIST_APPEND" and instrs[p].argval == 3 and \
-                    instrs[p + 1].op == "POP_TOP" and instrs[p + 2].op == "JUMP":
+                    instrs[p + 1].op == "POP_TOP" and (instrs[p + 2].op == "JUMP" or (
+                        _is_list_append_1(instrs[p + 2]) and instrs[p + 3].op == "JUMP")):
                 if hname is not None and p - 3 >= start and \
                         instrs[p - 3].op == "LOAD_CONST" and instrs[p - 1].op.startswith("DELETE_"):
-                    return p - 3
+                    p -= 3
+                if p - 2 >= start and _is_list_append_1(instrs[p - 2]) and \
+                        instrs[p - 1].op == "JUMP":
+                    p -= 2  # 3.13 copies the LIST_APPEND 1 of the end into each exit
                 return p
         return no_match
 
@@ -154,5 +237,13 @@ class ExceptStarMixin(object):
             self.fail("unrecognised end of except* handlers", instrs[k])
         if len(ops) > 4 and ops[4] == "JUMP":
             jump = instrs[k + 6]
-            return jump.target if jump.original_target is None else jump.original_target
+            target = _real_target(jump)
+            if target < k:
+                # 3.12+: the jump back to the join after the statement is no loop
+                backs = self.back_jumps.get(target)
+                if backs and jump.index in backs:
+                    backs.remove(jump.index)
+                    if not backs:
+                        del self.back_jumps[target]
+            return target
         return None
