@@ -121,6 +121,11 @@ class LegacyHandlerMixin(object):
         pre, else_start = self._forward_jump_before(h)
         if else_start is not None and else_start >= min(self.range_end, self.n):
             else_start = None  # the body's exit leaves the enclosing range: no else here
+        loop = ctx.loop
+        body_to_head = TOP_TESTED_WHILE and loop is not None and pre == h and h > 0 and \
+            instrs[h - 1].op == "JUMP" and instrs[h - 1].target in loop.continue_targets
+        if body_to_head:
+            pre = h - 1  # 3.8/3.9: the jump past the handlers was threaded to the loop head
         body, _ = self.walk(ins.index + 1, pre, list(stack), ctx)
         clauses, handlers_end = self._legacy_clauses(h, else_start)
         join = None
@@ -142,10 +147,16 @@ class LegacyHandlerMixin(object):
             handlers.append(ast.ExceptHandler(type=exc_type, name=hname, body=hbody or [ast.Pass()]))
         orelse = []
         nxt = handlers_end
-        loop = ctx.loop
         ends_loop_body = TOP_TESTED_WHILE and join is None and loop is not None and any(
             body and isinstance(body[-1], ast.Continue) for body in [h.body for h in handlers])
-        if else_start is not None and ends_loop_body:
+        if ends_loop_body and else_start is None and (body_to_head or handlers_end >= loop.last):
+            # the try is the last statement of the loop body: its exits were threaded to the
+            # loop head, they are no `continue`
+            for handler in handlers:
+                if handler.body and isinstance(handler.body[-1], ast.Continue):
+                    handler.body.pop()
+                    handler.body = handler.body or [ast.Pass()]
+        elif else_start is not None and ends_loop_body:
             # 3.8/3.9 (no bottom tests, jumps threaded into loop heads): the handlers jump to
             # the loop head, so the try ends the loop body and what the body skips to is its
             # else, up to the back edge

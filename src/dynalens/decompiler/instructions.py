@@ -239,9 +239,11 @@ class _LegacyState(object):
             # branch: it keeps the if/else shape of the source
             self.reachable = dict(self.reachable)
             for k in range(1, len(raws)):
-                if raws[k].opname == "JUMP_FORWARD" and raws[k].offset not in self.reachable and \
-                        raws[k - 1].offset in self.reachable and \
-                        raws[k - 1].opname in ("RETURN_VALUE", "RAISE_VARARGS", "RERAISE"):
+                if raws[k].offset in self.reachable or raws[k - 1].offset not in self.reachable:
+                    continue
+                if (raws[k].opname == "JUMP_FORWARD" and
+                        raws[k - 1].opname in ("RETURN_VALUE", "RAISE_VARARGS", "RERAISE")) or \
+                        raws[k].offset in self.retarget:  # a jump unthread() sends elsewhere
                     self.reachable[raws[k].offset] = self.reachable[raws[k - 1].offset]
         self.exit_copies, self.exit_copy_rest = inlined_exits(raws) if PY == (3, 10) else ({}, ())
         self.retarget.update(self.exit_copies)

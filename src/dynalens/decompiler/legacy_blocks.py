@@ -111,7 +111,29 @@ def unthread(raws):
         if raw.opname in _CONDITIONAL and raw.offset in stacks and raw.argval < raw.offset and \
                 raw.offset not in retarget and last_back.get(raw.argval, -1) > raw.offset:
             retarget[raw.offset] = last_back[raw.argval]
+    # a dead jump kept above that goes back to the loop head ended an if body before its else:
+    # it first went to the if's end, the loop's last back edge
+    by_offset = dict((raw.offset, raw) for raw in raws)
+    for dead in set(retarget.values()):
+        raw = by_offset[dead]
+        if raw.offset not in stacks and raw.argval < raw.offset and \
+                last_back.get(raw.argval, -1) > raw.offset:
+            retarget[raw.offset] = last_back[raw.argval]
+    # the same jump with no test sent back to it: dead after a continue or return, right
+    # before an else body that earlier tests jump to
+    tested = set(raw.argval for raw in raws if raw.opname in _CONDITIONAL and raw.offset in stacks)
+    for k in range(1, len(raws) - 1):
+        raw = raws[k]
+        if raw.opname == "JUMP_ABSOLUTE" and raw.offset not in stacks and \
+                raw.offset not in retarget and raws[k - 1].offset in stacks and \
+                raws[k - 1].opname in _TERMINAL and raws[k + 1].offset in tested and \
+                raw.argval < raw.offset and last_back.get(raw.argval, -1) > raw.offset:
+            retarget[raw.offset] = last_back[raw.argval]
     return retarget
+
+
+_TERMINAL = frozenset(["RETURN_VALUE", "RAISE_VARARGS", "RERAISE", "JUMP_ABSOLUTE",
+                       "JUMP_FORWARD"])
 
 
 _COPY_SIZE = 4  # 3.10's compile.c MAX_COPY_SIZE
