@@ -31,6 +31,7 @@ import ast
 
 from .errors import DecompilationError
 from .expressions import const, name
+from .instructions import PY
 from .statements import NotAChunk
 
 
@@ -546,6 +547,19 @@ class MatchMixin(object):
             raise _NotAPattern()
         stack[-1], stack[-n] = stack[-n], stack[-1]
 
+    def _p_ROT(self, ins, stack, base, fails):  # 3.10: ROT_TWO/THREE/FOUR/N
+        n = ins.argval
+        if n > len(stack) - base:
+            raise _NotAPattern()
+        top = stack.pop()
+        stack.insert(len(stack) - n + 1, top)
+
+    def _p_COPY_DICT_WITHOUT_KEYS(self, ins, stack, base, fails):  # 3.10's **rest
+        keys = stack[-1] if len(stack) > base else None
+        if not isinstance(keys, _KeysTuple):
+            raise _NotAPattern()
+        stack[-1] = _RestDict(keys.node)
+
     def _p_POP_TOP(self, ins, stack, base, fails):
         item = self._pat_pop(stack, base)
         if isinstance(item, PNode):
@@ -553,7 +567,7 @@ class MatchMixin(object):
                 item.popped = True
             elif item.kind not in ("seq", "map", "or"):
                 raise _NotAPattern()
-        elif not isinstance(item, _KeysTuple):
+        elif not isinstance(item, _KeysTuple) and not (isinstance(item, _Result) and PY < (3, 11)):
             raise _NotAPattern()
 
     def _pat_store(self, ins, stack, base):
@@ -693,6 +707,15 @@ class MatchMixin(object):
     def _p_BINARY_SUBSCR(self, ins, stack, base, fails):
         index = self._pat_pop(stack, base)
         node = self._pat_pop(stack, base)
+        if isinstance(node, _Result) and PY < (3, 11):
+            # 3.10 takes the attributes / values out of MATCH_CLASS's / MATCH_KEYS's tuple
+            kids = node.node.children
+            if not (isinstance(index, _Val) and index.is_const and type(index.raw) is int and
+                    0 <= index.raw < len(kids) and kids[index.raw] is None):
+                raise _NotAPattern()
+            child = kids[index.raw] = PNode()
+            stack.append(child)
+            return
         if not isinstance(node, PNode) or node.kind != "seq" or node.children is not None:
             raise _NotAPattern()
         if isinstance(index, _Val) and index.is_const and type(index.raw) is int and \
@@ -728,6 +751,9 @@ class MatchMixin(object):
         node.keys = exprs
         stack[-1] = _KeysTuple(node, len(exprs))
         stack.append(_Result(node, len(exprs)))
+        if PY < (3, 11):  # 3.10: the values tuple and a success flag
+            node.children = [None] * len(exprs)
+            stack.append(_Check())
 
     def _p_MATCH_CLASS(self, ins, stack, base, fails):
         attrs = self._pat_pop(stack, base)
@@ -744,6 +770,9 @@ class MatchMixin(object):
         node.nargs = ins.arg
         node.attrs = attrs.raw
         stack.append(_Result(node, ins.arg + len(attrs.raw)))
+        if PY < (3, 11):  # 3.10: the attributes tuple and a success flag
+            node.children = [None] * (ins.arg + len(attrs.raw))
+            stack.append(_Check())
 
     def _p_BUILD_MAP(self, ins, stack, base, fails):
         if ins.argval != 0:
@@ -814,9 +843,10 @@ class MatchMixin(object):
                     continue
                 if ins.op == "POP_TOP" and len(alts) >= 2:
                     after = instrs[pos + 1]
-                    if end is None:
-                        # every alternative carries its own copy of what follows: the last
-                        # failure pops the node and falls into the enclosing failure
+                    if tails and (end is None or end == tails[-1]):
+                        # the alternatives carry (or jump to the last one's) copy of what
+                        # follows: the last failure pops the node and falls into the
+                        # enclosing failure
                         end = tails[-1]
                         new_fails.append((pos, len(kept)))
                         # the last alternative's failures come after the case body now;
@@ -876,7 +906,7 @@ class MatchMixin(object):
         elif kind == "map":
             pattern = self._pat_mapping(node)
         elif kind == "class":
-            kids = [self._pat_build(c) for c in node.children or []]
+            kids = [self._pat_kid(c) for c in node.children or []]
             if len(kids) != node.nargs + len(node.attrs):
                 raise _NotAPattern()
             pattern = ast.MatchClass(cls=node.cls, patterns=kids[:node.nargs],
@@ -966,5 +996,11 @@ class MatchMixin(object):
             raise _NotAPattern()
         if keys and node.length != (">=", len(keys)):
             raise _NotAPattern()
-        return ast.MatchMapping(keys=list(keys), patterns=[self._pat_build(c) for c in kids],
+        return ast.MatchMapping(keys=list(keys), patterns=[self._pat_kid(c) for c in kids],
                                 rest=node.rest)
+
+    def _pat_kid(self, child):
+        """A sub-pattern; 3.10 takes no value out for a wildcard (None)."""
+        if child is None:
+            return ast.MatchAs(pattern=None, name=None)
+        return self._pat_build(child)
