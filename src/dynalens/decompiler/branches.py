@@ -11,7 +11,7 @@ serves ``if`` statements, ``while`` tests, conditional expressions and value-con
 import ast
 
 from .expressions import IterMarker, LoopItem, const, name
-from .instructions import KEEP_JUMPS, POP_JUMPS, TOP_TESTED_WHILE
+from .instructions import KEEP_JUMPS, POP_JUMPS, PY, TOP_TESTED_WHILE
 from .statements import Chunk, ChunkEnd, Loop, NotAChunk, _NoStatements
 from .errors import DecompilationError
 
@@ -31,6 +31,13 @@ def negate(expr):
         if op is not None:
             return ast.Compare(left=expr.left, ops=[op()], comparators=expr.comparators)
     return ast.UnaryOp(op=ast.Not(), operand=expr)
+
+
+def _negation_folds(expr):
+    """Whether the compiler turns ``not expr`` into another operator (``in`` -> ``not in``,
+    ``is`` -> ``is not``) rather than a negated jump."""
+    return isinstance(expr, ast.Compare) and len(expr.ops) == 1 and \
+        isinstance(expr.ops[0], (ast.In, ast.NotIn, ast.Is, ast.IsNot))
 
 
 def boolop(op, left, right):
@@ -250,6 +257,14 @@ class BranchMixin(object):
         elif cleanup >= 3 and instrs[cleanup].op == "POP_TOP" and instrs[cleanup - 1].op == "JUMP" \
                 and instrs[cleanup - 2].op in POP_JUMPS:
             final, value_context = cleanup - 3, False
+        elif cleanup < self.n and instrs[cleanup].op == "POP_TOP" and \
+                self._copied_cleanup(ins.index, cleanup) is not None:
+            # 3.12+: the cleanup pops and continues with a copy of the code the final test
+            # falls into (an assert's raise, say): skip the copy, fall through as usual
+            final = self._copied_cleanup(ins.index, cleanup)
+            length = cleanup - final - 2
+            self.cleanup_starts[cleanup] = cleanup + 1 + length
+            value_context = None
         else:
             self.fail("unrecognised chained comparison", ins)
         if instrs[final].op not in self._COMPARES:
@@ -282,8 +297,21 @@ class BranchMixin(object):
         if value_context:
             return instrs[cleanup - 1].target
         jump = instrs[final + 1]
-        self.fallthrough[jump.index] = instrs[cleanup - 1].target
+        if value_context is False:
+            self.fallthrough[jump.index] = instrs[cleanup - 1].target
         return jump.index
+
+    def _copied_cleanup(self, start, cleanup):
+        """The final comparison of a chain whose cleanup (``POP_TOP`` at ``cleanup``) is
+        followed by a copy of the code after the final test's jump, or None."""
+        instrs = self.instrs
+        for j in range(cleanup - 1, start + 3, -1):
+            if instrs[j].op in POP_JUMPS and instrs[j - 1].op in self._COMPARES:
+                length = cleanup - j - 1
+                if length > 0 and self._same_code(j + 1, cleanup + 1, length):
+                    return j - 1
+                return None
+        return None
 
     # -- the conditional-jump handler ------------------------------------------------------
     def conditional(self, ins, stack, out):
@@ -380,6 +408,13 @@ class BranchMixin(object):
         if false < true:
             # a jump back to the loop head: `if not test: continue`
             if loop is not None and false in loop.continue_targets:
+                if PY >= (3, 12) and self.range_start == loop.body_start and \
+                        _negation_folds(test) and true < end:
+                    # 3.12+ threads the end of `if test: rest-of-body` to the loop head;
+                    # `not (a in b)` would compile as `a not in b`, so keep the if
+                    body, _ = self.walk(true, end, list(stack), ctx)
+                    out.append(ast.If(test=test, body=body or [ast.Pass()], orelse=[]))
+                    return end
                 out.append(ast.If(test=negate(test), body=[ast.Continue()], orelse=[]))
                 return true
             self.fail("backward conditional jump outside a loop", ins)

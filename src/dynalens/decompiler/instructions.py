@@ -186,6 +186,10 @@ def _normalize_one(raw, kw_names_pending, consts, legacy_state=None):
     if name == "RETURN_CONST":
         return [Instr("LOAD_CONST", raw.arg, raw.argval, off, line),
                 Instr("RETURN_VALUE", None, None, off, line)]
+    if name == "RETURN_VALUE" and (3, 12) <= PY < (3, 14):
+        # 3.12/3.13 write `return <constant>` as RETURN_CONST: a plain RETURN_VALUE of a
+        # constant returns an expression whose return the compiler copied into its branches
+        return [Instr("RETURN_VALUE", None, "split", off, line)]
     if name == "LOAD_SMALL_INT":
         return [Instr("LOAD_CONST", raw.arg, raw.argval, off, line)]
     if name == "DUP_TOP":

@@ -16,6 +16,7 @@ from .definitions import (COMPREHENSIONS, CO_ASYNC_GENERATOR, CO_COROUTINE, Defi
                           arguments_of)
 from .annotate import (CO_FUTURE_ANNOTATIONS, AnnotationMixin, annotate_owner,
                        place_annotations)
+from .conditional_returns import fold_conditional_returns
 from .errors import DecompilationError
 from .expressions import IterMarker, name
 from .cold_blocks import exception_only_blocks
@@ -101,6 +102,8 @@ def decompile_body(code, kind=None, session=None):
     kind = kind or code_kind(code)
     walker = CodeWalker(code, kind, session or Session())
     stmts, _ = walker.walk(0, walker.n, [], Context())
+    if (3, 12) <= sys.version_info < (3, 14) and kind in ("function", "lambda"):
+        fold_conditional_returns(stmts)
     if KEEPS_DEAD_CODE and kind == "function":
         if ends_with_dead_return(code):
             stmts = else_for_dead_return(stmts)

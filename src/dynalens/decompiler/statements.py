@@ -762,7 +762,9 @@ class StatementWalker(StackMachine):
     def op_RETURN_VALUE(self, ins, stack, out):
         value = self.pop(stack, ins)
         node = ast.Return(value=self.value(value, ins))
-        if isinstance(value, ast.Constant) and value.value is None and ins.index > 0:
+        if ins.argval == "split" and ins.index > 0 and self.instrs[ins.index - 1].op == "LOAD_CONST":
+            node._split = True  # see conditional_returns.py
+        elif isinstance(value, ast.Constant) and value.value is None and ins.index > 0:
             node._implicit = self._is_implicit_return(self.instrs[ins.index - 1])
         out.append(node)
 

@@ -1,0 +1,52 @@
+"""3.12/3.13: ``return a if c else b`` whose constant branch cannot be an ``if`` statement.
+
+The compiler copies a small return into each branch of a conditional expression, so
+``return 0 if c else f()`` becomes ``c; POP_JUMP_IF_FALSE; LOAD_CONST 0; RETURN_VALUE; ...``.
+Read as statements that is ``if c: return 0``, but 3.12 and 3.13 compile a written
+``return 0`` to ``RETURN_CONST``: a ``LOAD_CONST; RETURN_VALUE`` pair can only come from an
+expression.  Such returns are marked by the walker (``_split``) and folded back here, from the
+end of each block: ``if c: return a`` followed by ``return b`` is ``return a if c else b``.
+"""
+
+import ast
+
+_BLOCKS = ("body", "orelse", "finalbody")
+
+
+def _is_return(stmt):
+    return isinstance(stmt, ast.Return) and stmt.value is not None
+
+
+def _fold_end(stmts):
+    while len(stmts) >= 1:
+        last = stmts[-1]
+        if isinstance(last, ast.If) and len(last.body) == 1 and len(last.orelse) == 1 and \
+                _is_return(last.body[0]) and _is_return(last.orelse[0]):
+            yes, no, drop = last.body[0], last.orelse[0], 1
+        elif len(stmts) >= 2 and _is_return(last) and isinstance(stmts[-2], ast.If) and \
+                not stmts[-2].orelse and len(stmts[-2].body) == 1 and \
+                _is_return(stmts[-2].body[0]):
+            yes, no, drop = stmts[-2].body[0], last, 2
+            last = stmts[-2]
+        else:
+            return
+        if not (getattr(yes, "_split", False) or getattr(no, "_split", False)):
+            return
+        node = ast.Return(value=ast.IfExp(test=last.test, body=yes.value, orelse=no.value))
+        node._split = True
+        stmts[len(stmts) - drop:] = [node]
+
+
+def fold_conditional_returns(stmts):
+    """Fold marked returns in ``stmts`` and every nested block, in place."""
+    for stmt in stmts:
+        for field in _BLOCKS:
+            block = getattr(stmt, field, None)
+            if isinstance(block, list) and block and isinstance(block[0], ast.stmt):
+                fold_conditional_returns(block)
+        for handler in getattr(stmt, "handlers", ()) or ():
+            fold_conditional_returns(handler.body)
+        for case in getattr(stmt, "cases", ()) or ():
+            fold_conditional_returns(case.body)
+    _fold_end(stmts)
+    return stmts
