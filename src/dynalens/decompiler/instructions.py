@@ -256,6 +256,7 @@ class _LegacyState(object):
         self.exception_match = False
         self.rot_four = None
         self.dup_top = None
+        self.rot_three = None
 
     def skips(self, raw):
         """Unreachable code (3.8/3.9 leave dead jumps and returns after ``break`` and
@@ -274,6 +275,11 @@ def _normalize_legacy(raw, name, off, line, state):
         return [Instr("LOAD_ASSERTION_ERROR", None, None, off, line)]
     rot_four, state.rot_four = state.rot_four, None
     dup_top, state.dup_top = state.dup_top, None
+    rot_three, state.rot_three = state.rot_three, None
+    if name == "ROT_TWO" and rot_three is not None:
+        # `a, b, c = x, y, z`: ROT_THREE; ROT_TWO is 3.11's SWAP 3
+        rot_three.op, rot_three.arg, rot_three.argval = "SWAP", 3, 3
+        return []
     if name == "DUP_TOP":
         state.dup_top = Instr("COPY", 1, 1, off, line)
         return [state.dup_top]
@@ -281,6 +287,9 @@ def _normalize_legacy(raw, name, off, line, state):
         # a chained comparison's link: [a, b] -> [b, a, b], written SWAP 2; COPY 2 on 3.11
         dup_top.op, dup_top.arg, dup_top.argval = "SWAP", 2, 2
         return [Instr("COPY", 2, 2, off, line)]
+    if name == "ROT_THREE":
+        state.rot_three = Instr("ROT", 3, 3, off, line)
+        return [state.rot_three]
     if name == "COMPARE_OP" and raw.argval == "exception match":  # 3.8
         state.exception_match = True
         return []

@@ -54,8 +54,8 @@ def else_for_dead_return(stmts):
     while k > 0 and not isinstance(stmts[k - 1], (ast.If, ast.For, ast.AsyncFor, ast.While, ast.Try,
                                                     ast.With, ast.AsyncWith)):
         k -= 1
-    if k == 0 or k == len(stmts):
-        return stmts
+    if k == 0 or k == len(stmts) or not isinstance(stmts[-1], ast.Return):
+        return stmts  # the implicit return follows a final `raise` too
     last = stmts[k - 1]
     tail = stmts[k:]
     if isinstance(last, ast.If) and _terminal(last.body):
@@ -87,11 +87,11 @@ def _breaks(body):
 
 
 def compound_ends_before_else(stmts):
-    """In every ``if``/``else`` below ``stmts`` whose ``if`` body ends with a ``return`` or
-    ``raise``, end that body with a compound statement (see else_for_dead_return).
+    """In every ``if``/``else`` below ``stmts`` whose ``if`` body ends with a ``return``, end
+    that body with a compound statement (see else_for_dead_return).
 
     3.8/3.9's peephole pass deletes the jump over the ``else`` when it directly follows a
-    ``return`` in the same basic block; the structurer only sees an ``else`` there because the
+    ``return`` in the same basic block (not after a ``raise``); the structurer only sees an ``else`` there because the
     jump survived, which it does only after a compound statement's end label.
     """
     for stmt in stmts:
@@ -102,6 +102,6 @@ def compound_ends_before_else(stmts):
         for handler in getattr(stmt, "handlers", ()):
             compound_ends_before_else(handler.body)
         if isinstance(stmt, ast.If) and stmt.orelse and stmt.body and \
-                isinstance(stmt.body[-1], (ast.Return, ast.Raise)):
+                isinstance(stmt.body[-1], ast.Return):
             stmt.body[:] = else_for_dead_return(stmt.body)
     return stmts

@@ -7,6 +7,7 @@ the code object's ``co_qualname`` so the recompiled object has the same qualifie
 """
 
 import ast
+import dis
 import io
 import sys
 import tokenize
@@ -283,8 +284,24 @@ def _iterable_name(code):
     return "__iterable"
 
 
+def _class_body_qualname(code):
+    """Before 3.11 only a class body knows its qualified name: its prologue stores it
+    (``LOAD_CONST 'Outer.Inner'; STORE_NAME __qualname__``)."""
+    if code.co_flags & CO_OPTIMIZED or code.co_name.startswith("<"):
+        return code.co_name
+    previous = None
+    for ins in dis.get_instructions(code):
+        if ins.opname == "STORE_NAME" and ins.argval == "__qualname__":
+            if previous is not None and previous.opname == "LOAD_CONST" and \
+                    isinstance(previous.argval, str):
+                return previous.argval
+            break
+        previous = ins
+    return code.co_name
+
+
 def _qualname_parents(code):
-    qualname = getattr(code, "co_qualname", code.co_name)
+    qualname = getattr(code, "co_qualname", None) or _class_body_qualname(code)
     parts = qualname.split(".")
     parents = []
     for k, part in enumerate(parts[:-1]):
