@@ -307,6 +307,12 @@ class LegacyHandlerMixin(object):
                     if depth == 0:
                         return k
                     depth -= 1
+        pre = f - 1 if f > 0 and instrs[f - 1].op == "JUMP" else f
+        for k in candidates:  # the normal path's copy ends where the handler starts
+            length = k - f
+            if instrs[k].op == "RERAISE" and length <= pre and \
+                    self._same_code(pre - length, f, length):
+                return k
         for k in candidates:
             if instrs[k].op != "RERAISE":
                 continue

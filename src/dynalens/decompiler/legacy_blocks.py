@@ -177,6 +177,8 @@ def inlined_exits(raws):
         start = r - length + 1
         if any(raws[k].is_jump_target for k in range(start + 1, r + 1)):
             continue
+        if raws[start].starts_line is None or raws[r2 - length + 1].starts_line is None:
+            continue  # a line-less exit (ExitBlocks' case), or a run inside a longer block
         starts[raws[start].offset] = raws[r2 - length + 1].offset
         rest.update(raws[k].offset for k in range(start + 1, r + 1))
     return starts, rest
