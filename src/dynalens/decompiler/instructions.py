@@ -249,6 +249,12 @@ class _LegacyState(object):
                         raws[k - 1].opname in ("RETURN_VALUE", "RAISE_VARARGS", "RERAISE")) or \
                         raws[k].offset in self.retarget:  # a jump unthread() sends elsewhere
                     self.reachable[raws[k].offset] = self.reachable[raws[k - 1].offset]
+                elif raws[k].opname == "POP_EXCEPT" and k + 1 < len(raws) and \
+                        raws[k + 1].opname == "JUMP_FORWARD" and \
+                        raws[k - 1].opname in ("RETURN_VALUE", "RAISE_VARARGS", "RERAISE"):
+                    # an except clause's exit after its raise: the jump says where the try ends
+                    self.reachable[raws[k].offset] = self.reachable[raws[k - 1].offset]
+                    self.reachable[raws[k + 1].offset] = self.reachable[raws[k - 1].offset]
         self.exit_copies, self.exit_copy_rest = inlined_exits(raws) if PY == (3, 10) else ({}, ())
         self.retarget.update(self.exit_copies)
         self.async_for = _async_for_setups(raws)
