@@ -17,6 +17,7 @@ from .definitions import (COMPREHENSIONS, CO_ASYNC_GENERATOR, CO_COROUTINE, Defi
                           arguments_of)
 from .annotate import (CO_FUTURE_ANNOTATIONS, AnnotationMixin, annotate_owner,
                        place_annotations)
+from .annotate import AnnotationMixin, annotate_owner, place_annotations
 from .conditional_returns import fold_conditional_returns
 from .errors import DecompilationError
 from .expressions import IterMarker, name
@@ -254,6 +255,10 @@ def definition_for(code, fname=None, session=None):
     if kind == "function":
         body = decompile_body(code, kind, session)
         if code.co_name == "__annotate__" and sys.version_info >= (3, 14):
+            owner = annotate_owner(body)
+            if owner is not None:
+                return owner
+        if code.co_name == "__annotate__" and sys.version_info >= (3, 14):
             owner = annotate_owner(body, code)
             if owner is not None:
                 return owner
@@ -343,6 +348,12 @@ def wrap_for_closure(code, stmts):
                 cells = []
             body = [_function(pname, prefix + body)]
         else:
+            if code_kind(code) == "function" and not _CLASS_CELLS.intersection(code.co_freevars):
+                continue  # a method needs its class only for the class cells
+            if _unmangled_private_names(code):
+                # generated code (Dynamo's __compiled_fn_*) uses private-looking names the
+                # class would mangle; a class named only with underscores mangles nothing
+                pname = "_"
             node = ast.ClassDef(name=pname, bases=[], keywords=[], body=body, decorator_list=[])
             if hasattr(ast, "TypeAlias"):
                 node.type_params = []
@@ -351,6 +362,17 @@ def wrap_for_closure(code, stmts):
         body = [_function("__closure__", [ast.Assign(targets=[name(v, ast.Store()) for v in cells],
                                                       value=ast.Constant(value=None), lineno=0)] + body)]
     return body
+
+
+_CLASS_CELLS = frozenset(["__class__", "__classdict__", "__conditional_annotations__"])
+
+
+def _unmangled_private_names(code):
+    """Whether ``code`` (or code nested in it) uses a ``__name`` that a class would mangle."""
+    for name_ in code.co_names + code.co_varnames + code.co_freevars + code.co_cellvars:
+        if name_.startswith("__") and not name_.endswith("__"):
+            return True
+    return any(_unmangled_private_names(c) for c in code.co_consts if hasattr(c, "co_code"))
 
 
 def _function(fname, body):
