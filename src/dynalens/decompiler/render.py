@@ -129,12 +129,26 @@ def decompile_body(code, kind=None, session=None):
         return stmts  # walrus targets bind in the enclosing scope: no declaration possible
     if walker.globals_declared:
         decls.append(ast.Global(names=sorted(walker.globals_declared)))
-    if walker.nonlocals_declared:
-        decls.append(ast.Nonlocal(names=sorted(walker.nonlocals_declared)))
+    nonlocals = set(walker.nonlocals_declared)
+    if kind == "function":
+        nonlocals.update(_unused_free_variables(code, walker))
+    if nonlocals:
+        decls.append(ast.Nonlocal(names=sorted(nonlocals)))
     if decls:
         at = 1 if stmts and _is_docstring(stmts[0]) else 0
         stmts[at:at] = decls
     return stmts
+
+
+_CELL_OPS = frozenset(["LOAD_DEREF", "STORE_DEREF", "DELETE_DEREF", "LOAD_CLOSURE",
+                       "LOAD_CLASSDEREF", "LOAD_FROM_DICT_OR_DEREF"])
+
+
+def _unused_free_variables(code, walker):
+    """Free variables the code never touches (generated code passes cells it does not use):
+    only a ``nonlocal`` declaration makes the recompiled function capture them."""
+    used = set(ins.argval for ins in walker.instrs if ins.op in _CELL_OPS)
+    return [v for v in code.co_freevars if v not in used and v not in _CLASS_CELLS]
 
 
 CO_HAS_DOCSTRING = 0x4000000
