@@ -73,3 +73,32 @@ def walrus_guard(items):
         case 'y' if not items or (m := 3):
             return m
     return None
+
+
+def body_starts_with_if(value, flag):
+    match value:
+        case {'k': _}:
+            return 1
+        case 2j:
+            if flag:
+                return 1
+
+
+def if_else_in_last_case(value, flag, log):
+    match value:
+        case True | 1:
+            log.append(value)
+        case 's' | b'b':
+            if flag:
+                log.append(flag)
+            else:
+                raise ValueError(value)
+
+
+def guard_then_default(value, flag, log):
+    match value:
+        case False | 0 if flag:
+            if flag:
+                return 1
+        case _:
+            log.append(value)

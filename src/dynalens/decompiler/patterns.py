@@ -274,7 +274,9 @@ class MatchMixin(object):
         # last statement, and those returns are the fall-through past its end.  Nested in
         # another statement, the returns stay (the enclosing if/else may need them), except
         # where no `return` may be written
-        returns = loop is None and any(_ends_with_implicit_return(body) for body in bodies)
+        returns = loop is None and any(
+            _ends_with_implicit_return(body) or self._ends_with_exit_copy(case)
+            for case, body in zip(cases, bodies))
         top_level = self.range_end >= self.n
         strip = returns and (top_level or self.kind in ("module", "class"))
         if last.fail is None:
@@ -310,6 +312,16 @@ class MatchMixin(object):
                                               guard=None, body=[ast.Pass()]))
         out.append(ast.Match(subject=subject, cases=match_cases))
         return nxt
+
+    def _ends_with_exit_copy(self, case):
+        """Whether the case body's code ends with a copy of the implicit ``return None`` (which
+        the walk may have skipped as a detached copy)."""
+        end = case.body_end
+        if end is None or end - 2 < case.body_start or end > self.n:
+            return False
+        load, ret = self.instrs[end - 2], self.instrs[end - 1]
+        return ret.op == "RETURN_VALUE" and load.op == "LOAD_CONST" and load.argval is None \
+            and self._is_implicit_return(load)
 
     def _region_end(self):
         """The end of the range being walked, short of the enclosing loop's back edge."""
@@ -378,7 +390,9 @@ class MatchMixin(object):
             return None
         fail, chain = self._case_fail_point(fails, base)
         guard_stack = list(outer) + ([subject] if copied else [])
-        guard, body_start, fail = self._case_guard(stop, guard_stack, fail, copied)
+        exit_only = bool(fails) and fail is None
+        guard, body_start, fail = self._case_guard(stop, guard_stack, fail, copied, exit_only,
+                                                   chain)
         if guard is False:
             return None
         if copied:
@@ -420,9 +434,12 @@ class MatchMixin(object):
                 point = land
         return point, chain
 
-    def _case_guard(self, k, stack, fail, copied):
+    def _case_guard(self, k, stack, fail, copied, exit_only=False, chain=None):
         """``case ... if guard:``: a condition whose false exits go to the case's failure
-        point.  Returns (guard or None, body start, failure point); guard False: no fit."""
+        point (or a copy of it past the case body: an ``if`` that starts the body may jump
+        to a copy of the same exit at the body's end), or to a return when the pattern
+        fails to one (``exit_only``).
+        Returns (guard or None, body start, failure point); guard False: no fit."""
         instrs = self.instrs
         if k < self.n and copied and instrs[k].op == "POP_TOP":
             return None, k, fail
@@ -438,16 +455,25 @@ class MatchMixin(object):
         for count in range(len(chunks), 0, -1):
             last = chunks[count - 1].jump
             true, false = self.after(last), last.target
-            if fail is not None and self.exits.label(false) != self.exits.label(fail):
+            real = self._real_target(last)
+            if fail is not None and (self.exits.label(false) != self.exits.label(fail) or
+                                     real != fail and true <= real < (chain or fail)):
+                continue
+            if exit_only and not self._is_exit(real):
                 continue
             if copied and (true >= self.n or instrs[true].op != "POP_TOP"):
                 continue
             expr = self.parse_cond(chunks[:count], true, false, true)
             if expr is not None:
-                return expr, true, false
+                return expr, true, fail if fail is not None else real
         if copied:
             return False, k, fail
         return None, k, fail
+
+    def _is_exit(self, k):
+        """Whether ``k`` starts a ``return <constant>`` (or lies past the code)."""
+        return k >= self.n or (k + 1 < self.n and self.instrs[k].op == "LOAD_CONST" and
+                               self.instrs[k + 1].op == "RETURN_VALUE")
 
     # -- symbolic execution of pattern code ------------------------------------------------
     def _pat_run(self, k, stack, base, fails, alternative):
