@@ -264,7 +264,19 @@ class StackMachine(object):
 
     op_LOAD_FAST = op_LOAD_DEREF = _load_name
     op_LOAD_NAME = op_LOAD_GLOBAL = _load_global
-    op_LOAD_CLASSDEREF = op_LOAD_CLOSURE = _load_name
+    op_LOAD_CLASSDEREF = _load_name
+
+    def op_LOAD_CLOSURE(self, ins, stack, out):
+        """The cell itself, not its value.  The compiler only loads cells to build a closure
+        (MAKE_FUNCTION uses them, nothing is written); generated code also passes cells around
+        (Dynamo's resume functions), and the one source expression that yields this frame's
+        cell for ``x`` is ``(lambda: x).__closure__[0]``."""
+        lam = ast.Lambda(args=ast.arguments(posonlyargs=[], args=[], vararg=None, kwonlyargs=[],
+                                            kw_defaults=[], kwarg=None, defaults=[]),
+                         body=name(ins.argval))
+        stack.append(ast.Subscript(
+            value=ast.Attribute(value=lam, attr="__closure__", ctx=ast.Load()),
+            slice=ast.Constant(value=0), ctx=ast.Load()))
 
     def op_LOAD_FROM_DICT_OR_GLOBALS(self, ins, stack, out):
         """3.12+ class scopes: the name looked up in the class namespace first (pushed by
