@@ -326,6 +326,22 @@ class LegacyHandlerMixin(object):
             return candidates[0]
         self.fail("finally handler without its re-raise", instrs[f])
 
+    # -- returns -------------------------------------------------------------------------
+    _UNWINDING = frozenset(["POP_EXCEPT", "POP_TOP", "SWAP", "ROT", "CALL_FINALLY",
+                            "POP_FINALLY", "BEGIN_FINALLY", "WITH_CLEANUP_START",
+                            "WITH_CLEANUP_FINISH"])
+
+    def _is_implicit_return(self, load):
+        """3.8/3.9 give a written ``return`` inside ``except``/``with``/``for`` its line at the
+        first unwinding instruction (POP_EXCEPT...), not at the value: judge it from there."""
+        if TOP_TESTED_WHILE and load.line is None:
+            k = load.index - 1
+            while k >= 0 and self.instrs[k].op in self._UNWINDING and self.instrs[k].line is None:
+                k -= 1
+            if k >= 0 and self.instrs[k].op in self._UNWINDING:
+                return super(LegacyHandlerMixin, self)._is_implicit_return(self.instrs[k])
+        return super(LegacyHandlerMixin, self)._is_implicit_return(load)
+
     # -- 3.8 finally plumbing: no statement of their own -------------------------------------
     def op_BEGIN_FINALLY(self, ins, stack, out):
         pass

@@ -107,6 +107,25 @@ def unthread(raws):
     for raw in raws:
         if raw.opname == "JUMP_ABSOLUTE" and raw.offset in stacks and raw.argval < raw.offset:
             last_back[raw.argval] = raw.offset
+    # a live jump back to the loop head right before an else body is the if body's jump over
+    # that else (threaded from the if's end, the last back edge); tests nested in the if body
+    # that go to the head went through it
+    first_test = {}
+    for raw in raws:
+        if raw.opname in _CONDITIONAL and raw.offset in stacks:
+            first_test.setdefault(raw.argval, raw.offset)
+    for k in range(1, len(raws) - 1):
+        raw = raws[k]
+        opener = first_test.get(raws[k + 1].offset)
+        if raw.opname != "JUMP_ABSOLUTE" or raw.offset not in stacks or opener is None or \
+                opener > raw.offset or raw.argval > raw.offset or \
+                last_back.get(raw.argval, -1) <= raw.offset:
+            continue
+        retarget[raw.offset] = last_back[raw.argval]
+        for cond in raws:
+            if opener < cond.offset < raw.offset and cond.opname in _CONDITIONAL and \
+                    cond.argval == raw.argval and cond.offset not in retarget:
+                retarget[cond.offset] = raw.offset
     for raw in raws:
         if raw.opname in _CONDITIONAL and raw.offset in stacks and raw.argval < raw.offset and \
                 raw.offset not in retarget and last_back.get(raw.argval, -1) > raw.offset:
