@@ -279,6 +279,9 @@ class LegacyHandlerMixin(object):
         pre, join = self._forward_jump_before(f)
         if pre == f and instrs[f - 1].op == "BEGIN_FINALLY":  # 3.8
             pre = f - 1
+        tail = self._inlined_tail(ins.index + 1, f, length) if pre == f else None
+        if tail is not None:
+            pre = tail
         body, _ = self.walk(ins.index + 1, pre, list(stack), ctx.but(finally_copies=copies))
         if len(body) == 1 and isinstance(body[0], ast.Try) and not body[0].finalbody:
             body[0].finalbody = finalbody or [ast.Pass()]
@@ -286,10 +289,31 @@ class LegacyHandlerMixin(object):
         else:
             out.append(ast.Try(body=body or [ast.Pass()], handlers=[], orelse=[],
                                finalbody=finalbody or [ast.Pass()]))
+        if tail is not None:
+            self.walk(tail, f, stack, ctx, out=out)
         after = fend + 1
         if join is not None and join > after:
             return min(join, max(self.range_end, after))
         return after
+
+    def _inlined_tail(self, body_start, f, length):
+        """3.10: where the code after a ``try``/``finally`` starts when the compiler copied it
+        (a short block that returns) right after the normal path's finally copy, in place of
+        the jump to it: that copy's end, or None."""
+        if TOP_TESTED_WHILE or not length:
+            return None
+        instrs = self.instrs
+        if instrs[f - 1].op not in ("RETURN_VALUE", "RAISE_VARARGS", "RERAISE"):
+            return None
+        for start in range(f - length - 1, body_start - 1, -1):
+            if self._same_code(start, f, length):
+                tail = start + length
+                if tail < f and f - tail <= 4 and instrs[tail].line is not None and \
+                        instrs[tail].op != "RETURN_VALUE" and \
+                        all(instrs[k].target is None for k in range(tail, f)):
+                    return tail
+                return None
+        return None
 
     def _finally_end(self, body_start, f):
         """The RERAISE (3.8: END_FINALLY) that ends the finally handler at ``f``: the first
