@@ -297,3 +297,39 @@ def test_eager_graphs_runs_other_backends_graphs_from_their_files(tmp_path):
                 sys.settrace(None)
         assert torch.equal(got, expected)
         assert bool(seen) == eager_graphs == bool(session.graphs_swapped)
+
+
+def _item_break(x, y):
+    s = x.sum().item()
+    return (x * s + y).tanh()
+
+
+@pytest.mark.parametrize("fn, make_args", [
+    (_branchy, lambda: {"b": torch.randn(5), "x": torch.randn(5)}),
+    (_item_break, lambda: {"___stack0": 1.5, "x": torch.randn(5), "y": torch.randn(5)}),
+])
+def test_simplified_resume_functions_compute_the_same(tmp_path, fn, make_args):
+    import types
+
+    import torch._dynamo
+
+    from dynalens.lens.dump import Dumper
+    from dynalens.lens.noise import simplify
+
+    torch._dynamo.reset()
+    compiled = torch.compile(fn, backend="eager")
+    with prepare_debug(str(tmp_path), report=False) as run:
+        compiled(torch.randn(5), torch.randn(5))
+    resumes = []
+    for dc in run.compiles:
+        resumes += Dumper._resume_functions(None, dc.record)
+    assert resumes
+    for name, code in resumes:
+        simple, notes, _ = simplify(code)
+        assert notes and len(list(simple.co_code)) < len(list(code.co_code))
+        values = make_args()
+        args = [[] if a.startswith("__nested") else values[a]
+                for a in code.co_varnames[:code.co_argcount]]
+        run_orig = torch._dynamo.disable(types.FunctionType(code, fn.__globals__))
+        run_simple = torch._dynamo.disable(types.FunctionType(simple, fn.__globals__))
+        assert torch.equal(run_orig(*args), run_simple(*args))

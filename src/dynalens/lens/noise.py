@@ -153,6 +153,10 @@ def _call_span(instructions, attr_index):
 def strip_unreachable(code, prune_locals=False):
     """(code without unreachable instructions, number removed); (code, 0) if none or unsafe.
 
+    Also removed: unconditional jumps to the very next instruction, and values pushed only to
+    be popped again (an argument or constant loaded, a few stores later thrown away: Dynamo's
+    resume prologue does this with its stack values).
+
     With `prune_locals`, local names only the removed code used are dropped as well (in order
     of first use, as CPython's compiler numbers them): right for a file that documents the
     code, wrong for a code object that must fit an existing frame.
@@ -172,6 +176,8 @@ def strip_unreachable(code, prune_locals=False):
     def transform(instructions, code_options):
         before = len(instructions)
         live = remove_pointless_jumps(remove_dead_code(instructions))
+        live = _drop_jumps_to_next(live)
+        live = _drop_dead_pushes(code, live)
         used = _used_locals(code, live) if prune_locals else code.co_varnames
         if len(live) < before or used != code.co_varnames:
             instructions[:] = live
@@ -221,3 +227,79 @@ def _used_locals(code, instructions):
                 and inst.argval in code.co_varnames:
             names.append(inst.argval)
     return tuple(names)
+
+
+_UNCONDITIONAL = ("JUMP_FORWARD", "JUMP_ABSOLUTE", "JUMP_BACKWARD", "JUMP",
+                  "JUMP_BACKWARD_NO_INTERRUPT")
+
+
+def _targets(instructions):
+    out = set()
+    for inst in instructions:
+        if getattr(inst, "target", None) is not None:
+            out.add(id(inst.target))
+        entry = getattr(inst, "exn_tab_entry", None)
+        if entry is not None:
+            out.update((id(entry.start), id(entry.end), id(entry.target)))
+    return out
+
+
+def _drop_jumps_to_next(instructions):
+    """Unconditional jumps whose target is the next instruction do nothing: drop them."""
+    out = list(instructions)
+    changed = True
+    while changed:
+        changed = False
+        targets = _targets(out)
+        for i in range(len(out) - 1):
+            inst = out[i]
+            if inst.opname in _UNCONDITIONAL and inst.target is out[i + 1] \
+                    and id(inst) not in targets and inst.exn_tab_entry is None:
+                del out[i]
+                changed = True
+                break
+    return out
+
+
+# stack effect of the only instructions allowed between a dead push and its POP_TOP
+_NEUTRAL_EFFECT = {"LOAD_CONST": 1, "LOAD_FAST": 1, "STORE_FAST": -1, "NOP": 0}
+
+
+def _drop_dead_pushes(code, instructions):
+    """`LOAD_FAST arg` / `LOAD_CONST c`, a stack-neutral run of loads and stores, `POP_TOP`:
+    the value is never used and loading it cannot fail or have effects, so both go."""
+    import inspect
+
+    nargs = code.co_argcount + code.co_kwonlyargcount \
+        + bool(code.co_flags & inspect.CO_VARARGS) + bool(code.co_flags & inspect.CO_VARKEYWORDS)
+    args = set(code.co_varnames[:nargs])
+    deleted = {inst.argval for inst in instructions if inst.opname == "DELETE_FAST"}
+    out = list(instructions)
+    changed = True
+    while changed:
+        changed = False
+        targets = _targets(out)
+        for i, inst in enumerate(out):
+            pure = inst.opname == "LOAD_CONST" or (
+                inst.opname == "LOAD_FAST" and inst.argval in args and inst.argval not in deleted)
+            if not pure or id(inst) in targets:
+                continue
+            depth = 0
+            for j in range(i + 1, len(out)):
+                nxt = out[j]
+                if id(nxt) in targets or nxt.exn_tab_entry is not inst.exn_tab_entry:
+                    break
+                if nxt.opname == "POP_TOP" and depth == 0:
+                    del out[j]
+                    del out[i]
+                    changed = True
+                    break
+                effect = _NEUTRAL_EFFECT.get(nxt.opname)
+                if effect is None:
+                    break
+                depth += effect
+                if depth < 0:
+                    break
+            if changed:
+                break
+    return out
