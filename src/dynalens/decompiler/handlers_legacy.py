@@ -128,6 +128,8 @@ class LegacyHandlerMixin(object):
             pre = h - 1  # 3.8/3.9: the jump past the handlers was threaded to the loop head
         body, _ = self.walk(ins.index + 1, pre, list(stack), ctx)
         clauses, handlers_end = self._legacy_clauses(h, else_start)
+        if not clauses:
+            self.fail("except clauses outside the range being structured", instrs[h])
         join = None
         for clause in clauses:
             for start, end in self._clause_ranges(clause):

@@ -242,6 +242,21 @@ class _LegacyState(object):
             # a dead JUMP_FORWARD right after a return or raise is the jump over an else
             # branch: it keeps the if/else shape of the source
             self.reachable = dict(self.reachable)
+            last_back = {}
+            for raw in raws:
+                if raw.opname == "JUMP_ABSOLUTE" and raw.offset in self.reachable and \
+                        raw.argval < raw.offset:
+                    last_back[raw.argval] = raw.offset
+            for k in range(1, len(raws)):
+                raw = raws[k]
+                if raw.opname == "JUMP_ABSOLUTE" and raw.offset not in self.reachable and \
+                        raws[k - 1].offset in self.reachable and \
+                        raws[k - 1].opname in ("RERAISE", "RAISE_VARARGS") and \
+                        raw.argval < last_back.get(raw.argval, raw.offset) < raw.offset:
+                    # the loop's true last back edge after handlers that all re-raise: the
+                    # loop (and the try statement in it) ends there
+                    self.reachable[raw.offset] = self.reachable[raws[k - 1].offset]
+                    last_back[raw.argval] = raw.offset
             for k in range(1, len(raws)):
                 if raws[k].offset in self.reachable or raws[k - 1].offset not in self.reachable:
                     continue

@@ -61,6 +61,13 @@ def block_stacks(raws, retarget=None):
 _CONDITIONAL = frozenset(["POP_JUMP_IF_FALSE", "POP_JUMP_IF_TRUE"])
 
 
+def _raw_at(raws, offset):
+    for raw in raws:
+        if raw.offset == offset:
+            return raw
+    return None
+
+
 def unthread(raws):
     """Undo 3.8/3.9's jump threading where it left a trace: {conditional jump offset: offset
     of the unreachable unconditional jump it was first compiled to}.
@@ -68,8 +75,9 @@ def unthread(raws):
     The peephole optimizer sends a conditional jump whose target is an unconditional jump
     straight to that jump's target, and leaves the jump behind, unreachable when the code
     before it returns or jumps (``if x: return`` or ``if x: break`` at the end of a loop body:
-    the test then jumps to the loop head).  Sending the test back to the dead jump gives the shape of the source (the
-    ``if`` ends where the jump is) and the same behaviour.  The tests retargeted are those that
+    the test then jumps to the loop head; ``if x: ...; continue`` before a ``break``: the test
+    jumps to the loop exit).  Sending the test back to the dead jump gives the shape of the
+    source (the ``if`` ends where the jump is) and the same behaviour.  The tests retargeted are those that
     go where the dead jump goes, between it and the previous dead jump there.
     """
     stacks = block_stacks(raws)
@@ -84,7 +92,19 @@ def unthread(raws):
             continue
         target = raw.argval
         since = previous.get(target, -1)
-        if target > raw.offset:
+        if target > raw.offset and raw.opname == "JUMP_ABSOLUTE":
+            # a dead `break`: the tests before it in the loop body went to it, not the loop's
+            # own test at its head
+            heads = [r.argval for r in raws[k:] if r.opname == "JUMP_ABSOLUTE" and
+                     r.argval < raw.offset]
+            if not heads:
+                continue
+            head = max(heads)  # the innermost loop around the break
+            loop_test = [r.offset for r in raws if head <= r.offset < raw.offset and
+                         r.opname in _CONDITIONAL]
+            since = max(since, loop_test[0] if loop_test and
+                        _raw_at(raws, loop_test[0]).argval == target else head)
+        elif target > raw.offset:
             # a forward jump after a return ends an if body that has an else: only tests
             # nested in that body (after the test that jumps to the else) went through it
             else_start = raws[k + 1].offset if k + 1 < len(raws) else None
