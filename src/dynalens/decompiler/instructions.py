@@ -345,8 +345,9 @@ def _assertion_loads(raws):
         j = k + 1
         while j < len(raws) and raws[j].opname != "RAISE_VARARGS" and not _is_jump(raws[j]):
             j += 1
+        message_call = raws[j - 1].opname == "CALL_FUNCTION" and raws[j - 1].arg == 1
         if j + 1 < len(raws) and raws[j].opname == "RAISE_VARARGS" and raws[j].arg == 1 and \
-                raws[k - 1].argval == raws[j + 1].offset:
+                raws[k - 1].argval == raws[j + 1].offset and (j == k + 1 or message_call):
             found.add(raw.offset)
     return found
 
