@@ -25,6 +25,13 @@ all alternatives sit in the same order.
 
 The failure jumps are what makes the structure certain: every one must land, after popping
 exactly what was on the stack above the case's base, on one point -- the next case.
+
+Per version (the symbolic execution absorbs most of it): 3.10's MATCH_CLASS / MATCH_KEYS push
+their tuple *and* a success flag and sub-patterns index into the tuple (``PY < (3, 11)`` in
+those two handlers), ``**rest`` is COPY_DICT_WITHOUT_KEYS, rotations are ROT_N; from 3.12 on
+(and sometimes before) the code after an or-pattern is a short exit that the compiler copies
+into every alternative instead of jumping to it, which :meth:`MatchMixin._or_pattern` reads as
+an alternative's "tail".
 """
 
 import ast
