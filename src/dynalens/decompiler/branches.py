@@ -669,10 +669,14 @@ class BranchMixin(object):
                 return self.top_tested_while(test, head, body_start, exit_, stack, out, ctx)
             # no bottom test: the compiler adds one after a body that can end, so the
             # back edge must stay an explicit `continue`
+            body_end = exit_
+            if false <= self.n and any(
+                    exit_ <= (self.instrs[k].target or -1) < false for k in range(body_start, exit_)):
+                body_end = false  # blocks after the last `continue` that the body jumps to
             loop = Loop(head, (head,), false, exit_ - 1, "while-top", body_start=body_start)
-            body, _ = self.walk(body_start, exit_, list(stack), ctx.but(loop=loop))
+            body, _ = self.walk(body_start, body_end, list(stack), ctx.but(loop=loop))
             out.append(ast.While(test=test, body=body or [ast.Pass()], orelse=[]))
-            return exit_
+            return body_end
         return None
 
     def read_chunks(self, start, stop, stack):

@@ -182,11 +182,19 @@ def _strip_trailing_return(stmts):
         _strip_trailing_return(last.orelse)
         if not last.body:
             last.body.append(ast.Pass())
-    elif isinstance(last, ast.Try) and not last.finalbody:
+    elif getattr(ast, "Match", None) is not None and isinstance(last, ast.Match):
+        for case in last.cases:
+            _strip_trailing_return(case.body)
+            if not case.body:
+                case.body.append(ast.Pass())
+    elif isinstance(last, _TRY_NODES) and not last.finalbody:
         for block in [last.body, last.orelse] + [h.body for h in last.handlers]:
             _strip_trailing_return(block)
             if not block and block is not last.orelse:
                 block.append(ast.Pass())
+
+
+_TRY_NODES = tuple(getattr(ast, n) for n in ("Try", "TryStar") if hasattr(ast, n))
 
 
 def _returns_to_else(stmts):
@@ -206,12 +214,15 @@ def _returns_to_else(stmts):
             if _ends_with_return(stmt.body):
                 stmt.body.pop()
                 stmt.body = stmt.body or [ast.Pass()]
-        elif isinstance(stmt, (ast.For, ast.While, ast.With, ast.Try)):
+        elif getattr(ast, "Match", None) is not None and isinstance(stmt, ast.Match):
+            for case in stmt.cases:
+                case.body = _returns_to_else(case.body) or [ast.Pass()]
+        elif isinstance(stmt, (ast.For, ast.While, ast.With) + _TRY_NODES):
             for field in ("body", "orelse", "finalbody"):
                 block = getattr(stmt, field, None)
                 if block:
                     setattr(stmt, field, _returns_to_else(block) or [ast.Pass()])
-            if isinstance(stmt, ast.Try):
+            if isinstance(stmt, _TRY_NODES):
                 for h in stmt.handlers:
                     h.body = _returns_to_else(h.body) or [ast.Pass()]
         elif isinstance(stmt, ast.Return):
