@@ -126,6 +126,9 @@ class LegacyHandlerMixin(object):
             instrs[h - 1].op == "JUMP" and instrs[h - 1].target in loop.continue_targets
         if body_to_head:
             pre = h - 1  # 3.8/3.9: the jump past the handlers was threaded to the loop head
+        inlined_else = self._inlined_else(h) if pre == h else None
+        if inlined_else is not None:
+            pre = inlined_else
         body, _ = self.walk(ins.index + 1, pre, list(stack), ctx)
         clauses, handlers_end = self._legacy_clauses(h, else_start)
         if not clauses:
@@ -138,6 +141,16 @@ class LegacyHandlerMixin(object):
                     if instrs[q].op == "JUMP" and t is not None and t >= handlers_end and \
                             not self._is_loop_jump(instrs[q]) and (join is None or t < join):
                         join = t
+        after_copy = None
+        if not TOP_TESTED_WHILE:  # 3.10 copies a short returning tail into each clause
+            cut = []
+            for clause in clauses:
+                tail = self._clause_tail(clause)
+                if tail is not None:
+                    after_copy = after_copy or tail
+                    clause = clause[:4] + (tail[0],)
+                cut.append(clause)
+            clauses = cut
         handlers = []
         for clause in clauses:
             exc_type, hname = clause[0], clause[1]
@@ -149,6 +162,8 @@ class LegacyHandlerMixin(object):
             handlers.append(ast.ExceptHandler(type=exc_type, name=hname, body=hbody or [ast.Pass()]))
         orelse = []
         nxt = handlers_end
+        if inlined_else is not None:
+            orelse, _ = self.walk(inlined_else, h, list(stack), ctx)
         ends_loop_body = TOP_TESTED_WHILE and join is None and loop is not None and any(
             body and isinstance(body[-1], ast.Continue) for body in [h.body for h in handlers])
         if ends_loop_body and else_start is None and (body_to_head or handlers_end >= loop.last):
@@ -177,7 +192,49 @@ class LegacyHandlerMixin(object):
         elif join is not None:
             nxt = join
         out.append(ast.Try(body=body or [ast.Pass()], handlers=handlers, orelse=orelse, finalbody=[]))
+        if after_copy is not None:
+            self.walk(after_copy[0], after_copy[1], stack, ctx, out=out)
         return nxt
+
+    def _clause_tail(self, clause):
+        """3.10: (start, end) of the code after the try statement that the compiler copied to
+        the end of an except clause (after its POP_EXCEPT and name cleanup: a new line, at
+        most four instructions, a return), or None."""
+        instrs = self.instrs
+        _, hname, cleanup, body_start, clause_end = clause
+        end = min(clause_end, self.n)
+        for q in range(end - 1, body_start - 1, -1):
+            if instrs[q].op == "POP_EXCEPT":
+                break
+        else:
+            return None
+        start = q + 1
+        if hname is not None and start + 2 < end and instrs[start].op == "LOAD_CONST" and \
+                instrs[start + 1].op.startswith("STORE_") and \
+                instrs[start + 2].op.startswith("DELETE_"):
+            start += 3
+        if start < end and end - start <= 4 and instrs[start].line is not None and \
+                instrs[end - 1].op == "RETURN_VALUE" and \
+                all(instrs[k].target is None for k in range(start, end)):
+            return start, end
+        return None
+
+    def _inlined_else(self, h):
+        """3.10: the start of an else body that returns, which the compiler copied (a block of
+        at most four instructions) between the try body's end and its handlers in place of the
+        jump to it; None if there is none."""
+        if TOP_TESTED_WHILE:
+            return None
+        instrs = self.instrs
+        ends = [e.end for e in self.entries if e.target == h]
+        if not ends:
+            return None
+        start = max(ends)
+        if start < h and h - start <= 4 and instrs[start].line is not None and \
+                instrs[start].op != "RETURN_VALUE" and instrs[h - 1].op == "RETURN_VALUE" and \
+                all(instrs[k].target is None for k in range(start, h)):
+            return start
+        return None
 
     def _clause_ranges(self, clause):
         """The instruction ranges of an except clause's body: 3.8 continues a named clause
