@@ -333,3 +333,88 @@ def test_simplified_resume_functions_compute_the_same(tmp_path, fn, make_args):
         run_orig = torch._dynamo.disable(types.FunctionType(code, fn.__globals__))
         run_simple = torch._dynamo.disable(types.FunctionType(simple, fn.__globals__))
         assert torch.equal(run_orig(*args), run_simple(*args))
+
+
+def _where_norm(x, y):
+    return torch.where(x > y, x - y, y - x).norm()
+
+
+def _containers(xs, table, *, weight=1.0):
+    return sum(xs) * weight, table["a"] - table["b"], len(xs)
+
+
+def _make_counter():
+    count = 0
+
+    def counter(x):
+        nonlocal count
+        count += 1
+        return x * count
+
+    return counter
+
+
+class _Lin(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        torch.manual_seed(3)
+        self.lin = torch.nn.Linear(3, 3)
+
+    def score(self, x, bias=0.0):
+        return self.lin(x).tanh().sum(-1) + bias
+
+
+def _same(a, b):
+    from dynalens.examples.workloads import outputs_equal
+
+    return outputs_equal(a, b)
+
+
+REPLAYS = {
+    "where_norm": (lambda: _where_norm, lambda g: ((torch.randn(5, generator=g),
+                                                   torch.randn(5, generator=g)), {})),
+    "branchy": (lambda: _branchy, lambda g: ((torch.randn(5, generator=g),
+                                             torch.randn(5, generator=g)), {})),
+    "item_break": (lambda: _item_break, lambda g: ((torch.randn(5, generator=g),
+                                                   torch.randn(5, generator=g)), {})),
+    "containers": (lambda: _containers, lambda g: (
+        ([torch.randn(3, generator=g) for _ in range(3)],
+         {"a": torch.randn(3, generator=g), "b": torch.randn(3, generator=g)}),
+        {"weight": 2.0})),
+    "closure": (_make_counter, lambda g: ((torch.randn(4, generator=g),), {})),
+    "module_method": (lambda: _Lin().score, lambda g: ((torch.randn(2, 3, generator=g),),
+                                                       {"bias": 0.5})),
+}
+
+
+@pytest.fixture(scope="module")
+def replay_modes():
+    return {}
+
+
+@pytest.mark.parametrize("name", sorted(REPLAYS))
+def test_debug_replays_every_compile_identically(tmp_path, name, replay_modes):
+    # under debug() the swapped code (exact: compiled from the dumped file; else Dynamo's own,
+    # relabeled) must compute what the plain compiled code computed, call for call
+    import torch._dynamo
+
+    make_fn, make_inputs = REPLAYS[name]
+    torch._dynamo.reset()
+    fn = torch.compile(make_fn(), backend="eager")
+    gen = torch.Generator().manual_seed(0)
+    inputs = [make_inputs(gen) for _ in range(3)]
+    with prepare_debug(str(tmp_path), report=False) as run:
+        expected = [fn(*a, **k) for a, k in inputs]
+    with debug(run) as session:
+        got = [fn(*a, **k) for a, k in inputs]
+    if name != "closure":               # the closure counts its calls: results differ by design
+        assert _same(expected, got)
+    assert not session.not_swapped, session.not_swapped
+    replay_modes[name] = (len(session.swapped), len(session.relabeled))
+
+
+def test_some_replays_ran_decompiled_code(replay_modes):
+    # at least part of the replays above ran code compiled from the decompiled files
+    if len(replay_modes) < len(REPLAYS):
+        pytest.skip("replay tests were deselected")
+    assert sum(exact for exact, _ in replay_modes.values()) > 0, replay_modes

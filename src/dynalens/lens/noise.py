@@ -178,6 +178,8 @@ def strip_unreachable(code, prune_locals=False):
         live = remove_pointless_jumps(remove_dead_code(instructions))
         live = _drop_jumps_to_next(live)
         live = _drop_dead_pushes(code, live)
+        live = _drop_dead_values(live)
+        live = _drop_deletes_before_return(live)
         used = _used_locals(code, live) if prune_locals else code.co_varnames
         if len(live) < before or used != code.co_varnames:
             instructions[:] = live
@@ -195,8 +197,9 @@ def strip_unreachable(code, prune_locals=False):
 def simplify(code):
     """Dynamo's code as far as source can express it: (code object, notes for the header).
 
-    Takes out the profiler bookkeeping, unreachable instructions, and locals nothing live uses.
-    Every step keeps what the code computes; each one that changed something adds a note.
+    Takes out the profiler bookkeeping, unreachable instructions, values nothing reads, `del`s
+    right before `return` (the frame drops its locals there anyway), and locals nothing live
+    uses. Every step keeps what the code computes; each one that changed something adds a note.
     """
     notes = []
     code, n = strip_profiler_bookkeeping(code)
@@ -206,8 +209,10 @@ def simplify(code):
     before = code.co_varnames
     code, m = strip_unreachable(code, prune_locals=True)
     if m:
-        notes.append("%d unreachable instructions (for a resume function: Dynamo's copy of the "
-                     "code before the graph break, jumped over)" % m)
+        notes.append("%d instructions that never run or compute nothing used: unreachable code "
+                     "(a resume function's copy of the code before the graph break), values "
+                     "pushed only to be popped (Dynamo's nested-graph-break lists), jumps to the "
+                     "next instruction, `del` of locals right before `return`" % m)
     dropped = [v for v in before if v not in code.co_varnames]
     if dropped:
         notes.append("local names only that code used (%s)" % ", ".join(dropped))
@@ -302,4 +307,206 @@ def _drop_dead_pushes(code, instructions):
                     break
             if changed:
                 break
+    return out
+
+
+# -- values pushed, shuffled and popped without being used -------------------------------------
+# Dynamo 2.13 ends a frame by building lists for its nested-graph-break convention that nothing
+# reads: they are pushed, SWAPped around the result and popped. Within one basic block, a value
+# made by a pure instruction (LOAD_CONST, BUILD_LIST, BUILD_TUPLE, extended in place by
+# LIST_EXTEND) that is only ever popped, extended or built into other such values is dead: its
+# instructions go, SWAPs that then move no live value go, and the block is re-simulated to check
+# that every remaining instruction consumes exactly the live values it did before.
+
+# (pops, pushes) of the instructions understood; anything else ends the analysis of a block
+_STACK = {
+    "LOAD_CONST": (0, 1), "LOAD_FAST": (0, 1), "STORE_FAST": (1, 0), "DELETE_FAST": (0, 0),
+    "POP_TOP": (1, 0), "BINARY_SUBSCR": (2, 1), "RETURN_VALUE": (1, 0), "NOP": (0, 0),
+}
+
+
+class _Value:
+    __slots__ = ("pure", "uses", "parts")
+
+    def __init__(self, pure):
+        self.pure = pure              # made in this block by a pure instruction
+        self.uses = []                # (instruction index, role)
+        self.parts = []              # values built into it (BUILD_*, LIST_EXTEND)
+
+
+def _effect(inst):
+    if inst.opname in _STACK:
+        return _STACK[inst.opname]
+    if inst.opname in ("BUILD_LIST", "BUILD_TUPLE"):
+        return inst.arg, 1
+    return None
+
+
+def _simulate(block):
+    """[(stack before, consumed values, pushed values)] per instruction, or None if unknown."""
+    stack = []
+    steps = []
+
+    def need(n):
+        while len(stack) < n:
+            stack.insert(0, _Value(False))
+
+    for idx, inst in enumerate(block):
+        before = list(stack)
+        name = inst.opname
+        if name == "SWAP":
+            need(inst.arg)
+            stack[-1], stack[-inst.arg] = stack[-inst.arg], stack[-1]
+            steps.append((before, [], []))
+            continue
+        if name == "LIST_EXTEND":
+            need(inst.arg + 1)
+            src = stack.pop()
+            target = stack[-inst.arg]
+            src.uses.append((idx, "part"))
+            target.uses.append((idx, "extended"))
+            target.parts.append(src)
+            steps.append((before, [src], []))
+            continue
+        eff = _effect(inst)
+        if eff is None:
+            return None
+        pops, pushes = eff
+        need(pops)
+        consumed = [stack.pop() for _ in range(pops)][::-1]
+        pure = name in ("LOAD_CONST", "BUILD_LIST", "BUILD_TUPLE")
+        made = []
+        for _ in range(pushes):
+            v = _Value(pure)
+            if pure:
+                v.parts = list(consumed)
+            made.append(v)
+            stack.append(v)
+        for v in consumed:
+            v.uses.append((idx, "pop" if name == "POP_TOP" else (
+                "part" if pure else "used")))
+        steps.append((before, consumed, made))
+    return steps, stack
+
+
+def _dead_values(steps, end_stack):
+    values = set()
+    for before, consumed, made in steps:
+        values.update(made)
+    dead = {v for v in values if v.pure and v not in end_stack}
+    changed = True
+    while changed:
+        changed = False
+        for v in list(dead):
+            ok = all(role in ("pop", "extended") for _, role in v.uses if role != "part")
+            # as a part it must only go into dead values
+            if ok:
+                for w in values:
+                    if v in w.parts and w not in dead:
+                        ok = False
+                        break
+            if not ok or any(not p.pure or p not in dead for p in v.parts):
+                dead.discard(v)
+                changed = True
+    return dead
+
+
+def _rewrite_block(block):
+    """The block without its dead values, or None when nothing (safely) changes."""
+    sim = _simulate(block)
+    if sim is None:
+        return None
+    steps, end_stack = sim
+    dead = _dead_values(steps, end_stack)
+    if not dead:
+        return None
+    out = []
+    for inst, (before, consumed, made) in zip(block, steps):
+        name = inst.opname
+        if made and all(v in dead for v in made):
+            continue                                   # producer of dead values
+        if name == "POP_TOP" and consumed[0] in dead:
+            continue
+        if name == "LIST_EXTEND" and before[-1 - inst.arg] in dead:
+            continue
+        if name == "SWAP":
+            live_before = [v for v in before if v not in dead]
+            after = list(before)
+            after[-1], after[-inst.arg] = after[-inst.arg], after[-1]
+            live_after = [v for v in after if v not in dead]
+            if live_before == live_after:
+                continue
+            # one exchange of the top live value with a deeper live value
+            diff = [k for k in range(len(live_before)) if live_before[k] is not live_after[k]]
+            if len(diff) != 2 or diff[1] != len(live_before) - 1:
+                return None
+            inst.arg = len(live_before) - diff[0]
+            inst.argval = inst.arg
+        if any(v in dead for v in consumed) and name not in ("POP_TOP",):
+            return None                                # a dead value used for real
+        out.append(inst)
+    # check: the live values every kept instruction consumes are the same as before
+    check = _simulate(out)
+    if check is None or len(check[0]) != len(out):
+        return None
+    old = {id(inst): [v for v in c if v not in dead]
+           for inst, (b, c, m) in zip(block, steps) if inst.opname not in ("SWAP",)}
+    mapping = {}
+    for inst, (b, c, m) in zip(out, check[0]):
+        if inst.opname == "SWAP":
+            continue
+        if len(c) != len(old[id(inst)]):
+            return None
+        for new_v, old_v in zip(c, old[id(inst)]):
+            if mapping.setdefault(id(new_v), old_v) is not old_v:
+                return None
+    return out
+
+
+def _understood(inst):
+    return inst.opname in ("SWAP", "LIST_EXTEND") or _effect(inst) is not None
+
+
+def _drop_dead_values(instructions):
+    """Apply `_rewrite_block` to every run of understood instructions.
+
+    A run ends at a jump target, at an instruction the simulation does not know (a call, a
+    jump: it may consume anything, so what is on the stack there stays live) and around
+    instructions covered by the exception table.
+    """
+    targets = _targets(instructions)
+    out, run = [], []
+
+    def flush():
+        if run:
+            new = _rewrite_block(run)
+            out.extend(run if new is None else new)
+            del run[:]
+
+    for inst in instructions:
+        if id(inst) in targets:
+            flush()
+        if _understood(inst) and inst.exn_tab_entry is None:
+            run.append(inst)
+        else:
+            flush()
+            out.append(inst)
+    flush()
+    return out
+
+
+def _drop_deletes_before_return(instructions):
+    """`del x` right before `return`: the frame releases its locals at return anyway."""
+    targets = _targets(instructions)
+    out = list(instructions)
+    k = len(out) - 1
+    while k > 0:
+        if out[k].opname == "RETURN_VALUE":
+            j = k - 1
+            while j >= 0 and out[j].opname == "DELETE_FAST" and id(out[j]) not in targets \
+                    and id(out[j + 1]) not in targets and out[j].exn_tab_entry is None:
+                del out[j]
+                k -= 1
+                j -= 1
+        k -= 1
     return out
