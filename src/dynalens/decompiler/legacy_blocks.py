@@ -100,10 +100,17 @@ def unthread(raws):
             if not heads:
                 continue
             head = max(heads)  # the innermost loop around the break
-            loop_test = [r.offset for r in raws if head <= r.offset < raw.offset and
-                         r.opname in _CONDITIONAL]
-            since = max(since, loop_test[0] if loop_test and
-                        _raw_at(raws, loop_test[0]).argval == target else head)
+            loop_test = None  # a while test: an expression right at the head
+            for r in raws:
+                if r.offset < head:
+                    continue
+                if r.opname in _CONDITIONAL:
+                    loop_test = r if r.argval == target else None
+                    break
+                if r.opname.startswith(("STORE_", "DELETE_", "POP_TOP", "FOR_ITER", "SETUP_")) \
+                        or r.offset >= raw.offset:
+                    break
+            since = max(since, loop_test.offset if loop_test is not None else head)
         elif target > raw.offset:
             # a forward jump after a return ends an if body that has an else: only tests
             # nested in that body (after the test that jumps to the else) went through it
@@ -124,8 +131,14 @@ def unthread(raws):
     # a test at the end of a loop body jumps to the loop head: its `if` ended at the back edge
     # (loops have no test at the bottom before 3.10, so no other test jumps backwards)
     last_back = {}
-    for raw in raws:
-        if raw.opname == "JUMP_ABSOLUTE" and raw.offset in stacks and raw.argval < raw.offset:
+    revived = set(retarget.values())
+    for k, raw in enumerate(raws):
+        if raw.opname == "JUMP_ABSOLUTE" and raw.argval < raw.offset and (
+                raw.offset in stacks or (raw.argval in last_back and k > 0 and
+                                         (raws[k - 1].offset in stacks or
+                                          raws[k - 1].offset in revived) and
+                                         raws[k - 1].opname in _TERMINAL)):
+            # (a dead one right after a break or return still ends the loop body)
             last_back[raw.argval] = raw.offset
     # a live jump back to the loop head right before an else body is the if body's jump over
     # that else (threaded from the if's end, the last back edge); tests nested in the if body
@@ -133,7 +146,7 @@ def unthread(raws):
     first_test = {}
     for raw in raws:
         if raw.opname in _CONDITIONAL and raw.offset in stacks:
-            first_test.setdefault(raw.argval, raw.offset)
+            first_test.setdefault(retarget.get(raw.offset, raw.argval), raw.offset)
     for k in range(1, len(raws) - 1):
         raw = raws[k]
         opener = first_test.get(raws[k + 1].offset)
