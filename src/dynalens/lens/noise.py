@@ -180,6 +180,7 @@ def strip_unreachable(code, prune_locals=False):
         live = _drop_dead_pushes(code, live)
         live = _drop_dead_values(live)
         live = _drop_deletes_before_return(live)
+        live = _store_before_deletes(live)
         used = _used_locals(code, live) if prune_locals else code.co_varnames
         if len(live) < before or used != code.co_varnames:
             instructions[:] = live
@@ -213,6 +214,9 @@ def simplify(code):
                      "(a resume function's copy of the code before the graph break), values "
                      "pushed only to be popped (Dynamo's nested-graph-break lists), jumps to the "
                      "next instruction, `del` of locals right before `return`" % m)
+    if m or code.co_varnames != before:
+        notes.append("where Dynamo deletes its temporaries while a result is on the stack, the "
+                     "result is stored first")
     dropped = [v for v in before if v not in code.co_varnames]
     if dropped:
         notes.append("local names only that code used (%s)" % ", ".join(dropped))
@@ -509,4 +513,34 @@ def _drop_deletes_before_return(instructions):
                 k -= 1
                 j -= 1
         k -= 1
+    return out
+
+
+def _store_before_deletes(instructions):
+    """`del t1, t2` between a call and the store of its result: store first, then delete.
+
+    Dynamo deletes its argument temporaries while the graph's result is still on the stack,
+    which no source can say; storing the result under a different name first computes the
+    same (the deleted names are not the stored one).
+    """
+    targets = _targets(instructions)
+    out = list(instructions)
+    k = 0
+    while k < len(out):
+        if out[k].opname != "DELETE_FAST" or id(out[k]) in targets \
+                or out[k].exn_tab_entry is not None:
+            k += 1
+            continue
+        j = k
+        while j < len(out) and out[j].opname == "DELETE_FAST" and out[j].exn_tab_entry is None \
+                and (j == k or id(out[j]) not in targets):
+            j += 1
+        names = {i.argval for i in out[k:j]}
+        if j < len(out) and out[j].opname == "STORE_FAST" and id(out[j]) not in targets \
+                and out[j].exn_tab_entry is None and out[j].argval not in names:
+            store = out.pop(j)
+            out.insert(k, store)
+            k = j + 1
+        else:
+            k = j
     return out
