@@ -7,18 +7,40 @@ their ``try``/``with`` starts, so the walk must step over them when it meets the
 end; the blocks with no statement form at all are listed here once per code object.
 """
 
-from .inline_comprehensions import comprehension_cleanups
 from .instructions import PY
 
 
 def exception_only_blocks(instrs, entries):
     """{start: stop} of blocks the walk skips: ``CLEANUP_THROW; JUMP`` (the throw path of a
     ``yield from``/``await`` loop, 3.12+) and inline-comprehension cleanups."""
+    from .inline_comprehensions import comprehension_cleanups  # (imports the walker)
     blocks = comprehension_cleanups(instrs, entries)
     for k in range(len(instrs) - 1):
         if instrs[k].op == "CLEANUP_THROW" and instrs[k + 1].op == "JUMP":
             blocks[k] = k + 2
     return blocks
+
+
+_NO_FALLTHROUGH = frozenset(["JUMP", "RETURN_VALUE", "RAISE_VARARGS", "RERAISE"])
+
+
+def exception_only_code(instrs):
+    """Indexes that normal control flow (jumps and fall-through, no exception edges) never
+    reaches from the start: the handlers and cleanups of the exception table."""
+    n = len(instrs)
+    seen = bytearray(n)
+    todo = [0] if n else []
+    while todo:
+        k = todo.pop()
+        while k < n and not seen[k]:
+            seen[k] = 1
+            ins = instrs[k]
+            if ins.target is not None and ins.target < n:
+                todo.append(ins.target)
+            if ins.op in _NO_FALLTHROUGH:
+                break
+            k += 1
+    return set(k for k in range(n) if not seen[k])
 
 
 class ColdHandlerMixin(object):
@@ -53,7 +75,47 @@ class ColdHandlerMixin(object):
         if any(t >= region_end for t in targets):
             return None
         inside = [t for t in targets if body_end <= t <= min(h, self.range_end)]
-        return min(inside) if inside else body_end
+        join = min(inside) if inside else body_end
+        if join in self.cold_code():
+            return None  # the body ends where only handlers follow: laid out as on 3.11
+        return join
+
+    def warm_protected_end(self, h):
+        """End of the protected range of handler ``h`` in the code laid out before the cold
+        blocks (3.12+ also protects the cold handlers of statements inside the try body, which
+        lie past its end)."""
+        ranges = [e for e in self.entries if e.target == h]
+        end = max(e.end for e in ranges)
+        if PY < (3, 12):
+            return end
+        start = min(e.start for e in ranges)
+        cold = self.cold_code()
+        warm_end = start
+        for k in range(start, min(h, self.n)):
+            if k not in cold and any(e.target == h for e in self.chain(k)):
+                warm_end = k + 1
+        return warm_end if warm_end > start else end
+
+    _cold_code = None
+
+    def cold_code(self):
+        if self._cold_code is None:
+            self._cold_code = exception_only_code(self.instrs)
+        return self._cold_code
+
+    def cold_try_exit(self, h, body_end, join):
+        """A try body that leaves by ``break``/``continue``/``return`` right after its
+        protected range (the jump is not protected): where that exit ends, if the handler's
+        clauses do not come back to ``body_end`` (so it is not the join)."""
+        instrs = self.instrs
+        if join != body_end or any(ins.target == body_end for ins in instrs[h:self.n]):
+            return None
+        k = body_end
+        while k < h and k - body_end < 3 and instrs[k].op == "POP_TOP":
+            k += 1
+        if k < h and (instrs[k].op == "JUMP" or (instrs[k].op == "RETURN_VALUE" and k > body_end)):
+            return k + 1
+        return None
 
     def skip_cold(self, start, stop, join=None):
         """Remember that [start, stop) was consumed, and that jumps to ``join`` end clauses."""

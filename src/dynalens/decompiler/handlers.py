@@ -28,6 +28,12 @@ class HandlerMixin(ColdHandlerMixin):
         instrs = self.instrs
         body_end = self._protected_end(h)
         cleanup = self.handler_at[h].target if self.handler_at[h] is not None else None
+        if cleanup is not None and body_end >= h:
+            # 3.12+: the range may run on over cold handlers of statements in the body
+            warm_end = self._protected_end(h, warm=True)
+            if warm_end < body_end and \
+                    self.cold_try_join(h, warm_end, cleanup + 3) is not None:
+                body_end = warm_end
         kind = self._handler_kind(h)
         opened = ctx.open | {h}
         if kind == "finally":
@@ -43,6 +49,11 @@ class HandlerMixin(ColdHandlerMixin):
         if join is None and cleanup is not None:
             cold_join = self.cold_try_join(h, body_end, cleanup + 3)
             if cold_join is not None:  # 3.12+: the handler lies past the code that follows
+                exit_end = self.cold_try_exit(h, body_end, cold_join)
+                if exit_end is not None:  # the body ends with a break/continue/return
+                    body, _ = self.walk(body_end, exit_end, list(stack), ctx.but(open=opened),
+                                        out=body)
+                    body_end = cold_join = exit_end
                 orelse = self.walk(body_end, cold_join, list(stack), ctx)[0] \
                     if cold_join > body_end else []
                 self.skip_cold(h, cleanup + 3, cold_join)
@@ -59,12 +70,13 @@ class HandlerMixin(ColdHandlerMixin):
         out.append(ast.Try(body=body or [ast.Pass()], handlers=handlers, orelse=orelse, finalbody=[]))
         return max(join, handlers_end) if join < handlers_end and handler_join is None else join
 
-    def _protected_end(self, h):
+    def _protected_end(self, h, warm=False):
         """End of a try body: its last protected instruction, plus the unwinding and
         ``RETURN_VALUE`` of a ``return`` whose value was computed under the handler (the
         compiler leaves those out of the protected range)."""
         instrs = self.instrs
-        end = max(e.end for e in self.entries if e.target == h)
+        end = self.warm_protected_end(h) if warm else max(
+            e.end for e in self.entries if e.target == h)
         k = end
         if end > 0 and instrs[end - 1].op in POP_JUMPS and instrs[end - 1].target > end:
             # the test of an `if` is protected, its body `return <constant>` is not
@@ -160,6 +172,8 @@ class HandlerMixin(ColdHandlerMixin):
             if exc_type is None:
                 k = clause_end
                 break
+            if next_clause <= k:
+                self.fail("except clause test jumps backwards", ins)
             k = next_clause
         return handlers, max(k, end_of_handlers), join
 

@@ -17,7 +17,6 @@ from .definitions import (COMPREHENSIONS, CO_ASYNC_GENERATOR, CO_COROUTINE, Defi
                           arguments_of)
 from .annotate import (CO_FUTURE_ANNOTATIONS, AnnotationMixin, annotate_owner,
                        place_annotations)
-from .annotate import AnnotationMixin, annotate_owner, place_annotations
 from .conditional_returns import fold_conditional_returns
 from .errors import DecompilationError
 from .expressions import IterMarker, name
@@ -279,10 +278,6 @@ def definition_for(code, fname=None, session=None):
         return [node]
     if kind == "function":
         body = decompile_body(code, kind, session)
-        if code.co_name == "__annotate__" and sys.version_info >= (3, 14):
-            owner = annotate_owner(body)
-            if owner is not None:
-                return owner
         if code.co_name == "__annotate__" and sys.version_info >= (3, 14):
             owner = annotate_owner(body, code)
             if owner is not None:

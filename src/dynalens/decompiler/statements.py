@@ -20,12 +20,13 @@ marker on the stack, so its unwinding before ``return``/``break`` needs no templ
 import ast
 
 from .annotate import CO_FUTURE_ANNOTATIONS, unstringify
+from .cold_blocks import exception_only_code
 from .errors import DecompilationError
 from .expressions import (
     AugValue, ClassValue, CodeConst, CurrentExc, ExitCallResult, FunctionValue, ImportFromValue,
     ImportValue, IterMarker, LoopItem, Marker, Null, PrevExc, StackMachine, UnpackBuilder,
     UnpackSlot, WithEnter, WithExit, const, name, store_ctx)
-from .instructions import KEEP_JUMPS, POP_JUMPS
+from .instructions import KEEP_JUMPS, POP_JUMPS, PY
 
 
 def _defines(function_name, stored_name):
@@ -260,9 +261,11 @@ class StatementWalker(StackMachine):
 
     def _find_loops(self):
         instrs = self.instrs
+        # 3.12+: a handler laid out after the code jumps back to its join: not a loop
+        cold = exception_only_code(instrs) if PY >= (3, 12) else ()
         for ins in instrs:
             t = ins.target
-            if t is None or t > ins.index:
+            if t is None or t > ins.index or ins.index in cold:
                 continue
             if ins.op == "JUMP":
                 self.back_jumps.setdefault(t, []).append(ins.index)
