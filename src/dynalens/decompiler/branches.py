@@ -11,7 +11,7 @@ serves ``if`` statements, ``while`` tests, conditional expressions and value-con
 import ast
 
 from .expressions import IterMarker, LoopItem, const, name
-from .instructions import KEEP_JUMPS, POP_JUMPS, PY, TOP_TESTED_WHILE
+from .instructions import KEEP_JUMPS, NONE_JUMPS, POP_JUMPS, PY, TOP_TESTED_WHILE
 from .statements import Chunk, ChunkEnd, Loop, NotAChunk, _NoStatements
 from .errors import DecompilationError
 
@@ -22,7 +22,7 @@ _TESTS = frozenset(list(KEEP_JUMPS) + list(POP_JUMPS))
 def negate(expr):
     if isinstance(expr, ast.UnaryOp) and isinstance(expr.op, ast.Not):
         return expr.operand
-    if isinstance(expr, ast.Compare) and len(expr.ops) == 1 and \
+    if NONE_JUMPS and isinstance(expr, ast.Compare) and len(expr.ops) == 1 and \
             isinstance(expr.comparators[0], ast.Constant) and expr.comparators[0].value is None:
         # `x is None` tests become POP_JUMP_IF_[NOT_]NONE either way; other comparisons keep
         # their operator (`not (a in b)` and `a not in b` compile differently)
