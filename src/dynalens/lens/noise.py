@@ -151,7 +151,7 @@ def _call_span(instructions, attr_index):
 
 
 def strip_unreachable(code, prune_locals=False):
-    """(code without unreachable instructions, number removed); (code, 0) if none or unsafe.
+    """(code, instructions removed, stores moved); (code, 0, 0) if nothing to do or unsafe.
 
     Also removed: unconditional jumps to the very next instruction, and values pushed only to
     be popped again (an argument or constant loaded, a few stores later thrown away: Dynamo's
@@ -170,8 +170,9 @@ def strip_unreachable(code, prune_locals=False):
         from torch._dynamo.bytecode_analysis import remove_dead_code, remove_pointless_jumps
         from torch._dynamo.bytecode_transformation import transform_code_object
     except Exception:
-        return code, 0
+        return code, 0, 0
     removed = []
+    moved = []
 
     def transform(instructions, code_options):
         before = len(instructions)
@@ -180,9 +181,10 @@ def strip_unreachable(code, prune_locals=False):
         live = _drop_dead_pushes(code, live)
         live = _drop_dead_values(live)
         live = _drop_deletes_before_return(live)
-        live = _store_before_deletes(live)
+        live, moves = _store_before_deletes(live)
+        moved.append(moves)
         used = _used_locals(code, live) if prune_locals else code.co_varnames
-        if len(live) < before or used != code.co_varnames:
+        if len(live) < before or used != code.co_varnames or moves:
             instructions[:] = live
             removed.append(before - len(live))
             code_options["co_varnames"] = used
@@ -191,8 +193,8 @@ def strip_unreachable(code, prune_locals=False):
     try:
         new_code, _ = transform_code_object(code, transform)
     except Exception:
-        return code, 0
-    return (new_code, removed[0]) if removed else (code, 0)
+        return code, 0, 0
+    return (new_code, removed[0], moved[0]) if removed else (code, 0, 0)
 
 
 def simplify(code):
@@ -208,13 +210,13 @@ def simplify(code):
         notes.append("torch's profiler bookkeeping (%d record_pregraph_bytecode_enter/exit "
                      "calls, which only open and close a profiler range)" % n)
     before = code.co_varnames
-    code, m = strip_unreachable(code, prune_locals=True)
+    code, m, moves = strip_unreachable(code, prune_locals=True)
     if m:
         notes.append("%d instructions that never run or compute nothing used: unreachable code "
                      "(a resume function's copy of the code before the graph break), values "
                      "pushed only to be popped (Dynamo's nested-graph-break lists), jumps to the "
                      "next instruction, `del` of locals right before `return`" % m)
-    if m or code.co_varnames != before:
+    if moves:
         notes.append("where Dynamo deletes its temporaries while a result is on the stack, the "
                      "result is stored first")
     dropped = [v for v in before if v not in code.co_varnames]
@@ -525,6 +527,7 @@ def _store_before_deletes(instructions):
     """
     targets = _targets(instructions)
     out = list(instructions)
+    moves = 0
     k = 0
     while k < len(out):
         if out[k].opname != "DELETE_FAST" or id(out[k]) in targets \
@@ -540,7 +543,8 @@ def _store_before_deletes(instructions):
                 and out[j].exn_tab_entry is None and out[j].argval not in names:
             store = out.pop(j)
             out.insert(k, store)
+            moves += 1
             k = j + 1
         else:
             k = j
-    return out
+    return out, moves
