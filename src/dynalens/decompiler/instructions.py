@@ -273,6 +273,11 @@ class _LegacyState(object):
                     # an except clause's exit after its raise: the jump says where the try ends
                     self.reachable[raws[k].offset] = self.reachable[raws[k - 1].offset]
                     self.reachable[raws[k + 1].offset] = self.reachable[raws[k - 1].offset]
+                elif raws[k].opname == "POP_EXCEPT" and k + 1 < len(raws) and \
+                        raws[k + 1].opname == "JUMP_FORWARD" and k >= 2 and \
+                        raws[k - 1].opname == "JUMP_ABSOLUTE" and raws[k - 2].opname == "POP_EXCEPT":
+                    # after a `continue` that left the clause: only the jump (where the try ends)
+                    self.reachable[raws[k + 1].offset] = self.reachable[raws[k - 1].offset]
         self.exit_copies, self.exit_copy_rest = inlined_exits(raws) if PY == (3, 10) else ({}, ())
         self.retarget.update(self.exit_copies)
         self.async_for = _async_for_setups(raws)
@@ -527,8 +532,9 @@ def _expanded_backward_jump(out, k, targeted):
     return (cond.op in _INVERTED and cond.target == k + 2 and jump.op == "JUMP" and
             jump.target is not None and jump.target <= k and k + 1 not in targeted and
             (jump.line is None or jump.line == cond.line) and
-            # 3.11 never threads a test into a for loop's head: it keeps `if not x: continue`
-            out[jump.target].op != "FOR_ITER")
+            # a for loop's last back edge stays a JUMP: the loop's end is found by it
+            (out[jump.target].op != "FOR_ITER" or any(
+                ins.op == "JUMP" and ins.target == jump.target for ins in out[k + 2:])))
 
 
 def _expanded_keep_jump(out, k, targeted):
