@@ -34,8 +34,12 @@ def negate(expr):
 
 
 def _negation_folds(expr):
-    """Whether the compiler turns ``not expr`` into another operator (``in`` -> ``not in``,
-    ``is`` -> ``is not``) rather than a negated jump."""
+    """Whether the compiler turns ``not expr`` (or a part of it) into another operator
+    (``in`` -> ``not in``, ``is`` -> ``is not``) rather than a negated jump."""
+    if isinstance(expr, ast.BoolOp):
+        return any(_negation_folds(v) for v in expr.values)
+    if isinstance(expr, ast.UnaryOp) and isinstance(expr.op, ast.Not):
+        return _negation_folds(expr.operand)
     return isinstance(expr, ast.Compare) and len(expr.ops) == 1 and \
         isinstance(expr.ops[0], (ast.In, ast.NotIn, ast.Is, ast.IsNot))
 
@@ -413,6 +417,8 @@ class BranchMixin(object):
                     # 3.12+ threads the end of `if test: rest-of-body` to the loop head;
                     # `not (a in b)` would compile as `a not in b`, so keep the if
                     body, _ = self.walk(true, end, list(stack), ctx)
+                    if body and isinstance(body[-1], ast.Continue) and end - 1 == loop.last:
+                        body.pop()  # the loop's own back edge
                     out.append(ast.If(test=test, body=body or [ast.Pass()], orelse=[]))
                     return end
                 out.append(ast.If(test=negate(test), body=[ast.Continue()], orelse=[]))
