@@ -99,7 +99,8 @@ class LegacyHandlerMixin(object):
             return False
         if instrs[h].op == "COPY" and instrs[h].arg == 1:
             k = h + 1
-            while k < self.n and (instrs[k].op.startswith("LOAD_") or instrs[k].op == "BUILD_TUPLE"):
+            while k < self.n and (instrs[k].op.startswith("LOAD_") or
+                                  instrs[k].op == "BUILD_TUPLE"):
                 k += 1
             return k < self.n and instrs[k].op == "JUMP_IF_NOT_EXC_MATCH"
         return self._three_pops(h)
@@ -159,7 +160,8 @@ class LegacyHandlerMixin(object):
             hbody = []
             for start, end in self._clause_ranges(clause):
                 self.walk(start, end, hstack, hctx, out=hbody)
-            handlers.append(ast.ExceptHandler(type=exc_type, name=hname, body=hbody or [ast.Pass()]))
+            handlers.append(ast.ExceptHandler(type=exc_type, name=hname,
+                                              body=hbody or [ast.Pass()]))
         orelse = []
         nxt = handlers_end
         if inlined_else is not None:
@@ -191,7 +193,8 @@ class LegacyHandlerMixin(object):
                 nxt = join
         elif join is not None:
             nxt = join
-        out.append(ast.Try(body=body or [ast.Pass()], handlers=handlers, orelse=orelse, finalbody=[]))
+        out.append(ast.Try(body=body or [ast.Pass()], handlers=handlers, orelse=orelse,
+                           finalbody=[]))
         if after_copy is not None:
             self.walk(after_copy[0], after_copy[1], stack, ctx, out=out)
         return nxt

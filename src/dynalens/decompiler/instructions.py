@@ -275,7 +275,8 @@ class _LegacyState(object):
                     self.reachable[raws[k + 1].offset] = self.reachable[raws[k - 1].offset]
                 elif raws[k].opname == "POP_EXCEPT" and k + 1 < len(raws) and \
                         raws[k + 1].opname == "JUMP_FORWARD" and k >= 2 and \
-                        raws[k - 1].opname == "JUMP_ABSOLUTE" and raws[k - 2].opname == "POP_EXCEPT":
+                        raws[k - 1].opname == "JUMP_ABSOLUTE" and \
+                        raws[k - 2].opname == "POP_EXCEPT":
                     # after a `continue` that left the clause: only the jump (where the try ends)
                     self.reachable[raws[k + 1].offset] = self.reachable[raws[k - 1].offset]
         self.exit_copies, self.exit_copy_rest = inlined_exits(raws) if PY == (3, 10) else ({}, ())

@@ -77,8 +77,8 @@ def unthread(raws):
     before it returns or jumps (``if x: return`` or ``if x: break`` at the end of a loop body:
     the test then jumps to the loop head; ``if x: ...; continue`` before a ``break``: the test
     jumps to the loop exit).  Sending the test back to the dead jump gives the shape of the
-    source (the ``if`` ends where the jump is) and the same behaviour.  The tests retargeted are those that
-    go where the dead jump goes, between it and the previous dead jump there.
+    source (the ``if`` ends where the jump is) and the same behaviour.  The tests retargeted
+    are those that go where the dead jump goes, between it and the previous dead jump there.
     """
     stacks = block_stacks(raws)
     retarget = {}
@@ -226,11 +226,15 @@ def inlined_exits(raws):
         if best is None:
             continue
         length, r2 = best
+        # the copied block starts a line (line-less exits are ExitBlocks' case)
+        while length >= 2 and (raws[r - length + 1].starts_line is None or
+                               raws[r2 - length + 1].starts_line is None):
+            length -= 1
+        if length < 2:
+            continue
         start = r - length + 1
         if any(raws[k].is_jump_target for k in range(start + 1, r + 1)):
             continue
-        if raws[start].starts_line is None or raws[r2 - length + 1].starts_line is None:
-            continue  # a line-less exit (ExitBlocks' case), or a run inside a longer block
         starts[raws[start].offset] = raws[r2 - length + 1].offset
         rest.update(raws[k].offset for k in range(start + 1, r + 1))
     return starts, rest

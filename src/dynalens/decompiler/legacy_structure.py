@@ -91,8 +91,9 @@ def compound_ends_before_else(stmts):
     that body with a compound statement (see else_for_dead_return).
 
     3.8/3.9's peephole pass deletes the jump over the ``else`` when it directly follows a
-    ``return`` in the same basic block (not after a ``raise``); the structurer only sees an ``else`` there because the
-    jump survived, which it does only after a compound statement's end label.
+    ``return`` in the same basic block (not after a ``raise``); the structurer only sees an
+    ``else`` there because the jump survived, which it does only after a compound statement's
+    end label.
     """
     for stmt in stmts:
         for field in ("body", "orelse", "finalbody"):

@@ -14,7 +14,8 @@ import ast
 import math
 
 # Binding strength, weakest first.  A child weaker than its context gets parentheses.
-TEST, OR, AND, NOT, CMP, BOR, BXOR, BAND, SHIFT, ARITH, TERM, FACTOR, POWER, AWAIT, ATOM = range(3, 18)
+(TEST, OR, AND, NOT, CMP, BOR, BXOR, BAND, SHIFT, ARITH, TERM, FACTOR, POWER, AWAIT,
+ ATOM) = range(3, 18)
 
 _BINOPS = {
     ast.Add: ("+", ARITH), ast.Sub: ("-", ARITH), ast.Mult: ("*", TERM), ast.MatMult: ("@", TERM),
@@ -62,7 +63,9 @@ def _constant(value):
             return "(%s,)" % _constant(value[0])
         return "(%s)" % ", ".join(_constant(v) for v in value)
     if isinstance(value, frozenset):
-        return "frozenset({%s})" % ", ".join(_constant(v) for v in value) if value else "frozenset()"
+        if not value:
+            return "frozenset()"
+        return "frozenset({%s})" % ", ".join(_constant(v) for v in value)
     return repr(value)
 
 
@@ -119,7 +122,9 @@ class _Writer(object):
         return self._simple("continue", level)
 
     def s_Return(self, node, level):
-        return self._simple("return" if node.value is None else "return " + self.expr(node.value), level)
+        if node.value is None:
+            return self._simple("return", level)
+        return self._simple("return " + self.expr(node.value), level)
 
     def s_Delete(self, node, level):
         return self._simple("del " + ", ".join(self.target(t) for t in node.targets), level)
@@ -130,7 +135,8 @@ class _Writer(object):
 
     def s_AugAssign(self, node, level):
         op = _BINOPS[type(node.op)][0]
-        return self._simple("%s %s= %s" % (self.target(node.target), op, self.expr(node.value)), level)
+        text = "%s %s= %s" % (self.target(node.target), op, self.expr(node.value))
+        return self._simple(text, level)
 
     def s_AnnAssign(self, node, level):
         target = self.target(node.target)
@@ -169,8 +175,8 @@ class _Writer(object):
 
     def s_ImportFrom(self, node, level):
         module = "." * (node.level or 0) + (node.module or "")
-        return self._simple("from %s import %s" % (module, ", ".join(self._alias(a) for a in node.names)),
-                            level)
+        names = ", ".join(self._alias(a) for a in node.names)
+        return self._simple("from %s import %s" % (module, names), level)
 
     def s_If(self, node, level):
         lines = self._compound("if " + self.expr(node.test), node.body, level)
@@ -445,7 +451,8 @@ class _Writer(object):
         quote = "'" if "'" not in used else '"'
         if quote in used:
             raise UnparseError("an f-string expression uses both quote characters")
-        body = "".join(text if is_expr else _escape(text, quote).replace("{", "{{").replace("}", "}}")
+        body = "".join(text if is_expr else
+                       _escape(text, quote).replace("{", "{{").replace("}", "}}")
                        for is_expr, text in fields)
         return "f" + quote + body + quote, ATOM
 
