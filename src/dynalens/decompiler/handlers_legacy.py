@@ -516,7 +516,12 @@ class LegacyHandlerMixin(object):
         """3.8 ``return`` inside ``with``: ROT_TWO; BEGIN_FINALLY; WITH_CLEANUP_START;
         WITH_CLEANUP_FINISH; POP_FINALLY 0 call the exit below the returned value."""
         if stack and isinstance(stack[-1], WithExit):
-            stack.pop()
+            exit_marker = stack.pop()
+            k = ins.index + 1
+            if exit_marker.is_async and k + 1 < self.n and self.instrs[k].op == "GET_AWAITABLE" \
+                    and self.instrs[k + 1].op == "SEND_LOOP":
+                return k + 2  # the awaited __aexit__()
+        return None
 
     def op_WITH_CLEANUP_FINISH(self, ins, stack, out):
         pass

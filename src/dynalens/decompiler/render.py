@@ -309,24 +309,34 @@ def _iterable_name(code):
     return "__iterable"
 
 
-def _class_body_qualname(code):
-    """Before 3.11 only a class body knows its qualified name: its prologue stores it
-    (``LOAD_CONST 'Outer.Inner'; STORE_NAME __qualname__``)."""
-    if code.co_flags & CO_OPTIMIZED or code.co_name.startswith("<"):
+def _legacy_qualname(code):
+    """Before 3.11 a code object does not store its qualified name, but a class body's
+    prologue does (``LOAD_CONST 'Outer.Inner'; STORE_NAME __qualname__``), and so does every
+    ``MAKE_FUNCTION`` inside a function for the function it makes (``'outer.<locals>.f'``, in
+    a comprehension ``'outer.<locals>.<listcomp>.<genexpr>'``)."""
+    instructions = list(dis.get_instructions(code))
+    if not code.co_flags & CO_OPTIMIZED and not code.co_name.startswith("<"):
+        for k, ins in enumerate(instructions):
+            if ins.opname == "STORE_NAME" and ins.argval == "__qualname__":
+                if k and instructions[k - 1].opname == "LOAD_CONST" and \
+                        isinstance(instructions[k - 1].argval, str):
+                    return instructions[k - 1].argval
+                break
         return code.co_name
-    previous = None
-    for ins in dis.get_instructions(code):
-        if ins.opname == "STORE_NAME" and ins.argval == "__qualname__":
-            if previous is not None and previous.opname == "LOAD_CONST" and \
-                    isinstance(previous.argval, str):
-                return previous.argval
-            break
-        previous = ins
+    for k in range(2, len(instructions)):
+        made, name = instructions[k - 2].argval, instructions[k - 1].argval
+        if instructions[k].opname == "MAKE_FUNCTION" and hasattr(made, "co_name") and \
+                isinstance(name, str) and name.endswith("." + made.co_name):
+            outer = name[:-len(made.co_name) - 1]
+            if outer.endswith(".<locals>"):
+                outer = outer[:-len(".<locals>")]
+            if outer.rsplit(".", 1)[-1] == code.co_name:
+                return outer
     return code.co_name
 
 
 def _qualname_parents(code):
-    qualname = getattr(code, "co_qualname", None) or _class_body_qualname(code)
+    qualname = getattr(code, "co_qualname", None) or _legacy_qualname(code)
     parts = qualname.split(".")
     parents = []
     for k, part in enumerate(parts[:-1]):
