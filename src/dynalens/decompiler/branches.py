@@ -10,7 +10,7 @@ serves ``if`` statements, ``while`` tests, conditional expressions and value-con
 
 import ast
 
-from .expressions import IterMarker, LoopItem, const, name
+from .expressions import ITER_SLOTS, IterMarker, LoopItem, const, name
 from .instructions import KEEP_JUMPS, NONE_JUMPS, POP_JUMPS, PY, TOP_TESTED_WHILE
 from .statements import Chunk, ChunkEnd, Loop, NotAChunk, _NoStatements
 from .errors import DecompilationError
@@ -596,7 +596,7 @@ class BranchMixin(object):
         return last + 1
 
     def op_FOR_ITER(self, ins, stack, out):
-        it = stack[-1]
+        it = stack[-ITER_SLOTS] if len(stack) >= ITER_SLOTS else None
         if not isinstance(it, IterMarker):
             self.fail("FOR_ITER without an iterator", ins)
         head = ins.index
@@ -621,7 +621,7 @@ class BranchMixin(object):
         target = getattr(item, "target", None)
         if target is None:
             self.fail("for loop without a target", ins)
-        stack.pop()
+        del stack[-ITER_SLOTS:]
         orelse = []
         nxt = exit_
         if break_target > exit_ and break_target <= self.range_end:

@@ -11,6 +11,7 @@ its own.
 """
 
 import ast
+import sys
 
 from .errors import DecompilationError
 from .instructions import NULL_FIRST
@@ -32,6 +33,14 @@ class IterMarker(Marker):
 
     def __init__(self, iterable):
         self.iterable = iterable
+
+
+class IterIndex(Marker):
+    """3.15+: the second stack slot of a for loop's iterator (GET_ITER pushes two)."""
+
+
+# how many stack slots a for loop's iterator takes
+ITER_SLOTS = 2 if sys.version_info >= (3, 15) else 1
 
 
 class LoopItem(Marker):
@@ -778,8 +787,10 @@ class StackMachine(object):
         value = self.pop(stack, ins)
         if isinstance(value, IterMarker):  # 3.15: a genexpr makes its own iterator of .0
             stack.append(value)
-            return
-        stack.append(IterMarker(self.value(value, ins)))
+        else:
+            stack.append(IterMarker(self.value(value, ins)))
+        if ITER_SLOTS == 2:
+            stack.append(IterIndex())
 
     def op_GET_YIELD_FROM_ITER(self, ins, stack, out):
         stack.append(IterMarker(self.value(self.pop(stack, ins), ins)))

@@ -23,7 +23,7 @@ import ast
 
 from .branches import BranchMixin
 from .definitions import comprehension_from_statements
-from .expressions import IterMarker, Marker
+from .expressions import ITER_SLOTS, IterMarker, Marker
 
 _KINDS = {"BUILD_LIST": ("<listcomp>", ast.List), "BUILD_SET": ("<setcomp>", ast.Set),
           "BUILD_MAP": ("<dictcomp>", ast.Dict)}
@@ -69,13 +69,16 @@ class InlineComprehensionMixin(object):
 
     def _inline_comprehension_kind(self, ins, stack):
         head = ins.index
-        if head < 2 or len(stack) < 2 or not isinstance(stack[-1], IterMarker):
+        if head < 2 or len(stack) < 1 + ITER_SLOTS or \
+                not isinstance(stack[-ITER_SLOTS], IterMarker):
             return None
+        if self.instrs[head - 1].op == "GET_ITER" and head >= 3:
+            head -= 1  # 3.15 makes the iterator after the save, right before the loop
         build, swap = self.instrs[head - 2], self.instrs[head - 1]
         kind = _KINDS.get(build.op)
         if kind is None or build.argval != 0 or swap.op != "SWAP" or swap.argval != 2:
             return None
-        if not isinstance(stack[-2], kind[1]):
+        if not isinstance(stack[-1 - ITER_SLOTS], kind[1]):
             return None
         return kind[0]
 
@@ -83,7 +86,7 @@ class InlineComprehensionMixin(object):
         kind = self._inline_comprehension_kind(ins, stack)
         if kind is None:
             return BranchMixin.op_FOR_ITER(self, ins, stack, out)
-        iterator = stack[-1]
+        iterator = stack[-ITER_SLOTS]
         loop_stack = list(stack)
         body = []
         saved = self.kind
@@ -95,6 +98,6 @@ class InlineComprehensionMixin(object):
         node = comprehension_from_statements(kind, body, iterator.iterable)
         if node is None:
             self.fail("unrecognised inline comprehension", ins)
-        stack.pop()
+        del stack[-ITER_SLOTS:]
         stack[-1] = node
         return nxt

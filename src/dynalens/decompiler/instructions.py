@@ -193,6 +193,9 @@ def _normalize_one(raw, kw_names_pending, consts, legacy_state=None):
         # 3.12/3.13 write `return <constant>` as RETURN_CONST: a plain RETURN_VALUE of a
         # constant returns an expression whose return the compiler copied into its branches
         return [Instr("RETURN_VALUE", None, "split", off, line)]
+    if name == "POP_ITER" and PY >= (3, 15):
+        # the iterator takes two stack slots since 3.15 (see expressions.ITER_SLOTS)
+        return [Instr("POP_TOP", None, None, off, line), Instr("POP_TOP", None, None, off, line)]
     if name == "LOAD_SMALL_INT":
         return [Instr("LOAD_CONST", raw.arg, raw.argval, off, line)]
     if name == "DUP_TOP":
