@@ -662,10 +662,14 @@ def test_first_example_of_each_cause_from_a_failures_file(tmp_path):
         rule, "class Reader  (/dist/python_stdlib.zip!_pyrepl/reader.py)",
         "cause: DecompilationError at LOAD_LOCALS", "unsupported opcode",
         rule, "class Later  (/dist/python_stdlib.zip!_pyrepl/reader.py)",
+        "cause: DecompilationError at LOAD_LOCALS", "unsupported opcode",
+        rule, "function Reader.m  (/dist/python_stdlib.zip!_pyrepl/reader.py)",
+        "cause: DecompilationError at LOAD_LOCALS", "unsupported opcode",
+        rule, "function Later.m  (/dist/python_stdlib.zip!_pyrepl/reader.py)",
         "cause: DecompilationError at LOAD_LOCALS", "unsupported opcode", ""]))
     assert jobs.first_examples(str(tmp_path / "f.txt")) == {
         "SWAP instead of COPY": "Foo.bar (json/decoder.py)",
-        "DecompilationError at LOAD_LOCALS": "Reader (_pyrepl/reader.py)"}
+        "DecompilationError at LOAD_LOCALS": "Reader.m (_pyrepl/reader.py)"}
     assert jobs.first_examples(str(tmp_path / "missing.txt")) == {}
     text = report.causes_text([_result("3.12", _GOOD_CORPUS, _ROUNDTRIP)],
                               examples=lambda r: jobs.first_examples(str(tmp_path / "f.txt")))

@@ -175,6 +175,7 @@ def run_version(interpreter, root, work_dir, sample, timeout, node=None, roundtr
 
 
 _RULE = "=" * 78
+_KIND_RANK = {"function": 0, "class": 1, "module": 2}
 
 
 def first_examples(path):
@@ -185,7 +186,7 @@ def first_examples(path):
     stdlib folder (or Pyodide's python_stdlib.zip!).
     """
     examples = {}
-    module_only = set()
+    ranks = {}
     try:
         with open(path) as handle:
             lines = handle.read().splitlines()
@@ -198,8 +199,9 @@ def first_examples(path):
         head = lines[number + 1]
         kind_qualname, _, where = head.partition("  (")
         kind, _, qualname = kind_qualname.partition(" ")
-        # A module fails whenever something in it does: prefer the code object itself.
-        if cause in examples and (kind == "module" or cause not in module_only):
+        # A module or class body fails whenever something in it does: prefer the innermost.
+        rank = _KIND_RANK.get(kind, 0)
+        if cause in examples and rank >= ranks[cause]:
             continue
         where = where.rstrip(")")
         for marker in ("python_stdlib.zip!", "/lib/python"):
@@ -210,9 +212,6 @@ def first_examples(path):
                     where = where.split("/", 1)[-1]
                 break
         examples[cause] = "%s (%s)" % (qualname, where)
-        if kind == "module":
-            module_only.add(cause)
-        else:
-            module_only.discard(cause)
+        ranks[cause] = rank
     return examples
 
