@@ -78,6 +78,8 @@ class ColdHandlerMixin(object):
         join = min(inside) if inside else body_end
         if join in self.cold_code():
             return None  # the body ends where only handlers follow: laid out as on 3.11
+        for t in targets:  # clauses that leave the enclosing block too end there
+            self.skip_cold(h, region_end, t)
         return join
 
     def warm_protected_end(self, h):

@@ -478,11 +478,16 @@ class StatementWalker(StackMachine):
         """A loop starting at ``i`` whose back edge comes after the try's handler holds it."""
         if ctx.loop is not None and ctx.loop.head == i:
             return False
+        limit = handler
+        if PY >= (3, 12) and handler in self.cold_code():
+            # the handler lies past everything: the loop holds the try if it goes on after
+            # the try body
+            limit = self.warm_protected_end(handler) - 1
         loop = self.while_loops.get(i)
         if loop is not None:
-            return loop[1] > handler
+            return loop[1] > limit
         backs = self.back_jumps.get(i)
-        return bool(backs) and max(backs) > handler
+        return bool(backs) and max(backs) > limit
 
     # -- statements ------------------------------------------------------------------------
     def emit_assign(self, target, value, out, ins):
