@@ -265,8 +265,7 @@ class BranchMixin(object):
                 self._copied_cleanup(ins.index, cleanup) is not None:
             # 3.12+: the cleanup pops and continues with a copy of the code the final test
             # falls into (an assert's raise, say): skip the copy, fall through as usual
-            final = self._copied_cleanup(ins.index, cleanup)
-            length = cleanup - final - 2
+            final, length = self._copied_cleanup(ins.index, cleanup)
             self.cleanup_starts[cleanup] = cleanup + 1 + length
             value_context = None
         else:
@@ -306,14 +305,23 @@ class BranchMixin(object):
         return jump.index
 
     def _copied_cleanup(self, start, cleanup):
-        """The final comparison of a chain whose cleanup (``POP_TOP`` at ``cleanup``) is
-        followed by a copy of the code after the final test's jump, or None."""
+        """(final comparison, copy length) of a chain whose cleanup (``POP_TOP`` at
+        ``cleanup``) goes on with a copy of the code after the final test, on either of its
+        sides; None otherwise."""
         instrs = self.instrs
         for j in range(cleanup - 1, start + 3, -1):
             if instrs[j].op in POP_JUMPS and instrs[j - 1].op in self._COMPARES:
                 length = cleanup - j - 1
                 if length > 0 and self._same_code(j + 1, cleanup + 1, length):
-                    return j - 1
+                    return j - 1, length
+                other = instrs[j].original_target or instrs[j].target
+                length = 1
+                while cleanup + length < self.n and length < 12 and instrs[
+                        cleanup + length].op not in ("RETURN_VALUE", "RAISE_VARARGS", "RERAISE"):
+                    length += 1
+                if other < self.n and other != cleanup + 1 and \
+                        self._same_code(cleanup + 1, other, length):
+                    return j - 1, length
                 return None
         return None
 

@@ -517,6 +517,8 @@ def _send_loop_length(out, k):
         return 0
     if k + 4 < len(out) and out[k + 4].op == "END_SEND":
         return 5
+    if k + 5 < len(out) and out[k + 4].op == "CLEANUP_THROW" and out[k + 5].op == "END_SEND":
+        return 6  # 3.12+ async with: the throw path of __aexit__() falls into END_SEND
     return 4
 
 

@@ -839,7 +839,9 @@ class StatementWalker(StackMachine):
     def op_CALL_INTRINSIC_1(self, ins, stack, out):
         kind = ins.argval
         if kind in ("INTRINSIC_IMPORT_STAR", 2):
-            return self.op_IMPORT_STAR(ins, stack, out)
+            self.op_IMPORT_STAR(ins, stack, out)
+            stack.append(Null())  # 3.12+: the intrinsic's result, popped right after
+            return None
         return StackMachine.op_CALL_INTRINSIC_1(self, ins, stack, out)
 
     def import_stmt(self, value, target, ins):
