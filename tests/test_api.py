@@ -488,3 +488,12 @@ def test_broken_code_objects_raise_only_decompilation_error(tmp_path):
                             timeout=120)
     assert result.returncode == 0, result.stdout + result.stderr
     assert 3 <= len(result.stdout.split()) <= 5
+
+
+def test_unsupported_running_python_is_refused_with_both_versions(monkeypatch):
+    import dynalens._version_guard as guard
+
+    monkeypatch.setattr(guard.sys, "version_info", (3, 16, 0, "final", 0))
+    with pytest.raises(RuntimeError) as info:
+        decompile(test_unsupported_running_python_is_refused_with_both_versions)
+    assert "3.16.0" in str(info.value) and "3.8 to 3.15" in str(info.value)

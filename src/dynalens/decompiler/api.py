@@ -18,6 +18,8 @@ import os
 import sys
 import types
 
+from .._version_guard import PycVersionError, check_running_python
+from .._version_guard import python_version_for_magic as _version_for_header
 from .errors import DecompilationError
 from .unparse_compat import to_source
 
@@ -29,8 +31,6 @@ _ACCEPTED = ("a function, method, lambda, generator/coroutine function or object
 _OPTIONS = ("indent", "temp_prefix", "name")
 
 
-class PycVersionError(DecompilationError):
-    """A ``.pyc`` written by another Python version: its bytecode means something else here."""
 
 
 def decompile(obj, **options):
@@ -57,6 +57,7 @@ class Decompiler(object):
     """
 
     def __init__(self, code_or_obj, *, indent="    ", temp_prefix="__temp_", name=None):
+        check_running_python()  # outside 3.8-3.15 the opcode tables would misread bytecode
         self.indent = _indent_text(indent)
         self.temp_prefix = _check_str("temp_prefix", temp_prefix)
         self.name = None if name is None else _check_str("name", name)
@@ -241,30 +242,15 @@ def _compile_file(path):
 # .pyc files
 
 
-def _magic_table():
-    # (first, last) magic number -> version, from CPython's importlib/_bootstrap_external.py.
-    table = [((3000, 3131), "3.0"), ((3141, 3151), "3.1"), ((3160, 3180), "3.2"),
-             ((3190, 3230), "3.3"), ((3250, 3310), "3.4"), ((3320, 3351), "3.5"),
-             ((3360, 3379), "3.6"), ((3390, 3399), "3.7"), ((3400, 3419), "3.8"),
-             ((3420, 3429), "3.9"), ((3430, 3449), "3.10")]
-    # Since 3.11, Python 3.n owns magic numbers 2900 + 50 * n up to the next version's start.
-    for minor in range(11, 16):
-        start = 2900 + 50 * minor
-        table.append(((start, start + 49), "3.%d" % minor))
-    return table
-
-
-_MAGIC_TABLE = _magic_table()
-
-
 def python_version_for_magic(number):
-    """'3.12' for a magic number CPython 3.12 writes; None for one we do not know."""
+    """'3.12' for a magic number CPython 3.12 writes; None for one we do not know.
+
+    The table lives in dynalens._version_guard (one table for the whole package)."""
     if number == 62211:
         return "2.7"
-    for (first, last), version in _MAGIC_TABLE:
-        if first <= number <= last:
-            return version
-    return None
+    if not 0 <= number < 0x10000:
+        return None
+    return _version_for_header(number.to_bytes(2, "little") + b"\r\n")
 
 
 def load_pyc(path):
