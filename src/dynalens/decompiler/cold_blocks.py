@@ -133,7 +133,7 @@ class ColdHandlerMixin(object):
         if PY < (3, 12):
             return None
         instrs = self.instrs
-        end = max(e.end for e in self.entries if e.target == w)
+        end = self.warm_protected_end(w)
         if instrs[w - 1].op == "JUMP" and instrs[w - 1].target > w:
             return None
         for length in (5, 7):  # LOAD_CONST None x3; CALL; [GET_AWAITABLE; SEND_LOOP]; POP_TOP
@@ -142,5 +142,8 @@ class ColdHandlerMixin(object):
                 skip = self._with_handler_end(w)
                 if skip < self.n and instrs[skip].op == "JUMP":
                     skip += 1  # the jump back to the join
+                cold = self.cold_code()
+                while skip < self.n and skip in cold and instrs[skip].op != "PUSH_EXC_INFO":
+                    skip += 1  # or a copy of the code after the join
                 return end, stop, skip
         return None

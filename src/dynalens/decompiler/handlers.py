@@ -200,6 +200,8 @@ class HandlerMixin(ColdHandlerMixin):
             end = min(h, self.range_end)
             if self._same_code(body_end, fstart, length):
                 end = body_end + length
+                if end < self.n and self.instrs[end].op == "RETURN_VALUE":
+                    end += 1  # `return value` computed in the body, after the copy
             body, _ = self.walk(i, end, list(stack), inner)
             join = pre_handler = end
             self.skip_cold(h, cleanup + 3)
