@@ -614,6 +614,8 @@ class BranchMixin(object):
         last = exit_ - 1
         while last > head and self.instrs[last].op != "JUMP":
             last -= 1
+        if last == head:
+            last = exit_ - 1  # no back edge in the body (3.12+: only a cold handler's)
         break_target = self._break_target(head + 1, exit_, exit_)
         if break_target > self.range_end and break_target != exit_:
             break_target = exit_

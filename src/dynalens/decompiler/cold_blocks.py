@@ -117,6 +117,13 @@ class ColdHandlerMixin(object):
             k += 1
         if k < h and (instrs[k].op == "JUMP" or (instrs[k].op == "RETURN_VALUE" and k > body_end)):
             return k + 1
+        if k > body_end:  # a break whose exit the compiler copied: `return <name>`
+            q = k
+            while q < h and q - k < 3 and instrs[q].op in ("LOAD_FAST", "LOAD_CONST",
+                                                            "LOAD_GLOBAL", "LOAD_DEREF"):
+                q += 1
+            if q < h and q > k and instrs[q].op == "RETURN_VALUE":
+                return q + 1
         return None
 
     def skip_cold(self, start, stop, join=None):

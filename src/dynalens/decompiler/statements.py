@@ -764,8 +764,26 @@ class StatementWalker(StackMachine):
             loop = self.ctx.loop
             if loop is not None and value is loop.iterator and ins.index + 1 == loop.exit:
                 out.append(ast.Break())  # a break that falls into the loop's exit
+            elif loop is not None and value is loop.iterator and loop.exit is not None:
+                copied = self._inlined_exit(ins.index + 1, loop.exit)
+                if copied:  # 3.12+: a break whose jump became a copy of the short exit
+                    out.append(ast.Break())
+                    return ins.index + 1 + copied
             return
         out.append(ast.Expr(value=self.value(value, ins)))
+
+    def _inlined_exit(self, k, exit_):
+        """Length of the code from ``k`` that copies the return block at ``exit_``, or 0."""
+        if PY < (3, 12) or exit_ >= self.n or k == exit_:
+            return 0
+        length = 1
+        while exit_ + length - 1 < self.n and length <= 6 and \
+                self.instrs[exit_ + length - 1].op != "RETURN_VALUE":
+            length += 1
+        if exit_ + length - 1 < self.n and self.instrs[exit_ + length - 1].op == "RETURN_VALUE" \
+                and self._same_code(k, exit_, length):
+            return length
+        return 0
 
     def op_RETURN_VALUE(self, ins, stack, out):
         value = self.pop(stack, ins)
