@@ -447,26 +447,31 @@ class StackMachine(object):
 
     # -- containers ------------------------------------------------------------------------
     def op_BUILD_TUPLE(self, ins, stack, out):
-        stack.append(ast.Tuple(elts=self._items(stack, ins, ins.argval), ctx=ast.Load()))
+        stack.append(ast.Tuple(elts=self._elements(stack, ins, ins.argval), ctx=ast.Load()))
 
     def op_BUILD_LIST(self, ins, stack, out):
-        stack.append(ast.List(elts=self._items(stack, ins, ins.argval), ctx=ast.Load()))
+        stack.append(ast.List(elts=self._elements(stack, ins, ins.argval), ctx=ast.Load()))
 
     def op_BUILD_SET(self, ins, stack, out):
-        stack.append(ast.Set(elts=self._items(stack, ins, ins.argval)))
+        stack.append(ast.Set(elts=self._elements(stack, ins, ins.argval)))
 
     def _items(self, stack, ins, count):
         if count == 0:
             return []
         return list(self.pop(stack, ins, count)) if count > 1 else [self.pop(stack, ins)]
 
+    def _elements(self, stack, ins, count):
+        """A display's items as expressions: a function made for it is a lambda."""
+        return [self.value(v, ins) if isinstance(v, FunctionValue) else v
+                for v in self._items(stack, ins, count)]
+
     def op_BUILD_MAP(self, ins, stack, out):
-        flat = self._items(stack, ins, 2 * ins.argval)
+        flat = self._elements(stack, ins, 2 * ins.argval)
         stack.append(ast.Dict(keys=flat[0::2], values=flat[1::2]))
 
     def op_BUILD_CONST_KEY_MAP(self, ins, stack, out):
         keys = self.pop(stack, ins)
-        values = self._items(stack, ins, ins.argval)
+        values = self._elements(stack, ins, ins.argval)
         names = getattr(keys, "_const", None)
         if not isinstance(names, tuple):
             self.fail("BUILD_CONST_KEY_MAP without constant keys", ins)
