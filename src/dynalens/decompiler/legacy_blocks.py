@@ -196,9 +196,9 @@ def inlined_exits(raws):
     {offsets of the rest of each copy}).
 
     3.10 replaces an unconditional jump to a block of at most four instructions that ends in
-    ``RETURN_VALUE`` by a copy of that block, line numbers included (3.11 copies only blocks
-    without one, which ``statements.ExitBlocks`` handles).  A run that ends in ``RETURN_VALUE``
-    and repeats a later run instruction for instruction, line for line, is such a copy: it
+    ``RETURN_VALUE`` or ``RAISE_VARARGS`` by a copy of that block, line numbers included (3.11
+    copies only blocks without one, which ``statements.ExitBlocks`` handles).  A run that ends
+    so and repeats a later run instruction for instruction, line for line, is such a copy: it
     becomes the jump again, to the last run (the block where the source has it).
     """
     lines = []
@@ -209,7 +209,8 @@ def inlined_exits(raws):
         lines.append(line)
     key = lambda k: (raws[k].opname, raws[k].argval if not hasattr(raws[k].argval, "co_code")
                      else id(raws[k].argval), lines[k])
-    returns = [k for k, raw in enumerate(raws) if raw.opname == "RETURN_VALUE"]
+    returns = [k for k, raw in enumerate(raws)
+               if raw.opname in ("RETURN_VALUE", "RAISE_VARARGS")]
     starts, rest = {}, set()
     for n, r in enumerate(returns):
         best = None
@@ -226,9 +227,11 @@ def inlined_exits(raws):
         if best is None:
             continue
         length, r2 = best
-        # the copied block starts a line (line-less exits are ExitBlocks' case)
-        while length >= 2 and (raws[r - length + 1].starts_line is None or
-                               raws[r2 - length + 1].starts_line is None):
+        # a copied return block starts a line (line-less ones are ExitBlocks' case); a raise
+        # block may be the end of a line (`raise E(a if c else b)`: CALL; RAISE_VARARGS)
+        while length >= 2 and raws[r].opname == "RETURN_VALUE" and (
+                raws[r - length + 1].starts_line is None or
+                raws[r2 - length + 1].starts_line is None):
             length -= 1
         if length < 2:
             continue
