@@ -464,11 +464,23 @@ class LegacyHandlerMixin(object):
         if pre == w and instrs[w - 1].op == "BEGIN_FINALLY":  # 3.8
             pre = w - 1
         body_end = self._legacy_exit_call_start(pre)
+        tail = None
+        if body_end == pre and pre == w and not TOP_TESTED_WHILE:
+            # 3.10: the code after the with (a short return) copied right after its exit call
+            for start in range(max(w - 4, ins.index + 1), w):
+                if instrs[w - 1].op == "RETURN_VALUE" and instrs[start - 1].op == "POP_TOP" and \
+                        instrs[start].op != "RETURN_VALUE" and \
+                        self._legacy_exit_call_start(start) < start and \
+                        all(instrs[k].target is None for k in range(start, w)):
+                    tail, body_end = start, self._legacy_exit_call_start(start)
+                    break
         body, _ = self.walk(ins.index + 1, body_end, body_stack, self.ctx)
         handler_end = self._legacy_with_handler_end(w)
         item = ast.withitem(context_expr=manager, optional_vars=exit_marker.target)
         node_type = ast.AsyncWith if is_async else ast.With
         out.append(node_type(items=[item], body=body or [ast.Pass()], type_comment=None))
+        if tail is not None:
+            self.walk(tail, w, list(stack), self.ctx, out=out)
         if join is None or join < handler_end:
             join = handler_end
         return min(join, self.range_end) if join > self.range_end else join
