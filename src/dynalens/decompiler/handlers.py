@@ -16,7 +16,7 @@ A ``finally`` body is emitted once in the handler and copied before every normal
 import ast
 
 from .cold_blocks import ColdHandlerMixin
-from .expressions import CurrentExc, IterMarker, LoopItem, WithEnter, WithExit, name
+from .expressions import CurrentExc, IterMarker, LoopItem, Marker, WithEnter, WithExit, name
 from .instructions import POP_JUMPS, PY
 
 
@@ -244,6 +244,9 @@ class HandlerMixin(ColdHandlerMixin):
         exit_marker.target = None
         body_stack = list(stack)
         body_stack.append(exit_marker)
+        if PY >= (3, 14):
+            # 3.14+ keeps __exit__ unbound: the manager sits above it as the call's self
+            body_stack.append(Marker())
         body_stack.append(WithEnter(exit_marker))
         # the normal exit: LOAD_CONST None x3; CALL 2; [await]; POP_TOP; [JUMP join]
         pre = w
