@@ -111,6 +111,8 @@ def decompile_body(code, kind=None, session=None):
         compound_ends_before_else(stmts)
     if kind in ("function", "lambda", "comprehension"):
         _strip_trailing_return(stmts)
+    if kind == "function" and code.co_flags & CO_ASYNC_GENERATOR:
+        _bare_returns(stmts)
     if kind == "module":
         _strip_trailing_return(stmts)
         stmts = _returns_to_else(stmts)
@@ -166,6 +168,21 @@ def _docstring(code):
 def _is_docstring(stmt):
     return isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant) and \
         isinstance(stmt.value.value, str)
+
+
+def _bare_returns(stmts):
+    """An async generator may only ``return`` without a value: ``return None`` compiles the
+    same as a bare ``return`` and is a SyntaxError there."""
+    todo = list(stmts)
+    while todo:
+        node = todo.pop()
+        if isinstance(node, ast.Return):
+            if isinstance(node.value, ast.Constant) and node.value.value is None:
+                node.value = None
+            continue
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+            continue
+        todo.extend(ast.iter_child_nodes(node))
 
 
 def _strip_trailing_return(stmts):
