@@ -193,6 +193,9 @@ def _normalize_one(raw, kw_names_pending, consts, legacy_state=None):
         # 3.12/3.13 write `return <constant>` as RETURN_CONST: a plain RETURN_VALUE of a
         # constant returns an expression whose return the compiler copied into its branches
         return [Instr("RETURN_VALUE", None, "split", off, line)]
+    if name == "GET_ITER" and raw.arg and PY >= (3, 15):
+        # 3.15: GET_ITER with an argument starts a `yield from` (3.14's GET_YIELD_FROM_ITER)
+        return [Instr("GET_YIELD_FROM_ITER", raw.arg, None, off, line)]
     if name == "POP_ITER" and PY >= (3, 15):
         # the iterator takes two stack slots since 3.15 (see expressions.ITER_SLOTS)
         return [Instr("POP_TOP", None, None, off, line), Instr("POP_TOP", None, None, off, line)]
@@ -618,6 +621,9 @@ def _collapse(out, offset_to_index):
             k += 2
             continue
         length = _send_loop_length(out, k)
+        if not length and ins.op == "PUSH_NULL" and PY >= (3, 15):
+            length = _send_loop_length(out, k + 1)  # 3.15: PUSH_NULL; LOAD_CONST None; SEND
+            length = length and length + 1
         if length:
             prev = out[k - 1].op if k else None
             kind = _SEND_KINDS.get(prev, "yield from")
