@@ -665,14 +665,7 @@ class BranchMixin(object):
     def _while_without_bottom_test(self, head, exit_, stack, out, ctx):
         """``while test:`` whose body never reaches the end (it returns, raises or continues):
         the test is only at the top and every back edge is a ``continue``."""
-        chunks = []
-        k = head
-        while True:
-            c = self.read_chunk(k, stack, exit_, chunks)
-            if c is None:
-                break
-            chunks.append(c)
-            k = self.after(c.jump)
+        chunks = self.gather_chunks(head, exit_, stack)
         for n in range(len(chunks), 0, -1):
             last = chunks[n - 1].jump
             body_start, false = self.after(last), last.target
@@ -695,16 +688,25 @@ class BranchMixin(object):
             return body_end
         return None
 
-    def read_chunks(self, start, stop, stack):
+    def gather_chunks(self, start, limit, stack):
+        """The chunks read one after another from ``start`` until one does not read as a
+        chunk (or ``limit`` is reached)."""
         chunks = []
         k = start
-        while k < stop:
-            c = self.read_chunk(k, stack, stop, chunks)
+        while k < limit:
+            c = self.read_chunk(k, stack, limit, chunks)
             if c is None:
-                return None
+                break
             chunks.append(c)
             k = self.after(c.jump)
-        return chunks or None
+        return chunks
+
+    def read_chunks(self, start, stop, stack):
+        """Chunks that fill [start, stop) exactly, or None."""
+        chunks = self.gather_chunks(start, stop, stack)
+        if not chunks or self.after(chunks[-1].jump) != stop:
+            return None
+        return chunks
 
     def do_while_true(self, head, last_back, stack, out, ctx):
         exit_ = last_back + 1

@@ -450,15 +450,7 @@ class MatchMixin(object):
         instrs = self.instrs
         if k < self.n and copied and instrs[k].op == "POP_TOP":
             return None, k, fail
-        chunks = []
-        pos = k
-        limit = self.range_end
-        while pos < limit:
-            c = self.read_chunk(pos, stack, limit, chunks)
-            if c is None:
-                break
-            chunks.append(c)
-            pos = self.after(c.jump)
+        chunks = self.gather_chunks(k, self.range_end, stack)
         for count in range(len(chunks), 0, -1):
             last = chunks[count - 1].jump
             true, false = self.after(last), last.target

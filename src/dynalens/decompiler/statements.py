@@ -344,6 +344,8 @@ class StatementWalker(StackMachine):
                 if len(out) > before:
                     if self.copied:
                         self.hoist_copies(out, before)
+                        # a copy still waiting on the stack may reach a later statement
+                        self.copied = any(isinstance(v, _SIDE_EFFECTS) for v in stack)
                     if stack and self.kind != "comprehension":
                         self.spill(stack, out, before)
                 i = ins.index + 1 if nxt is None else nxt
