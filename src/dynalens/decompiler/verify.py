@@ -63,15 +63,19 @@ class VerifyResult(object):
 
     ``difference`` says where the first mismatch is, in words a person can act on;
     ``compiled`` is the recompiled code object that was compared (None when the source did not
-    compile or held no matching code object).
+    compile or held no matching code object). ``how`` says what made it exact: ``"bytecode"``
+    (the normalized instructions are the same) or ``"dataflow"`` (asked for with
+    ``temporaries=True``: the same operations in the same order, some values held in
+    temporaries where the original kept them on the stack; see :mod:`dataflow`).
     """
 
-    __slots__ = ("exact", "difference", "compiled")
+    __slots__ = ("exact", "difference", "compiled", "how")
 
-    def __init__(self, exact, difference=None, compiled=None):
+    def __init__(self, exact, difference=None, compiled=None, how=None):
         self.exact = bool(exact)
         self.difference = difference
         self.compiled = compiled
+        self.how = how if exact else None
 
     def __bool__(self):
         return self.exact
@@ -84,8 +88,13 @@ class VerifyResult(object):
         return "VerifyResult(exact=False, difference=%r)" % (self.difference,)
 
 
-def verify(code, source):
+def verify(code, source, temporaries=False):
     """Recompile ``source`` and compare its bytecode with ``code``, normalized.
+
+    With ``temporaries=True``, source whose bytecode differs only in holding some values in
+    local variables of its own (where ``code`` kept them on the value stack) is exact too,
+    with ``how == "dataflow"``: for generated code such as Dynamo's, which no source compiles
+    to, this is the strongest claim there is (same operations, same order, same operands).
 
     ``source`` is compiled with ``code``'s filename. For a module code object the module itself
     is compared; otherwise the nested code object with the same qualified name (3.11+) or name
@@ -122,10 +131,29 @@ def verify(code, source):
     for candidate in candidates:
         difference = _Comparer(code, candidate).run()
         if difference is None:
-            return VerifyResult(True, None, candidate)
+            return VerifyResult(True, None, candidate, how="bytecode")
         if first is None:
             first = VerifyResult(False, "first difference: " + difference, candidate)
+    if temporaries:
+        for candidate in candidates:
+            flow = _dataflow(code, candidate)
+            if flow is None:
+                return VerifyResult(True, None, candidate, how="dataflow")
+            if candidate is first.compiled:
+                first.difference += "; as dataflow: " + flow
     return first
+
+
+def _dataflow(expected, got):
+    """The dataflow check, with nested code objects compared as bytecode first."""
+    from dynalens.decompiler.dataflow import dataflow_difference
+
+    def nested(a, b):
+        if _Comparer(a, b).run() is None:
+            return None
+        return dataflow_difference(a, b, nested)
+
+    return dataflow_difference(expected, got, nested)
 
 
 def _qualname(code):

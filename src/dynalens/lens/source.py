@@ -109,7 +109,7 @@ def function_source(code, name, path, header_lines=(), on_failure=None):
 
         target = code.replace(co_name=name, co_filename=path,
                               **({"co_qualname": name} if hasattr(code, "co_qualname") else {}))
-        result = verify(target, text)
+        result = verify(target, text, temporaries=True)
         verified = bool(result)
         candidate = result.compiled
         difference = None if verified else result.difference

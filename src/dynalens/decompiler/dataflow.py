@@ -1,0 +1,596 @@
+"""Same operations, same order, same operands: equivalence where values may wait in temporaries.
+
+Bytecode comparison (:mod:`verify`) cannot accept source for code that no source compiles to.
+Dynamo writes such code: it leaves values on the value stack across what would be statements,
+shuffles them with SWAP/COPY, deletes locals between a value's push and its use. The decompiler
+keeps those values in temporaries (``__temp_3 = ...``), so the recompiled bytecode has stores
+and loads where the original had stack traffic, and nothing else should differ.
+
+This module checks exactly that claim. Both code objects are run symbolically in lockstep. A
+value is an opaque identity; every instruction that can observe or change the world (a call, an
+attribute or subscript access, building a container, storing a real local, a branch, a return)
+is an *event*. The two sides must perform the same events, in the same order, on the same
+operands (by identity), with the same exception handlers, along every control-flow path. What
+may differ is only what cannot be observed: stack shuffles (SWAP, COPY, POP_TOP, PUSH_NULL),
+loads of constants and locals, and stores to *temporaries* -- local names that only one side
+has. A value stored in a temporary is the same value when loaded back, so ``t = f(); g(t)``
+matches ``f()`` left on the stack for ``g``.
+
+Paths are explored once per distinct state (values renamed canonically), so loops and joins
+terminate. Anything the model does not know is a difference, never a pass: an instruction not
+in the tables below, an unsupported CPython version, a temporary read before it is written.
+The tables are checked against ``dis.stack_effect`` on every use.
+
+Supported: CPython 3.11 to 3.13 (the versions torch's Dynamo writes this kind of code for and
+whose stack layouts the tables describe); other versions report that they are not supported.
+"""
+
+import dis
+import sys
+
+from dynalens.decompiler.verify import _const_key, _jump_target, _split_superinstructions
+
+__all__ = ["dataflow_difference", "SUPPORTED"]
+
+SUPPORTED = (3, 11) <= sys.version_info[:2] <= (3, 13)
+_PY311 = sys.version_info[:2] == (3, 11)
+_NULL_AFTER_GLOBAL = sys.version_info >= (3, 13)  # 3.13 pushes `f + NULL`, 3.11/3.12 `NULL + f`
+_MAX_STATES = 20000
+_MAX_PURE_STEPS = 100000
+
+NULL = ("null",)
+LASTI = ("lasti",)
+EXHAUSTED = ("exhausted",)  # what 3.12+ FOR_ITER leaves for END_FOR when the iterator is done
+
+# Instructions that change nothing anyone can observe.
+_SKIPPED = frozenset(["NOP", "RESUME", "EXTENDED_ARG", "CACHE", "PRECALL", "MAKE_CELL",
+                      "COPY_FREE_VARS", "NOT_TAKEN"])
+_UNCONDITIONAL = frozenset(["JUMP_FORWARD", "JUMP_BACKWARD", "JUMP", "JUMP_ABSOLUTE",
+                            "JUMP_BACKWARD_NO_INTERRUPT", "JUMP_NO_INTERRUPT"])
+_LOCAL_LOADS = frozenset(["LOAD_FAST", "LOAD_FAST_CHECK", "LOAD_FAST_BORROW"])
+# (taken when the condition holds?, kind): POP_JUMP_IF_FALSE jumps when truth does not hold
+_CONDITIONAL = {}
+for _form in ("POP_JUMP_IF_%s", "POP_JUMP_FORWARD_IF_%s", "POP_JUMP_BACKWARD_IF_%s"):
+    _CONDITIONAL[_form % "TRUE"] = (True, "truth")
+    _CONDITIONAL[_form % "FALSE"] = (False, "truth")
+    _CONDITIONAL[_form % "NONE"] = (True, "is None")
+    _CONDITIONAL[_form % "NOT_NONE"] = (False, "is None")
+_OR_POP = {"JUMP_IF_TRUE_OR_POP": True, "JUMP_IF_FALSE_OR_POP": False}
+# Appending to a container further down the stack: (values popped); the container is then
+# found at depth `arg` and is an operand, though it stays where it is.
+_APPENDS = {"LIST_APPEND": 1, "LIST_EXTEND": 1, "SET_ADD": 1, "SET_UPDATE": 1,
+            "DICT_UPDATE": 1, "DICT_MERGE": 1, "MAP_ADD": 2}
+# ... and the method each one is, called on that container: source has no syntax that
+# extends an existing list in place, so the decompiler writes `temp.extend(values)`. The
+# instruction only runs on the exact built-in type (CPython does not even check), whose
+# methods nobody can replace, so the call does the same, and looking the method up does
+# nothing observable: it is deferred to the call. (DICT_MERGE differs from dict.update: it
+# rejects repeated keys.)
+_APPEND_METHODS = {"LIST_APPEND": "append", "LIST_EXTEND": "extend", "SET_ADD": "add",
+                   "SET_UPDATE": "update", "DICT_UPDATE": "update"}
+_CONTAINER_METHODS = frozenset(_APPEND_METHODS.values())
+
+
+def _flags_popped(arg):
+    return bin(arg & 0x0F).count("1")
+
+
+# Events: opname -> (popped, peeked, pushed), each an int or a function of the argument.
+# Peeked values are operands that stay on the stack under the pushed results.
+_EVENTS = {
+    "UNARY_POSITIVE": (1, 0, 1), "UNARY_NEGATIVE": (1, 0, 1), "UNARY_NOT": (1, 0, 1),
+    "UNARY_INVERT": (1, 0, 1), "TO_BOOL": (1, 0, 1), "GET_ITER": (1, 0, 1),
+    "BINARY_OP": (2, 0, 1), "BINARY_SUBSCR": (2, 0, 1), "COMPARE_OP": (2, 0, 1),
+    "IS_OP": (2, 0, 1), "CONTAINS_OP": (2, 0, 1), "BINARY_SLICE": (3, 0, 1),
+    "STORE_SLICE": (4, 0, 0), "STORE_SUBSCR": (3, 0, 0), "DELETE_SUBSCR": (2, 0, 0),
+    "STORE_ATTR": (2, 0, 0), "DELETE_ATTR": (1, 0, 0),
+    "STORE_GLOBAL": (1, 0, 0), "DELETE_GLOBAL": (0, 0, 0), "STORE_NAME": (1, 0, 0),
+    "DELETE_NAME": (0, 0, 0), "STORE_DEREF": (1, 0, 0), "DELETE_DEREF": (0, 0, 0),
+    "STORE_FAST": (1, 0, 0), "DELETE_FAST": (0, 0, 0),
+    "LOAD_NAME": (0, 0, 1), "LOAD_DEREF": (0, 0, 1), "LOAD_CLASSDEREF": (0, 0, 1),
+    "LOAD_FROM_DICT_OR_DEREF": (1, 0, 1), "LOAD_FROM_DICT_OR_GLOBALS": (1, 0, 1),
+    "LOAD_ASSERTION_ERROR": (0, 0, 1), "LOAD_BUILD_CLASS": (0, 0, 1),
+    "LOAD_FAST_AND_CLEAR": (0, 0, 1),
+    "LOAD_ATTR": (1, 0, (lambda arg: 1) if _PY311 else (lambda arg: 1 + (arg & 1))),
+    "LOAD_METHOD": (1, 0, 2), "LOAD_SUPER_ATTR": (3, 0, lambda arg: 1 + (arg & 1)),
+    "BUILD_TUPLE": (lambda n: n, 0, 1), "BUILD_LIST": (lambda n: n, 0, 1),
+    "BUILD_SET": (lambda n: n, 0, 1), "BUILD_MAP": (lambda n: 2 * n, 0, 1),
+    "BUILD_CONST_KEY_MAP": (lambda n: n + 1, 0, 1), "BUILD_STRING": (lambda n: n, 0, 1),
+    "BUILD_SLICE": (lambda n: n, 0, 1), "LIST_TO_TUPLE": (1, 0, 1),
+    "CALL": (lambda n: n + 2, 0, 1), "CALL_KW": (lambda n: n + 3, 0, 1),
+    "CALL_FUNCTION_EX": (lambda flags: 3 + (flags & 1), 0, 1),
+    "CALL_INTRINSIC_1": (1, 0, 1), "CALL_INTRINSIC_2": (2, 0, 1),
+    "MAKE_FUNCTION": ((lambda flags: 1 + _flags_popped(flags)) if sys.version_info < (3, 13)
+                      else 1, 0, 1),
+    "SET_FUNCTION_ATTRIBUTE": (2, 0, 1),
+    "FORMAT_VALUE": (lambda arg: 2 if arg & 4 else 1, 0, 1), "FORMAT_SIMPLE": (1, 0, 1),
+    "FORMAT_WITH_SPEC": (2, 0, 1), "CONVERT_VALUE": (1, 0, 1),
+    "UNPACK_SEQUENCE": (1, 0, lambda n: n),
+    "UNPACK_EX": (1, 0, lambda arg: (arg & 0xFF) + (arg >> 8) + 1),
+    "IMPORT_NAME": (2, 0, 1), "IMPORT_FROM": (0, 1, 1), "IMPORT_STAR": (1, 0, 0),
+    "PUSH_EXC_INFO": (1, 0, 2), "POP_EXCEPT": (1, 0, 0), "CHECK_EXC_MATCH": (1, 1, 1),
+    "CHECK_EG_MATCH": (2, 0, 2), "PREP_RERAISE_STAR": (2, 0, 1),
+    "BEFORE_WITH": (1, 0, 2), "WITH_EXCEPT_START": (0, 4, 1),
+    "GET_LEN": (0, 1, 1), "MATCH_MAPPING": (0, 1, 1), "MATCH_SEQUENCE": (0, 1, 1),
+    "MATCH_KEYS": (0, 2, 1), "MATCH_CLASS": (3, 0, 1), "COPY_DICT_WITHOUT_KEYS": (1, 1, 1),
+    "SETUP_ANNOTATIONS": (0, 0, 0), "PRINT_EXPR": (1, 0, 0),
+}
+# These end the path (after their exception edge, where one is active).
+_ENDS = {"RETURN_VALUE": 1, "RETURN_CONST": 0, "RAISE_VARARGS": lambda n: n, "RERAISE": 1}
+
+
+def _count(entry, arg):
+    return entry(arg or 0) if callable(entry) else entry
+
+
+class _Unsupported(Exception):
+    """The model cannot follow this code; reported as a difference."""
+
+
+class _State(object):
+    """One side's position: instruction index, value stack, locals (name -> value) and the
+    keyword names a 3.11/3.12 KW_NAMES left for the next CALL."""
+
+    __slots__ = ("pc", "stack", "names", "kwnames")
+
+    def __init__(self, pc, stack, names, kwnames=None):
+        self.pc = pc
+        self.stack = stack
+        self.names = names
+        self.kwnames = kwnames
+
+    def copy(self, pc=None):
+        return _State(self.pc if pc is None else pc, list(self.stack), dict(self.names),
+                      self.kwnames)
+
+
+class _Side(object):
+    """One code object, decoded once, and how to run its unobservable instructions."""
+
+    def __init__(self, code, private):
+        self.code = code
+        self.private = private
+        raw = _split_superinstructions(dis.get_instructions(code))
+        self.instructions = [ins for ins in raw if ins.opname not in ("CACHE",)]
+        self.index_at = {}
+        for number, ins in enumerate(self.instructions):
+            self.index_at.setdefault(ins.offset, number)
+        self.handlers = []
+        for entry in getattr(dis.Bytecode(code), "exception_entries", ()):
+            self.handlers.append((entry.start, entry.end, self._index(entry.target),
+                                  entry.depth, bool(entry.lasti)))
+
+    def _index(self, offset):
+        if offset in self.index_at:
+            return self.index_at[offset]
+        later = [o for o in self.index_at if o >= offset]
+        return self.index_at[min(later)] if later else len(self.instructions)
+
+    def target(self, ins):
+        return self._index(_jump_target(ins))
+
+    def handler_at(self, pc):
+        offset = self.instructions[pc].offset
+        for start, end, target, depth, lasti in self.handlers:
+            if start <= offset < end:
+                return target, depth, lasti
+        return None
+
+    def initial(self):
+        code = self.code
+        nargs = code.co_argcount + code.co_kwonlyargcount \
+            + bool(code.co_flags & 0x04) + bool(code.co_flags & 0x08)
+        names = {name: ("arg", name) for name in code.co_varnames[:nargs]}
+        return _State(0, [], names)
+
+    def advance(self, state):
+        """Run unobservable instructions; stop at the next event (state.pc points at it)."""
+        stack, names = state.stack, state.names
+        for _ in range(_MAX_PURE_STEPS):
+            if state.pc >= len(self.instructions):
+                raise _Unsupported("runs off the end of the code")
+            ins = self.instructions[state.pc]
+            op = ins.opname
+            if op in _SKIPPED:
+                pass
+            elif op in _UNCONDITIONAL:
+                state.pc = self.target(ins)
+                continue
+            elif op == "POP_TOP":
+                self._need(stack, 1, ins)
+                stack.pop()
+            elif op == "END_FOR":
+                popped = -dis.stack_effect(ins.opcode)
+                self._need(stack, popped, ins)
+                del stack[len(stack) - popped:]
+            elif op == "COPY":
+                self._need(stack, ins.arg, ins)
+                stack.append(stack[-ins.arg])
+            elif op == "SWAP":
+                self._need(stack, ins.arg, ins)
+                stack[-1], stack[-ins.arg] = stack[-ins.arg], stack[-1]
+            elif op == "PUSH_NULL":
+                stack.append(NULL)
+            elif op in ("LOAD_CONST", "LOAD_SMALL_INT") and not hasattr(ins.argval, "co_code"):
+                stack.append(("const", _const_key(ins.argval)))
+            elif op == "LOAD_CLOSURE":
+                stack.append(("cell", ins.argval))
+                state.pc += _spelled_cell_length(self.instructions, state.pc, ins.argval)
+            elif (op in ("LOAD_METHOD", "LOAD_ATTR") and ins.argval in _CONTAINER_METHODS
+                  and (op == "LOAD_METHOD" or (not _PY311 and ins.arg & 1)) and stack):
+                receiver = stack.pop()
+                stack.append(("method", ins.argval))
+                stack.append(receiver)
+            elif op == "LIST_TO_TUPLE" and stack:
+                # only ever feeds CALL_FUNCTION_EX, which makes the same tuple itself
+                stack.append(("tuple-of", stack.pop()))
+            elif op == "BUILD_MAP" and ins.arg == 0 and self._copied_kwargs(state):
+                state.pc += 1
+                continue
+            elif op == "KW_NAMES":
+                state.kwnames = ins.argval
+            elif op in _LOCAL_LOADS:
+                if ins.argval in names:
+                    stack.append(names[ins.argval])
+                elif ins.argval in self.private:
+                    raise _Unsupported("reads temporary %r before it is set (#%d)"
+                                       % (ins.argval, state.pc))
+                else:
+                    return  # reading an unbound local raises: an event
+            elif op == "STORE_FAST" and ins.argval in self.private:
+                self._need(stack, 1, ins)
+                names[ins.argval] = stack.pop()
+            elif op == "DELETE_FAST" and ins.argval in self.private:
+                if names.pop(ins.argval, None) is None:
+                    raise _Unsupported("deletes temporary %r that is not set (#%d)"
+                                       % (ins.argval, state.pc))
+            elif op in ("BUILD_TUPLE", "BUILD_SLICE") and len(stack) >= (ins.arg or 0) and all(
+                    value[0] == "const" for value in stack[len(stack) - (ins.arg or 0):]):
+                # a tuple or slice of constants is a constant (the compiler folds some, Dynamo
+                # builds them): neither has an identity anyone relies on
+                items = [item[1] for item in stack[len(stack) - ins.arg:]] if ins.arg else []
+                del stack[len(stack) - len(items):]
+                if op == "BUILD_TUPLE":
+                    stack.append(("const", ("tuple", tuple(items))))
+                else:
+                    items += [_const_key(None)] * (3 - len(items))
+                    stack.append(("const", ("slice",) + tuple(items)))
+            else:
+                return
+            state.pc += 1
+        raise _Unsupported("runs %d instructions without doing anything" % _MAX_PURE_STEPS)
+
+    def _copied_kwargs(self, state):
+        """``f(**kw)`` compiles to BUILD_MAP 0, <kw>, DICT_MERGE 1, CALL_FUNCTION_EX 1: the
+        call gets a fresh dict either way (CALL_FUNCTION_EX unpacks the mapping into the
+        callee's own), so the copy is dropped and kw goes to the call, as generated code
+        passes it. True when that shape starts at ``state.pc`` with kw a local (the DICT_MERGE
+        is then removed by moving the local's value; returns after doing so)."""
+        rest = self.instructions[state.pc + 1:state.pc + 4]
+        if len(rest) < 3 or rest[0].opname not in _LOCAL_LOADS \
+                or rest[1].opname != "DICT_MERGE" or rest[1].arg != 1 \
+                or rest[2].opname != "CALL_FUNCTION_EX" or not rest[2].arg & 1 \
+                or rest[0].argval not in state.names:
+            return False
+        state.stack.append(state.names[rest[0].argval])
+        state.pc += 2  # now at DICT_MERGE; the caller steps past it
+        return True
+
+    @staticmethod
+    def _need(stack, count, ins):
+        if len(stack) < count:
+            raise _Unsupported("stack underflow at %s (offset %d)" % (ins.opname, ins.offset))
+
+
+def _spelled_cell_length(instructions, pc, name):
+    """How many instructions after ``LOAD_CLOSURE name`` at ``pc`` spell the cell as a value.
+
+    Generated code passes a closure cell itself as an argument (Dynamo hands cells to resume
+    functions); source has no syntax for that and the decompiler writes
+    ``(lambda: name).__closure__[0]``, which is that very cell: LOAD_CLOSURE, BUILD_TUPLE 1,
+    LOAD_CONST <lambda>, MAKE_FUNCTION (closure), LOAD_ATTR __closure__, LOAD_CONST 0,
+    BINARY_SUBSCR. Returns 6 when that sequence follows (the rest of it), else 0.
+    """
+    rest = instructions[pc + 1:pc + 7]
+    if len(rest) < 6 or [ins.opname for ins in rest] != [
+            "BUILD_TUPLE", "LOAD_CONST", "MAKE_FUNCTION", "LOAD_ATTR", "LOAD_CONST",
+            "BINARY_SUBSCR"]:
+        return 0
+    lambda_code = rest[1].argval
+    if (rest[0].arg != 1 or not hasattr(lambda_code, "co_code")
+            or lambda_code.co_name != "<lambda>" or lambda_code.co_freevars != (name,)
+            or lambda_code.co_argcount or rest[3].argval != "__closure__"
+            or rest[4].argval != 0 or type(rest[4].argval) is not int):
+        return 0
+    body = [ins.opname for ins in dis.get_instructions(lambda_code)
+            if ins.opname not in ("COPY_FREE_VARS", "RESUME", "CACHE", "NOP")]
+    if body != ["LOAD_DEREF", "RETURN_VALUE"]:
+        return 0
+    return 6
+
+
+def _event_key(side, ins, state):
+    """What an event does, without its operands: (name, argument)."""
+    op = ins.opname
+    if op in ("STORE_FAST", "DELETE_FAST", "LOAD_FAST_AND_CLEAR") or op in _LOCAL_LOADS:
+        return (op if op not in _LOCAL_LOADS else "LOAD_FAST", ins.argval)
+    if op == "LOAD_GLOBAL":
+        return (op, ins.argval)
+    if op in ("CALL", "CALL_KW"):
+        return (op, ins.arg, state.kwnames)
+    if op == "LOAD_CONST":
+        return (op, _const_key(ins.argval))
+    if ins.arg is None:
+        return (op,)
+    if op in dis.hasconst:
+        return (op, _const_key(ins.argval))
+    return (op, _const_key(ins.argval), ins.argrepr)
+
+
+class _Step(object):
+    """One side's event: what it is, on which values, and how to go on from it."""
+
+    __slots__ = ("key", "operands", "successors", "raises")
+
+    def __init__(self, key, operands, successors, raises=True):
+        self.key = key
+        self.operands = operands
+        # label -> (next pc or None at the end, values popped, values pushed: count, fixed
+        # values to push before and after the results)
+        self.successors = successors
+        self.raises = raises
+
+
+def _describe(side, state):
+    ins = side.instructions[state.pc]
+    op = ins.opname
+    stack = state.stack
+    pc = state.pc
+    if op in _CONDITIONAL:
+        taken_when, kind = _CONDITIONAL[op]
+        side._need(stack, 1, ins)
+        target = side.target(ins)
+        yes, no = (target, pc + 1) if taken_when else (pc + 1, target)
+        return _Step(("branch", kind), [stack[-1]],
+                     {"yes": (yes, 1, 0, (), ()), "no": (no, 1, 0, (), ())})
+    if op in _OR_POP:
+        side._need(stack, 1, ins)
+        target = side.target(ins)
+        keep = (target, 0, 0, (), ())
+        drop = (pc + 1, 1, 0, (), ())
+        jumps_when_true = _OR_POP[op]
+        return _Step(("branch", "truth"), [stack[-1]],
+                     {"yes": keep if jumps_when_true else drop,
+                      "no": drop if jumps_when_true else keep})
+    if op == "FOR_ITER":
+        side._need(stack, 1, ins)
+        done = (side.target(ins), 1, 0, (), ()) if _PY311 else \
+            (side.target(ins), 0, 0, (), (EXHAUSTED,))
+        return _Step(("FOR_ITER",), [stack[-1]], {"next": (pc + 1, 0, 1, (), ()), "done": done})
+    if op in _ENDS:
+        popped = _count(_ENDS[op], ins.arg)
+        side._need(stack, popped, ins)
+        operands = stack[len(stack) - popped:] if popped else []
+        if op == "RETURN_CONST":
+            operands = [("const", _const_key(ins.argval))]
+        return _Step(("end", "RETURN" if op.startswith("RETURN") else op, ins.arg
+                      if op == "RAISE_VARARGS" else None),
+                     operands, {}, raises=not op.startswith("RETURN"))
+    if op == "LOAD_CONST":  # only code objects reach here: their bodies are compared too
+        return _Step(_event_key(side, ins, state), [], {"next": (pc + 1, 0, 1, (), ())},
+                     raises=False)
+    if op in _APPENDS:
+        popped = _APPENDS[op]
+        _check_effect(ins, popped, 0)
+        side._need(stack, popped + ins.arg, ins)
+        container = stack[-(popped + ins.arg)]
+        key = ("container.%s" % _APPEND_METHODS[op],) if op in _APPEND_METHODS \
+            else _event_key(side, ins, state)
+        return _Step(key, [container] + stack[len(stack) - popped:],
+                     {"next": (pc + 1, popped, 0, (), ())})
+    if (op == "CALL" and ins.arg == 1 and not state.kwnames and len(stack) >= 3
+            and stack[-3][0] == "method"):
+        _check_effect(ins, 3, 1)
+        return _Step(("container.%s" % stack[-3][1],), [stack[-2], stack[-1]],
+                     {"next": (pc + 1, 3, 0, (), (("const", _const_key(None)),))})
+    if op == "CALL_FUNCTION_EX":
+        popped = 3 + (ins.arg & 1)
+        _check_effect(ins, popped, 1)
+        side._need(stack, popped, ins)
+        operands = [value[1] if value[0] == "tuple-of" else value
+                    for value in stack[len(stack) - popped:]]
+        return _Step(_event_key(side, ins, state), operands,
+                     {"next": (pc + 1, popped, 1, (), ())})
+    if op in _LOCAL_LOADS:  # an unbound local: raises, and nothing follows
+        return _Step(("LOAD_FAST", ins.argval, "unbound"), [], {})
+    if op == "LOAD_GLOBAL":
+        before, after = (), ()
+        if ins.arg & 1:
+            before, after = ((), (NULL,)) if _NULL_AFTER_GLOBAL else ((NULL,), ())
+        _check_effect(ins, 0, 1 + len(before) + len(after))
+        return _Step(_event_key(side, ins, state), [], {"next": (pc + 1, 0, 1, before, after)})
+    if op in _EVENTS:
+        popped, peeked, pushed = (_count(entry, ins.arg) for entry in _EVENTS[op])
+        _check_effect(ins, popped, pushed)
+        side._need(stack, popped + peeked, ins)
+        operands = stack[len(stack) - popped - peeked:] if popped + peeked else []
+        return _Step(_event_key(side, ins, state), list(operands),
+                     {"next": (pc + 1, popped, pushed, (), ())})
+    raise _Unsupported("instruction %s at offset %d is not modelled" % (op, ins.offset))
+
+
+def _check_effect(ins, popped, pushed):
+    try:
+        effect = dis.stack_effect(ins.opcode, ins.arg if ins.opcode >= dis.HAVE_ARGUMENT
+                                  else None, jump=False)
+    except ValueError:
+        raise _Unsupported("no stack effect for %s" % ins.opname)
+    if _PY311 and ins.opname == "CALL":
+        effect -= ins.arg  # 3.11's PRECALL accounts for the arguments, CALL for the callable
+    if effect != pushed - popped:
+        raise _Unsupported("stack table disagrees with dis for %s %s (%d != %d)"
+                           % (ins.opname, ins.arg, pushed - popped, effect))
+
+
+def _apply(state, successor, results, kwnames_used):
+    pc, popped, _pushed, before, after = successor
+    new = state.copy(pc)
+    if popped:
+        del new.stack[len(new.stack) - popped:]
+    new.stack.extend(before)
+    new.stack.extend(results)
+    new.stack.extend(after)
+    if kwnames_used:
+        new.kwnames = None
+    return new
+
+
+def _canonical(pair):
+    """The pair of states with fresh values renamed in order of appearance (hashable)."""
+    names = {}
+
+    def rename(value):
+        if value and value[0] == "v":
+            if value not in names:
+                names[value] = ("c", len(names))
+            return names[value]
+        return value
+
+    parts = []
+    for state in pair:
+        parts.append(state.pc)
+        parts.append(tuple(rename(v) for v in state.stack))
+        parts.append(tuple((k, rename(v)) for k, v in sorted(state.names.items())))
+        parts.append(state.kwnames)
+    return tuple(parts)
+
+
+def _header_difference(a, b):
+    for field in ("co_argcount", "co_posonlyargcount", "co_kwonlyargcount", "co_cellvars",
+                  "co_freevars"):
+        if getattr(a, field, None) != getattr(b, field, None):
+            return "%s differs: %r != %r" % (field, getattr(a, field, None),
+                                             getattr(b, field, None))
+    if (a.co_flags ^ b.co_flags) & 0x3AC:  # VARARGS VARKEYWORDS GENERATOR COROUTINE ...
+        return "flags differ"
+    nargs = a.co_argcount + a.co_kwonlyargcount + bool(a.co_flags & 0x04) \
+        + bool(a.co_flags & 0x08)
+    if a.co_varnames[:nargs] != b.co_varnames[:nargs]:
+        return "argument names differ"
+    return None
+
+
+def dataflow_difference(expected, got, nested_check=None):
+    """None when ``got`` does what ``expected`` does (see the module docstring), else the first
+    difference found, as text.
+
+    ``nested_check(a, b)`` compares nested code objects that both sides load as constants at
+    the same event; it returns None or a difference (default: this function).
+    """
+    if not SUPPORTED:
+        return "the dataflow check supports CPython 3.11 to 3.13, not %d.%d" \
+            % sys.version_info[:2]
+    nested_check = nested_check or dataflow_difference
+    header = _header_difference(expected, got)
+    if header:
+        return header
+    shared = set(expected.co_varnames) & set(got.co_varnames)
+    left = _Side(expected, set(expected.co_varnames) - shared)
+    right = _Side(got, set(got.co_varnames) - shared)
+    try:
+        return _explore(left, right, nested_check)
+    except _Unsupported as exc:
+        return str(exc)
+
+
+def _explore(left, right, nested_check):
+    fresh = [0]
+    seen = set()
+    nested = {}
+    work = [(left.initial(), right.initial())]
+    while work:
+        a, b = work.pop()
+        try:
+            left.advance(a)
+        except _Unsupported as exc:
+            return "expected side: %s" % exc
+        try:
+            right.advance(b)
+        except _Unsupported as exc:
+            return "recompiled side: %s" % exc
+        key = _canonical((a, b))
+        if key in seen:
+            continue
+        if len(seen) >= _MAX_STATES:
+            raise _Unsupported("more than %d states to explore" % _MAX_STATES)
+        seen.add(key)
+        step_a, step_b = _describe(left, a), _describe(right, b)
+        where = "at expected %s / recompiled %s" % (_where(left, a), _where(right, b))
+        if step_a.key != step_b.key:
+            return "%s: expected %s, got %s" % (where, _key_text(step_a.key),
+                                                _key_text(step_b.key))
+        if step_a.operands != step_b.operands:
+            return "%s: %s on different values" % (where, _key_text(step_a.key))
+        code_a = _loaded_code(left, a)
+        if code_a is not None:
+            nested[id(code_a)] = (code_a, _loaded_code(right, b))
+        ins_a = left.instructions[a.pc]
+        if step_a.raises:
+            handler_a, handler_b = left.handler_at(a.pc), right.handler_at(b.pc)
+            if (handler_a is None) != (handler_b is None):
+                return "%s: an exception here is handled on one side only" % where
+            if handler_a is not None:
+                fresh[0] += 1
+                exc = ("v", fresh[0])
+                work.append((_unwind(a, handler_a, exc), _unwind(b, handler_b, exc)))
+        for label in sorted(step_a.successors):
+            succ_a, succ_b = step_a.successors[label], step_b.successors[label]
+            if succ_a[2] != succ_b[2]:
+                return "%s: results differ in number" % where
+            fresh[0] += 1
+            results = [("v", fresh[0], n) for n in range(succ_a[2])]
+            kw = ins_a.opname in ("CALL", "CALL_KW")
+            next_a = _apply(a, succ_a, results, kw)
+            next_b = _apply(b, succ_b, results, kw)
+            _store_shared(left, ins_a, step_a, next_a)
+            _store_shared(right, right.instructions[b.pc], step_b, next_b)
+            work.append((next_a, next_b))
+    for code_a, code_b in nested.values():
+        difference = nested_check(code_a, code_b)
+        if difference:
+            return "in nested %s: %s" % (code_a.co_name, difference)
+    return None
+
+
+def _store_shared(side, ins, step, state):
+    if ins.opname == "STORE_FAST":
+        state.names[ins.argval] = step.operands[0]
+    elif ins.opname == "DELETE_FAST":
+        state.names.pop(ins.argval, None)
+    elif ins.opname == "LOAD_FAST_AND_CLEAR":
+        state.names.pop(ins.argval, None)
+
+
+def _loaded_code(side, state):
+    ins = side.instructions[state.pc]
+    return ins.argval if ins.opname == "LOAD_CONST" and hasattr(ins.argval, "co_code") else None
+
+
+def _unwind(state, handler, exc):
+    target, depth, lasti = handler
+    new = state.copy(target)
+    del new.stack[depth:]
+    if lasti:
+        new.stack.append(LASTI)
+    new.stack.append(exc)
+    new.kwnames = None
+    return new
+
+
+def _where(side, state):
+    ins = side.instructions[state.pc]
+    return "%s (offset %d)" % (ins.opname, ins.offset)
+
+
+def _key_text(key):
+    return " ".join(str(part) for part in key if part is not None)
