@@ -210,28 +210,11 @@ def _mul_sum(x, y):
     return (x * y).sum()
 
 
-def test_exact_source_is_swapped_in(tmp_path, monkeypatch):
-    # The decompiler does not (yet) give exact source for torch 2.13's transformed code, so
-    # this stands in for it: hand-written source doing what Dynamo's code does, and a verify
-    # that accepts it. What is tested is the lens's part: the code compiled from the dumped
-    # file is what runs under debug(), and only inside the block.
+def test_exact_source_is_swapped_in(tmp_path):
+    # What is tested: the code compiled from the dumped file is what runs under debug(), and
+    # only inside the block.
     import torch._dynamo
 
-    from dynalens.decompiler import verify as verify_module
-    from dynalens.lens import source
-
-    def fake_decompile(code, name):
-        graph = next(n for n in code.co_names if n.startswith("__compiled_fn_"))
-        return "def %s(x, y):\n    graph_out_0 = %s(x, y)\n    return graph_out_0[0]\n" % (
-            name, graph)
-
-    def fake_verify(code, text):
-        module = compile(text, code.co_filename, "exec")
-        fn = next(c for c in module.co_consts if hasattr(c, "co_code"))
-        return verify_module.VerifyResult(True, None, fn)
-
-    monkeypatch.setattr(source, "_decompile", fake_decompile)
-    monkeypatch.setattr(verify_module, "verify", fake_verify)
     torch._dynamo.reset()
     fn = torch.compile(_mul_sum, backend="eager")
     x, y = torch.randn(4), torch.randn(4)
@@ -418,3 +401,48 @@ def test_some_replays_ran_decompiled_code(replay_modes):
     if len(replay_modes) < len(REPLAYS):
         pytest.skip("replay tests were deselected")
     assert sum(exact for exact, _ in replay_modes.values()) > 0, replay_modes
+
+
+def _graph_break_then_branch(a, b):
+    x = a / (torch.abs(a) + 1)
+    if b.sum() < 0:
+        b = b * -1
+    return x * b
+
+
+def test_code_verified_by_dataflow_is_swapped_in_and_computes_the_same(tmp_path):
+    # torch 2.13 leaves the nested-graph-break frame lists on the stack across statements: no
+    # source compiles to that bytecode, the dumped file names those values, and the dataflow
+    # check is what lets debug() run the file's code in place of Dynamo's.
+    import torch._dynamo
+
+    torch._dynamo.reset()
+    fn = torch.compile(_graph_break_then_branch, backend="eager")
+    a, b = torch.randn(6), torch.randn(6).abs()
+    with prepare_debug(str(tmp_path), report=False) as run:
+        expected = fn(a, b)
+    entry = run.index["compiles"][0]["transformed_code"]
+    assert entry["verified_by"] == "dataflow" and entry["debug_mode"] == "exact", entry
+    path = os.path.join(run.dump_dir, entry["file"])
+    text = open(path, encoding="utf-8").read()
+    assert "__temp_" in text and "# Verified: the same operations" in text
+    lines = text.splitlines()
+    seen = []
+
+    def trace(frame, event, arg):
+        if frame.f_code.co_filename == path:
+            seen.append(lines[frame.f_lineno - 1].strip())
+            return trace
+        return None
+
+    with debug(run) as session:
+        sys.settrace(trace)
+        try:
+            got = fn(a, b)
+            negative = fn(a, -b)    # the other branch: its resume function
+        finally:
+            sys.settrace(None)
+    assert "0/0" in [cid for cid, _ in session.swapped]
+    assert torch.equal(got, expected)
+    assert torch.equal(negative, _graph_break_then_branch(a, -b))
+    assert any(line.startswith("__temp_") for line in seen), seen

@@ -199,7 +199,8 @@ class Dumper:
             dc.transformed, dc.transformed_path, dc.transformed_name = res, tpath, tname
             entry["transformed_code"] = {
                 "file": tfile, "function": tname, "decompiled": res.decompiled,
-                "verified": res.verified, "swappable": res.swappable, "error": res.error,
+                "verified": res.verified, "verified_by": res.verified_by,
+                "swappable": res.swappable, "error": res.error,
                 "difference": res.difference, "profiler_bookkeeping_removed": removed,
                 "debug_mode": "exact" if res.swappable else (
                     "relabeled" if dc.relabeled is not None else None)}
@@ -220,7 +221,8 @@ class Dumper:
             entry["resume_functions"].append({"name": rname, "file": rfile,
                                               "line": parsed[1] if parsed else None,
                                               "decompiled": res.decompiled,
-                                              "verified": res.verified})
+                                              "verified": res.verified,
+                                              "verified_by": res.verified_by})
             sections.append(("resume function " + rname, res.text))
 
         # graphs and kernels

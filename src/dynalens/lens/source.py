@@ -15,6 +15,11 @@ import re
 PROFILER_MARK = "  # dynalens: profiler bookkeeping (torch's record_pregraph_bytecode)"
 _PROFILER_RE = re.compile(r"record_pregraph_bytecode_(enter|exit)")
 
+DATAFLOW_NOTE = (
+    "# Verified: the same operations on the same values in the same order as the bytecode\n"
+    "# (no source compiles to the bytecode itself: values it leaves on the stack between\n"
+    "# statements are held in __temp_N variables here).\n")
+
 # code objects that failed to decompile are saved here for the decompiler's own tests
 FAILED_CODES_DIR = os.environ.get("DYNALENS_FAILED_CODES_DIR", "/tmp/dynamo_codes")
 
@@ -23,8 +28,9 @@ class SourceResult:
     """The text for one dumped code object and what we know about it."""
 
     def __init__(self, text, decompiled, verified, error=None, compiled=None, difference=None,
-                 candidate=None):
+                 candidate=None, verified_by=None):
         self.text = text
+        self.verified_by = verified_by    # "bytecode" or "dataflow" (see verify's `how`)
         self.candidate = candidate        # what verify compared (also when not exact)
         self.decompiled = decompiled
         self.verified = verified
@@ -103,24 +109,34 @@ def function_source(code, name, path, header_lines=(), on_failure=None):
         indented = "".join("    " + ln + "\n" if ln.strip() else "\n" for ln in src.splitlines())
         body = "def %s(%s):\n%s" % (name, signature_of(code), indented or "    pass\n")
     text = header + _label_noise(body)
-    compiled, verified, difference, candidate = None, False, None, None
+    result, failure = _verify(code, name, path, text)
+    if result and result.how == "dataflow":
+        # say so in the header, and verify the file as it will be written (lines move)
+        noted = header + DATAFLOW_NOTE + text[len(header):]
+        result_noted, failure = _verify(code, name, path, noted)
+        if result_noted:
+            text, result = noted, result_noted
+    verified = bool(result)
+    if not verified:
+        save_failed_code(code, suffix="inexact")
+    compiled = result.compiled if verified and _same_frame_layout(code, result.compiled) \
+        else None
+    difference = failure or (None if verified else result.difference)
+    return SourceResult(text, True, verified, compiled=compiled, difference=difference,
+                        candidate=result.compiled if result is not None else None,
+                        verified_by=result.how if result is not None else None)
+
+
+def _verify(code, name, path, text):
+    """(VerifyResult or None, text of a failure in verify itself or None)."""
     try:
         from dynalens.decompiler.verify import verify
 
         target = code.replace(co_name=name, co_filename=path,
                               **({"co_qualname": name} if hasattr(code, "co_qualname") else {}))
-        result = verify(target, text, temporaries=True)
-        verified = bool(result)
-        candidate = result.compiled
-        difference = None if verified else result.difference
-        if verified and _same_frame_layout(code, result.compiled):
-            compiled = result.compiled
+        return verify(target, text, temporaries=True), None
     except Exception as exc:
-        difference = "verify failed: %s: %s" % (type(exc).__name__, exc)
-    if not verified:
-        save_failed_code(code, suffix="inexact")
-    return SourceResult(text, True, verified, compiled=compiled, difference=difference,
-                        candidate=candidate)
+        return None, "verify failed: %s: %s" % (type(exc).__name__, exc)
 
 
 def _same_frame_layout(a, b):

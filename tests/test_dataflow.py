@@ -1,0 +1,270 @@
+"""verify(temporaries=True): generated code (Dynamo's) keeps values on the stack where source
+must name them. The dataflow check accepts exactly that difference and nothing more: a call
+moved, a value computed twice, a branch changed or an exception handled differently is still
+a difference. Real compiled functions stand for both sides where source can express the
+original; the test assembler builds the shapes only generated code has."""
+
+import sys
+import textwrap
+
+import pytest
+
+from dynalens.decompiler.dataflow import SUPPORTED
+from dynalens.decompiler.verify import verify
+
+pytestmark = pytest.mark.skipif(not SUPPORTED, reason="the dataflow check models 3.11-3.13")
+
+
+def code_of(source, name="f"):
+    namespace = {}
+    exec(compile(textwrap.dedent(source), "<original>", "exec"), namespace)
+    return namespace[name].__code__
+
+
+def check(original, candidate):
+    return verify(code_of(original), textwrap.dedent(candidate), temporaries=True)
+
+
+def test_value_held_in_a_temporary_is_the_same_value():
+    result = check("""
+        def f(a):
+            return h(a) + k(a)
+    """, """
+        def f(a):
+            t = h(a)
+            return t + k(a)
+    """)
+    assert result and result.how == "dataflow"
+
+
+def test_loading_a_global_is_an_event_in_its_place():
+    # g is looked up before h runs (h could rebind it): naming h(a) first moves the lookup
+    assert not check("""
+        def f(a):
+            return g(h(a))
+    """, """
+        def f(a):
+            t = h(a)
+            return g(t)
+    """)
+
+
+def test_bytecode_exact_source_says_so():
+    source = "def f(a):\n    return g(a) + 1\n"
+    result = verify(code_of(source), source, temporaries=True)
+    assert result and result.how == "bytecode"
+
+
+def test_without_temporaries_the_temporary_is_a_difference():
+    original = "def f(a):\n    return g(h(a), k(a))\n"
+    candidate = "def f(a):\n    t = h(a)\n    return g(t, k(a))\n"
+    assert not verify(code_of(original), candidate)
+
+
+def test_calls_in_another_order_differ():
+    result = check("""
+        def f(a):
+            return g(h(a), k(a))
+    """, """
+        def f(a):
+            t = k(a)
+            return g(h(a), t)
+    """)
+    assert not result
+    assert "as dataflow" in result.difference
+
+
+def test_value_computed_twice_differs():
+    result = check("""
+        def f(a):
+            x = h(a)
+            return x + x
+    """, """
+        def f(a):
+            x = h(a)
+            return h(a) + h(a)
+    """)
+    assert not result
+
+
+def test_different_operand_differs():
+    assert not check("def f(a, b):\n    return g(a)\n", "def f(a, b):\n    return g(b)\n")
+
+
+def test_store_to_a_real_local_is_observable():
+    # `x` exists on both sides, so storing it is an event, not a temporary
+    result = check("""
+        def f(a):
+            x = g(a)
+            x = k(x)
+            return x
+    """, """
+        def f(a):
+            x = g(a)
+            return k(x)
+    """)
+    assert not result
+
+
+def test_branches_must_agree_on_both_paths():
+    original = """
+        def f(a):
+            if a:
+                return g(a)
+            return k(a)
+    """
+    assert check(original, """
+        def f(a):
+            t = a
+            if t:
+                return g(a)
+            return k(a)
+    """)
+    assert not check(original, """
+        def f(a):
+            if a:
+                return g(a)
+            return g(a)
+    """)
+
+
+def test_loops_terminate_and_compare_every_iteration():
+    original = """
+        def f(items):
+            total = 0
+            for item in items:
+                total = total + g(item)
+            return total
+    """
+    assert check(original, """
+        def f(items):
+            total = 0
+            for item in items:
+                t = g(item)
+                total = total + t
+            return total
+    """)
+    assert not check(original, """
+        def f(items):
+            total = 0
+            for item in items:
+                total = g(item) + total
+            return total
+    """)
+
+
+def test_exception_handlers_must_correspond():
+    original = """
+        def f(a):
+            try:
+                x = g(a)
+            except ValueError:
+                return None
+            return x
+    """
+    assert check(original, """
+        def f(a):
+            try:
+                t = g(a)
+                x = t
+            except ValueError:
+                return None
+            return x
+    """)
+    # the same call outside the try: an exception it raises is no longer handled
+    assert not check(original, """
+        def f(a):
+            t = g(a)
+            try:
+                x = t
+            except ValueError:
+                return None
+            return x
+    """)
+
+
+def test_reading_a_temporary_before_it_is_set_is_a_difference():
+    result = check("""
+        def f(a, c):
+            return g(a)
+    """, """
+        def f(a, c):
+            if c:
+                t = a
+            return g(t)
+    """)
+    assert not result
+
+
+def test_unmodelled_instructions_fail_closed():
+    # generators are outside the model: never reported as equivalent unless bytecode-exact
+    result = check("""
+        def f(a):
+            yield g(a)
+    """, """
+        def f(a):
+            t = g(a)
+            yield t
+    """)
+    assert not result
+    assert "not modelled" in result.difference
+
+
+def test_nested_code_objects_are_compared_too():
+    result = check("""
+        def f(a):
+            return lambda: g(a)
+    """, """
+        def f(a):
+            return lambda: k(a)
+    """)
+    assert not result
+
+
+# -- shapes only generated code has (CPython 3.11's encoding) ---------------------------------
+
+assembler = pytest.importorskip("bytecode_builder")
+needs_311 = pytest.mark.skipif(sys.version_info[:2] != (3, 11),
+                               reason="the test assembler encodes CPython 3.11 only")
+
+
+@needs_311
+def test_list_extend_on_the_stack_is_the_extend_call():
+    code = assembler.assemble([
+        ("RESUME", 0), ("LOAD_FAST", 0), ("BUILD_LIST", 1), ("LOAD_FAST", 1),
+        ("LIST_EXTEND", 1), ("RETURN_VALUE", 0),
+    ], argnames=("a", "b"))
+    code = code.replace(co_name="f", co_qualname="f")
+    assert verify(code, "def f(a, b):\n    t = [a]\n    t.extend(b)\n    return t\n",
+                  temporaries=True)
+    assert not verify(code, "def f(a, b):\n    t = [a]\n    t.extend(a)\n    return t\n",
+                      temporaries=True)
+
+
+@needs_311
+def test_cell_passed_as_a_value():
+    # LOAD_CLOSURE pushes the cell itself; source spells it (lambda: x).__closure__[0]
+    inner = code_of("""
+        def outer():
+            x = 1
+            def f():
+                return g(x)
+            return f
+    """, "outer")
+    f_code = [c for c in inner.co_consts if hasattr(c, "co_code")][0]
+    code = assembler.assemble([
+        ("COPY_FREE_VARS", 1), ("RESUME", 0), ("LOAD_GLOBAL", (0, True)),
+        ("LOAD_CLOSURE", 0), ("PRECALL", 1), ("CALL", 1), ("RETURN_VALUE", 0),
+    ], names=("g",))
+    code = code.replace(co_name="f", co_qualname="outer.<locals>.f",
+                        co_freevars=f_code.co_freevars, co_flags=f_code.co_flags)
+    source = textwrap.dedent("""
+        def outer():
+            x = 1
+            def f():
+                return g((lambda: x).__closure__[0])
+            return f
+    """)
+    assert verify(code, source, temporaries=True)
+    wrong = source.replace("__closure__[0]", "__closure__[0].cell_contents")
+    assert not verify(code, wrong, temporaries=True)
