@@ -29,9 +29,12 @@ def _size(opname):
     return 1 + opcode._inline_cache_entries[opcode.opmap[opname]]
 
 
-def assemble(program, argnames=(), consts=(None,), names=(), varnames=(), name="generated"):
+def assemble(program, argnames=(), consts=(None,), names=(), varnames=(), name="generated",
+             exceptions=()):
     """``program``: a list of Label or (opname, arg) where a jump's arg is a Label and
-    LOAD_GLOBAL's arg is (name_index, push_null).  Returns a function-level code object."""
+    LOAD_GLOBAL's arg is (name_index, push_null).  ``exceptions``: exception table entries
+    (start, end, target, depth, lasti), the first three Labels, ``end`` exclusive.  Returns a
+    function-level code object."""
     offsets = {}
     position = 0
     for item in program:
@@ -64,7 +67,28 @@ def assemble(program, argnames=(), consts=(None,), names=(), varnames=(), name="
     return template.replace(
         co_code=bytes(code), co_consts=tuple(consts), co_names=tuple(names),
         co_varnames=all_varnames, co_nlocals=len(all_varnames), co_stacksize=16,
-        co_linetable=b"", co_exceptiontable=b"")
+        co_linetable=b"", co_exceptiontable=_exception_table(exceptions, offsets))
+
+
+def _exception_table(entries, offsets):
+    """3.11's encoding (Objects/exception_handling_notes.txt): per entry start, length,
+    target (code units) and depth << 1 | lasti, each in 6-bit groups, most significant first,
+    0x40 on all groups but the last, 0x80 on an entry's first byte."""
+    table = bytearray()
+    for start, end, target, depth, lasti in entries:
+        values = [offsets[start], offsets[end] - offsets[start], offsets[target],
+                  depth << 1 | int(lasti)]
+        for position, value in enumerate(values):
+            groups = [value & 0x3F]
+            value >>= 6
+            while value:
+                groups.append(value & 0x3F | 0x40)
+                value >>= 6
+            groups.reverse()
+            if position == 0:
+                groups[0] |= 0x80
+            table += bytes(groups)
+    return bytes(table)
 
 
 def disassembly(code):

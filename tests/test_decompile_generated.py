@@ -115,6 +115,156 @@ def test_shared_tail_reached_from_two_branches():
         assert decompiled == original, source
 
 
+def _outcome(function, args):
+    """(result or exception, calls) of one run; record("boom") raises."""
+    calls = []
+
+    def record(value):
+        calls.append(value)
+        if value == "boom":
+            raise ValueError(value)
+        return value
+
+    function.__globals__["record"] = record
+    try:
+        result = function(*args)
+    except Exception as exc:
+        result = repr(exc)
+    return result, calls
+
+
+def _run_both_raising(code, args):
+    source = decompile_code(code)
+    namespace = {}
+    exec(compile(source, "<decompiled>", "exec"), namespace)
+    return _outcome(_function(code), args), _outcome(namespace[code.co_name], args), source
+
+
+def test_copied_value_left_on_the_stack_is_evaluated_once():
+    # r = record(a) is COPY'd twice: one copy is popped (an expression statement) while
+    # another and r[0] wait on the stack; every use must read one temporary
+    code = assemble([
+        RESUME,
+        ("LOAD_GLOBAL", (0, True)), ("LOAD_FAST", 0), ("PRECALL", 1), ("CALL", 1),
+        ("COPY", 1), ("COPY", 1), ("LOAD_CONST", 1), ("BINARY_SUBSCR", 0), ("SWAP", 2),
+        ("POP_TOP", 0),
+        ("BUILD_TUPLE", 2), ("RETURN_VALUE", 0),
+    ], argnames=("a",), consts=(None, 0), names=("record",))
+    original, decompiled, source = _run_both_raising(code, ("xy",))
+    assert original == (("xy", "x"), ["xy"])
+    assert decompiled == original, source
+
+
+def test_values_swapped_on_the_stack_are_spilled_in_the_order_they_were_made():
+    # record("a"), record("b"), SWAP: the stack order is b, a when record("c") runs
+    code = assemble([
+        RESUME,
+        ("LOAD_GLOBAL", (0, True)), ("LOAD_CONST", 1), ("PRECALL", 1), ("CALL", 1),
+        ("LOAD_GLOBAL", (0, True)), ("LOAD_CONST", 2), ("PRECALL", 1), ("CALL", 1),
+        ("SWAP", 2),
+        ("LOAD_GLOBAL", (0, True)), ("LOAD_CONST", 3), ("PRECALL", 1), ("CALL", 1),
+        ("POP_TOP", 0),
+        ("BUILD_TUPLE", 2), ("RETURN_VALUE", 0),
+    ], consts=(None, "a", "b", "c"), names=("record",))
+    original, decompiled, source = _run_both_raising(code, ())
+    assert original == (("b", "a"), ["a", "b", "c"])
+    assert decompiled == original, source
+
+
+@pytest.mark.parametrize("enter", [True, False])
+def test_try_finally_consumes_values_pushed_before_it_and_leaves_its_result(enter):
+    # Dynamo's shape for `with nullcontext(): out = func(*args)` (Optimizer.step's wrapper):
+    # record("pre"), then NULL, the callable and its arguments are pushed; a statement may
+    # run; the try body is only CALL_FUNCTION_EX, and its result stays on the stack after
+    # the try/finally, where it is returned with record("pre")'s value
+    statement = [("LOAD_GLOBAL", (0, True)), ("LOAD_CONST", 2), ("PRECALL", 1), ("CALL", 1),
+                 ("POP_TOP", 0)] if enter else []
+    program = _labelled([
+        RESUME,
+        ("LOAD_GLOBAL", (0, True)), ("LOAD_CONST", 1), ("PRECALL", 1), ("CALL", 1),
+        ("PUSH_NULL", 0), ("LOAD_GLOBAL", (0, False)), ("LOAD_FAST", 0), ("BUILD_MAP", 0),
+    ] + statement + [
+        "try", ("NOP", 0), ("CALL_FUNCTION_EX", 1), ("NOP", 0),
+        "body_end",
+        ("LOAD_GLOBAL", (0, True)), ("LOAD_CONST", 3), ("PRECALL", 1), ("CALL", 1),
+        ("POP_TOP", 0),
+        ("LOAD_CONST", 0), ("JUMP_FORWARD", "join"),
+        "handler", ("PUSH_EXC_INFO", 0),
+        ("LOAD_GLOBAL", (0, True)), ("LOAD_CONST", 3), ("PRECALL", 1), ("CALL", 1),
+        ("POP_TOP", 0), ("RERAISE", 0),
+        "cleanup", ("COPY", 3), ("POP_EXCEPT", 0), ("RERAISE", 1),
+        "join", ("NOP", 0), ("POP_TOP", 0), ("BUILD_TUPLE", 2), ("RETURN_VALUE", 0),
+    ])
+    labels = {item.name: item for item in program if isinstance(item, Label)}
+    code = assemble(program, argnames=("args",), consts=(None, "pre", "enter", "exit"),
+                    names=("record",), exceptions=[
+                        (labels["try"], labels["body_end"], labels["handler"], 0, False),
+                        (labels["handler"], labels["cleanup"], labels["cleanup"], 1, True)])
+    entered = ["enter"] if enter else []
+    original, decompiled, source = _run_both_raising(code, (("x",),))
+    assert original == (("pre", "x"), ["pre"] + entered + ["x", "exit"])
+    assert decompiled == original, source
+    original, decompiled, source = _run_both_raising(code, (("boom",),))
+    assert original == ("ValueError('boom')", ["pre"] + entered + ["boom", "exit"])
+    assert decompiled == original, source
+
+
+class _Manager(object):
+    def __init__(self, suppress):
+        self.suppress = suppress
+        self.log = []
+
+    def __enter__(self):
+        self.log.append("enter")
+
+    def __exit__(self, kind, value, traceback):
+        self.log.append(kind)
+        return self.suppress
+
+
+def test_with_body_split_around_its_exit_handler():
+    # a Dynamo resume function: the with body starts with a prologue that keeps a value on
+    # the stack, then jumps over the exit handler to the rest of the body (still under that
+    # handler), which returns; the code after the handler runs only when __exit__ suppresses
+    program = _labelled([
+        RESUME,
+        ("LOAD_FAST", 0), ("BEFORE_WITH", 0),
+        "body", ("POP_TOP", 0), ("LOAD_FAST", 1), ("LOAD_CONST", 1), ("STORE_FAST", 2),
+        ("JUMP_FORWARD", "resume"),
+        "handler", ("PUSH_EXC_INFO", 0), ("WITH_EXCEPT_START", 0),
+        ("POP_JUMP_FORWARD_IF_TRUE", "suppressed"), ("RERAISE", 2),
+        "cleanup", ("COPY", 3), ("POP_EXCEPT", 0), ("RERAISE", 1),
+        "suppressed", ("POP_TOP", 0),
+        "suppressed_end", ("POP_EXCEPT", 0), ("POP_TOP", 0), ("POP_TOP", 0),
+        ("LOAD_CONST", 2), ("RETURN_VALUE", 0),
+        "resume", ("STORE_FAST", 3),
+        ("LOAD_GLOBAL", (0, True)), ("LOAD_FAST", 3), ("PRECALL", 1), ("CALL", 1),
+        ("POP_TOP", 0), ("LOAD_FAST", 3),
+        "resume_end", ("SWAP", 2), ("LOAD_CONST", 0), ("LOAD_CONST", 0), ("LOAD_CONST", 0),
+        ("PRECALL", 2), ("CALL", 2), ("POP_TOP", 0), ("RETURN_VALUE", 0),
+    ])
+    labels = {item.name: item for item in program if isinstance(item, Label)}
+    code = assemble(program, argnames=("manager", "value"), varnames=("flag", "out"),
+                    consts=(None, False, "suppressed"), names=("record",), exceptions=[
+                        (labels["body"], labels["handler"], labels["handler"], 1, True),
+                        (labels["handler"], labels["cleanup"], labels["cleanup"], 3, True),
+                        (labels["suppressed"], labels["suppressed_end"], labels["cleanup"], 3,
+                         True),
+                        (labels["resume"], labels["resume_end"], labels["handler"], 1, True)])
+    for value, suppress in [("x", False), ("boom", False), ("boom", True)]:
+        outcomes = []
+        for function in (_function(code), None):
+            if function is None:
+                namespace = {}
+                source = decompile_code(code)
+                exec(compile(source, "<decompiled>", "exec"), namespace)
+                function = namespace[code.co_name]
+            manager = _Manager(suppress)
+            outcomes.append((_outcome(function, (manager, value)), manager.log))
+        assert outcomes[0] == outcomes[1], source
+    assert outcomes[0] == (("suppressed", ["boom"]), ["enter", ValueError])
+
+
 def test_unsupported_bytecode_raises_decompilation_error_with_location():
     code = assemble([RESUME, ("LOAD_FAST", 0), ("POP_TOP", 0), ("POP_TOP", 0),
                      ("LOAD_CONST", 0), ("RETURN_VALUE", 0)], argnames=("a",))

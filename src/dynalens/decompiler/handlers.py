@@ -16,7 +16,7 @@ A ``finally`` body is emitted once in the handler and copied before every normal
 import ast
 
 from .cold_blocks import ColdHandlerMixin
-from .expressions import CurrentExc, IterMarker, LoopItem, Marker, WithEnter, WithExit, name
+from .expressions import CurrentExc, IterMarker, LoopItem, Marker, Null, WithEnter, WithExit, name
 from .instructions import POP_JUMPS, PY
 
 
@@ -90,10 +90,11 @@ class HandlerMixin(ColdHandlerMixin):
             return k + 1
         return end
 
-    def _try_body(self, i, body_end, limit, stack, ctx):
+    def _try_body(self, i, body_end, limit, stack, ctx, body_stack=None):
         """Walk a try body; a statement that started inside (``return x`` whose value was
         computed under the handler) may finish after the protected range."""
-        body_stack = list(stack)
+        if body_stack is None:
+            body_stack = list(stack)
         body, k = self.walk(i, body_end, body_stack, ctx)
         known = set(map(id, stack))
         while k < limit and any(id(v) not in known for v in body_stack):
@@ -183,6 +184,10 @@ class HandlerMixin(ColdHandlerMixin):
             self.fail("finally handler without its re-raise", instrs[h])
         fstart, fend = h + 1, cleanup - 1
         length = fend - fstart
+        if stack and self.kind != "comprehension":
+            # generated code: values computed before the try wait on the stack for code in
+            # or after it; they must not be evaluated under the handler
+            self.spill(stack, out, len(out))
         finalbody, _ = self.walk(fstart, fend, [*stack, CurrentExc()], ctx.but(open=ctx.open | {h}))
         copies = ctx.finally_copies + ((fstart, length, h),)
         inner = ctx.but(open=opened, finally_copies=copies)
@@ -192,8 +197,9 @@ class HandlerMixin(ColdHandlerMixin):
             join = instrs[h - 1].target
             pre_handler = h - 1
         cold = False
+        body_stack = list(stack)
         if self._same_code(body_end, fstart, length) and body_end + length == pre_handler:
-            body, _ = self._try_body(i, body_end, pre_handler, stack, inner)
+            body, _ = self._try_body(i, body_end, pre_handler, stack, inner, body_stack)
         elif self.cold_try_join(h, body_end, cleanup + 3) is not None:
             # 3.12+: the handler lies past the code that follows; the normal exit's copy of
             # the finally body (if the body can end) is where the statement ends
@@ -207,7 +213,9 @@ class HandlerMixin(ColdHandlerMixin):
             self.skip_cold(h, cleanup + 3)
             cold = True
         else:
-            body, _ = self.walk(i, pre_handler, list(stack), inner)
+            body, _ = self.walk(i, pre_handler, body_stack, inner)
+        if not cold:
+            self._carry_stack(stack, body_stack, body, instrs[h])
         if join > self.range_end:
             join = self.range_end
         if len(body) == 1 and isinstance(body[0], ast.Try) and not body[0].finalbody:
@@ -219,6 +227,30 @@ class HandlerMixin(ColdHandlerMixin):
         if cold:
             return join
         return max(join, cleanup + 3) if join < cleanup + 3 else join
+
+    def _carry_stack(self, stack, body_stack, body, ins):
+        """Generated code (Dynamo) may consume in a try body values pushed before the try and
+        leave values computed in it for the code after it: values the body leaves are
+        assigned to temporaries at its end, and the walk goes on with the body's stack."""
+        if len(stack) == len(body_stack) and all(a is b for a, b in zip(stack, body_stack)):
+            return
+        if body and isinstance(body[-1], (ast.Return, ast.Raise, ast.Break, ast.Continue)):
+            # the body leaves by a jump: its stack is what that jump unwound to, and the code
+            # after the try is not reached from here
+            return
+        before = set(map(id, stack))
+        for k, value in enumerate(body_stack):
+            if id(value) in before or isinstance(value, Null):
+                continue
+            if not isinstance(value, ast.expr):
+                self.fail("a try body leaves an interpreter value on the stack", ins)
+            if isinstance(value, ast.Constant) or getattr(value, "_temp", False):
+                continue
+            temp = self.new_temp()
+            body.append(ast.Assign(targets=[name(temp, ast.Store())], value=value, lineno=0))
+            body_stack[k] = name(temp)
+            body_stack[k]._temp = True
+        stack[:] = body_stack
 
     # -- with ------------------------------------------------------------------------------
     def op_BEFORE_WITH(self, ins, stack, out):
@@ -261,14 +293,57 @@ class HandlerMixin(ColdHandlerMixin):
             body_end, join, stop = cold
             self.skip_cold(w, stop)
         ctx = self.ctx.but(open=self.ctx.open | {w})
-        body, _ = self.walk(k, body_end, body_stack, ctx)
         handler_end = self._with_handler_end(w)
+        if join is not None and join >= handler_end and w in self._handlers_of(join):
+            return self._split_with(ins, k, pre, join, w, exit_marker, stack, body_stack,
+                                    out, ctx)
+        body, _ = self.walk(k, body_end, body_stack, ctx)
         if cold is None and (join is None or join < handler_end):
             join = handler_end if join is None else join
         item = ast.withitem(context_expr=manager, optional_vars=exit_marker.target)
         node_type = ast.AsyncWith if is_async else ast.With
         out.append(node_type(items=[item], body=body or [ast.Pass()], type_comment=None))
         return min(join, self.range_end) if join > self.range_end else join
+
+    def _handlers_of(self, k):
+        return [e.target for e in self.chain(k)] if k < self.n else []
+
+    def _split_with(self, ins, k, pre, resume, w, exit_marker, stack, body_stack, out, ctx):
+        """Generated code (a Dynamo resume function) enters the ``with``, runs a prologue and
+        jumps over the exit handler to where the body goes on, still under that handler::
+
+            BEFORE_WITH; POP_TOP; prologue; JUMP resume
+            W: exit handler; code after the with (reached only when __exit__ suppresses)
+            resume: rest of the body, ending in a return
+
+        The body is the prologue plus the code from ``resume``; the code between the handler
+        and ``resume`` follows the with statement.  Without a return at the end the normal
+        exit would go elsewhere than the suppressed one, which has no source form."""
+        instrs = self.instrs
+        known = set(map(id, body_stack))
+        if instrs[resume - 1].op not in ("RETURN_VALUE", "RAISE_VARARGS", "RERAISE"):
+            self.fail("with statement split around its exit handler: the code after the "
+                      "handler falls into the rest of the body", instrs[resume - 1])
+        body, _ = self.walk(k, pre, body_stack, ctx)
+        end = resume
+        while end < self.range_end and w in self._handlers_of(end):
+            end += 1
+        if end >= self.range_end:
+            self.fail("with statement split around its exit handler runs past the enclosing "
+                      "statement", ins)
+        body, end = self.walk(resume, end, body_stack, ctx, out=body)
+        # `return value` computed in the body: the exit call and RETURN_VALUE follow
+        while end < self.range_end and any(id(v) not in known for v in body_stack):
+            body, end = self.walk(end, end + 1, body_stack, ctx, out=body)
+        if not body or not isinstance(body[-1], (ast.Return, ast.Raise)):
+            self.fail("with statement split around its exit handler whose body can fall "
+                      "through: the normal and the suppressed exit go on differently", ins)
+        item = ast.withitem(context_expr=exit_marker.manager, optional_vars=exit_marker.target)
+        node_type = ast.AsyncWith if exit_marker.is_async else ast.With
+        out.append(node_type(items=[item], body=body, type_comment=None))
+        after, _ = self.walk(self._with_handler_end(w), resume, list(stack), self.ctx)
+        out.extend(after)
+        return end
 
     def _exit_call_start(self, pre):
         instrs = self.instrs

@@ -18,6 +18,7 @@ marker on the stack, so its unwinding before ``return``/``break`` needs no templ
 """
 
 import ast
+import copy
 
 from .annotate import CO_FUTURE_ANNOTATIONS, unstringify
 from .cold_blocks import exception_only_code
@@ -54,6 +55,32 @@ class _Replace(ast.NodeTransformer):
         if replacement is not None:
             return name(replacement)
         return ast.NodeTransformer.generic_visit(self, node)
+
+
+def _substitute(node, names):
+    """``node`` with the nodes whose ids ``names`` maps replaced by those temporaries' names.
+    Nodes on the way are copied, never changed: stacks of other branches may share them."""
+    temp = names.get(id(node))
+    if temp is not None:
+        ref = name(temp)
+        ref._temp = True
+        return ref
+    changed = {}
+    for field, value in ast.iter_fields(node):
+        if isinstance(value, ast.AST):
+            new = _substitute(value, names)
+            if new is not value:
+                changed[field] = new
+        elif isinstance(value, list):
+            new = [_substitute(v, names) if isinstance(v, ast.AST) else v for v in value]
+            if any(a is not b for a, b in zip(new, value)):
+                changed[field] = new
+    if not changed:
+        return node
+    node = copy.copy(node)
+    for field, value in changed.items():
+        setattr(node, field, value)
+    return node
 
 
 class ExitBlocks(object):
@@ -341,6 +368,17 @@ class StatementWalker(StackMachine):
                     self.fail("unsupported opcode", ins)
                 before = len(out)
                 nxt = handler(ins, stack, out)
+                # number new values in the order they were made: after SWAPs the stack order
+                # is not that order, and spilled values are assigned in it
+                self.made += 1
+                k = len(stack) - 1
+                while k >= 0:
+                    value = stack[k]
+                    if isinstance(value, ast.expr):
+                        if getattr(value, "_made", None) is not None:
+                            break
+                        value._made = self.made
+                    k -= 1
                 if len(out) > before:
                     if self.copied:
                         self.hoist_copies(out, before)
@@ -354,27 +392,38 @@ class StatementWalker(StackMachine):
             self.ctx, self.range_start, self.range_end, self.chunk_mode = saved
 
     kind = "function"
+    made = 0
 
     def spill(self, stack, out, at):
         """Values still on the stack when a statement is emitted were computed *before* it
         (generated code does that; people don't): keep that order by assigning them to
         temporaries ahead of the statement."""
-        emitted = set(id(getattr(stmt, "value", None)) for stmt in out[at:])
+        # a chained assignment's value stays on the stack for its next target (an expression
+        # statement's value left there too is a COPY'd value: that one is spilled)
+        emitted = set(id(getattr(stmt, "value", None)) for stmt in out[at:]
+                      if not isinstance(stmt, ast.Expr))
         temps = []
-        for k, value in enumerate(stack):
+        spilled = {}
+        never = self.made + 1
+        for k in sorted(range(len(stack)), key=lambda k: getattr(stack[k], "_made", never)):
+            value = stack[k]
             if not isinstance(value, ast.expr) or isinstance(value, ast.Constant) or \
                     id(value) in emitted or getattr(value, "_const", None) is not None or \
                     getattr(value, "_temp", False):
                 continue
             temp = self.new_temp()
-            temps.append(ast.Assign(targets=[name(temp, ast.Store())], value=value, lineno=0))
+            # a value COPY'd before it was spilled may sit in a later one: evaluate it once
+            assigned = _substitute(value, spilled) if spilled else value
+            temps.append(ast.Assign(targets=[name(temp, ast.Store())], value=assigned, lineno=0))
+            spilled[id(value)] = temp
             stack[k] = name(temp)
             stack[k]._temp = True
             for other in range(k + 1, len(stack)):
                 if stack[other] is value:
                     stack[other] = stack[k]
         if temps:
-            out[at:at] = temps
+            # ... or in the statements just emitted, which run after the temporaries
+            out[at:] = temps + [_substitute(stmt, spilled) for stmt in out[at:]]
 
     copied = False
 
