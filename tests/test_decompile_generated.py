@@ -265,6 +265,58 @@ def test_with_body_split_around_its_exit_handler():
     assert outcomes[0] == (("suppressed", ["boom"]), ["enter", ValueError])
 
 
+def _exact_by_dataflow(code, source):
+    from dynalens.decompiler.verify import verify
+
+    return verify(code, source, temporaries=True)
+
+
+def test_part_of_a_statement_made_before_a_waiting_value_runs_first():
+    # record(a) is made, then record(b); SWAP puts record(a) on top and it is stored while
+    # record(b) waits: as source, the store's value must still be computed first
+    code = assemble([
+        RESUME,
+        ("LOAD_GLOBAL", (0, True)), ("LOAD_FAST", 0), ("PRECALL", 1), ("CALL", 1),
+        ("LOAD_GLOBAL", (0, True)), ("LOAD_FAST", 1), ("PRECALL", 1), ("CALL", 1),
+        ("SWAP", 2), ("STORE_FAST", 2), ("RETURN_VALUE", 0),
+    ], argnames=("a", "b"), varnames=("x",), names=("record",))
+    (original, decompiled), source = run_both(code, (1, 2))
+    assert original == (2, [1, 2])
+    assert decompiled == original, source
+    assert _exact_by_dataflow(code, source), source
+
+
+def test_callee_loaded_after_its_argument_is_loaded_after_it():
+    # Dynamo's resume calls: the argument is computed, then the global callee is loaded and
+    # SWAPped under it; `g(record(a))` would look g up first
+    code = assemble([
+        RESUME,
+        ("LOAD_GLOBAL", (0, True)), ("LOAD_FAST", 0), ("PRECALL", 1), ("CALL", 1),
+        ("LOAD_GLOBAL", (1, False)), ("SWAP", 2), ("PUSH_NULL", 0), ("SWAP", 3),
+        ("SWAP", 2), ("PRECALL", 1), ("CALL", 1), ("RETURN_VALUE", 0),
+    ], argnames=("a",), names=("record", "g"))
+    source = decompile_code(code)
+    assert _exact_by_dataflow(code, source), source
+    namespace = {"g": lambda v: ("g", v)}
+    exec(compile(source, "<decompiled>", "exec"), namespace)
+    calls = []
+    namespace["record"] = lambda v: calls.append(v) or v
+    assert namespace["generated"](7) == ("g", 7) and calls == [7]
+
+
+def test_lists_made_in_one_order_are_made_in_that_order():
+    # two lists; the second is filled and kept, the first dropped: source builds them in
+    # the bytecode's order (a list's identity is observable)
+    code = assemble([
+        RESUME,
+        ("BUILD_LIST", 0), ("BUILD_LIST", 0), ("SWAP", 2), ("LOAD_FAST", 0), ("BUILD_LIST", 1),
+        ("LIST_EXTEND", 2), ("POP_TOP", 0), ("RETURN_VALUE", 0),
+    ], argnames=("a",))
+    (original, decompiled), source = run_both(code, (5,))
+    assert original[0] == [5] and decompiled[0] == [5]
+    assert _exact_by_dataflow(code, source), source
+
+
 def test_unsupported_bytecode_raises_decompilation_error_with_location():
     code = assemble([RESUME, ("LOAD_FAST", 0), ("POP_TOP", 0), ("POP_TOP", 0),
                      ("LOAD_CONST", 0), ("RETURN_VALUE", 0)], argnames=("a",))

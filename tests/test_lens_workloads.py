@@ -73,35 +73,23 @@ def test_every_dumped_file_compiles_and_is_indexed(runs, name):
         assert json.load(fh) == run.index
 
 
-# Dynamo code objects (transformed code + resume functions) per workload that decompile, and
-# that verify exact, as measured; issue 3 asks for all of them. Some shapes have no exact source
-# form on torch 2.13 (a `del` of Dynamo's temporaries, or a cell passed as a value, between a
-# value's push and its use), so these floors guard against regressions and may only go up.
-DECOMPILED_AND_EXACT_FLOOR = {
-    "backends": (3, 3), "closures": (2, 0), "containers": (1, 1), "conv_net": (1, 1),
-    "data_dependent_branch": (4, 3), "dtype_recompile": (2, 2), "dynamic_growing": (2, 2),
-    "dynamic_true": (1, 1), "fullgraph": (1, 1), "graph_break_item": (4, 3),
-    "graph_break_print": (3, 2), "loop_graph_break": (5, 3), "mlp_inference": (1, 1),
-    "mlp_training": (8, 4), "module_method": (1, 1), "nested_compiled": (2, 2),
-    "no_grad_try": (1, 1), "readme": (7, 5), "transformer_encoder_layer": (1, 1),
-}
-
-
 @pytest.mark.parametrize("name", NAMES)
 def test_dynamo_code_objects_decompile_and_verify(runs, name):
+    # every transformed code object and resume function; most verify by dataflow (torch 2.13
+    # leaves values on the stack between statements, which no source compiles to)
     run = runs[name][2]
-    decompiled, exact, problems = 0, 0, []
+    problems, count = [], 0
     for c in run.index["compiles"]:
         entries = [("", c["transformed_code"])] if c["transformed_code"] is not None else []
         entries += [("resume %s" % r["name"], r) for r in c["resume_functions"]]
         for label, entry in entries:
-            decompiled += bool(entry["decompiled"])
-            exact += bool(entry["decompiled"] and entry["verified"])
+            count += 1
             if not (entry["decompiled"] and entry["verified"]):
                 problems.append("%s %s %s: %s" % (c["compile_id"], c["function"], label,
                                                   entry.get("error") or entry.get("difference")))
-    floor_decompiled, floor_exact = DECOMPILED_AND_EXACT_FLOOR.get(name, (0, 0))
-    assert decompiled >= floor_decompiled and exact >= floor_exact, "\n".join(problems)
+            else:
+                assert entry["verified_by"] in ("bytecode", "dataflow")
+    assert count and not problems, "\n".join(problems)
 
 
 def _compile(run, function, n=0):

@@ -271,7 +271,12 @@ class StackMachine(object):
         node._global = True
         stack.append(node)
 
-    op_LOAD_FAST = op_LOAD_DEREF = _load_name
+    def op_LOAD_DEREF(self, ins, stack, out):
+        node = name(ins.argval)
+        node._cell = True  # reading a cell is observable in its place (evaluation_order)
+        stack.append(node)
+
+    op_LOAD_FAST = _load_name
     op_LOAD_NAME = op_LOAD_GLOBAL = _load_global
     op_LOAD_CLASSDEREF = _load_name
 
@@ -354,6 +359,9 @@ class StackMachine(object):
         if len(stack) < n:
             self.fail("stack underflow", ins)
         stack[-1], stack[-n] = stack[-n], stack[-1]
+        if n > 1 and any(isinstance(v, ast.expr) and not isinstance(v, (ast.Name, ast.Constant))
+                         for v in stack[-n:]):
+            self.disordered = True  # see StatementWalker.spill
 
     def op_ROT(self, ins, stack, out):
         n = ins.argval

@@ -22,6 +22,7 @@ import copy
 
 from .annotate import CO_FUTURE_ANNOTATIONS, unstringify
 from .cold_blocks import exception_only_code
+from .evaluation_order import first_out_of_order, made
 from .errors import DecompilationError
 from .expressions import (
     AugValue, ClassValue, CodeConst, CurrentExc, ExitCallResult, FunctionValue, ImportFromValue,
@@ -81,6 +82,11 @@ def _substitute(node, names):
     for field, value in changed.items():
         setattr(node, field, value)
     return node
+
+
+def _made_or(node, default):
+    stamp = made(node)
+    return default if stamp is None else stamp
 
 
 class ExitBlocks(object):
@@ -384,8 +390,12 @@ class StatementWalker(StackMachine):
                         self.hoist_copies(out, before)
                         # a copy still waiting on the stack may reach a later statement
                         self.copied = any(isinstance(v, _SIDE_EFFECTS) for v in stack)
-                    if stack and self.kind != "comprehension":
+                    if (stack or self.disordered) and self.kind != "comprehension":
                         self.spill(stack, out, before)
+                        # values reordered by SWAP may still wait on the stack
+                        self.disordered = self.disordered and any(
+                            isinstance(v, ast.expr) and not getattr(v, "_temp", False)
+                            for v in stack)
                 i = ins.index + 1 if nxt is None else nxt
             return out, i
         finally:
@@ -393,6 +403,7 @@ class StatementWalker(StackMachine):
 
     kind = "function"
     made = 0
+    disordered = False  # a SWAP reordered values: statements may run parts out of order
 
     def spill(self, stack, out, at):
         """Values still on the stack when a statement is emitted were computed *before* it
@@ -402,28 +413,39 @@ class StatementWalker(StackMachine):
         # statement's value left there too is a COPY'd value: that one is spilled)
         emitted = set(id(getattr(stmt, "value", None)) for stmt in out[at:]
                       if not isinstance(stmt, ast.Expr))
-        temps = []
-        spilled = {}
-        never = self.made + 1
-        for k in sorted(range(len(stack)), key=lambda k: getattr(stack[k], "_made", never)):
-            value = stack[k]
+        spill = {}  # id -> (stack positions, node)
+        for k, value in enumerate(stack):
             if not isinstance(value, ast.expr) or isinstance(value, ast.Constant) or \
                     id(value) in emitted or getattr(value, "_const", None) is not None or \
                     getattr(value, "_temp", False):
                 continue
+            spill.setdefault(id(value), ([], value))[0].append(k)
+        hoisted = [node for _, node in spill.values()]
+        if self.disordered or hoisted:
+            # parts of the new statements made before a spilled value (or before another part
+            # that runs ahead of them) must run first too
+            for _ in range(64):
+                late = first_out_of_order(hoisted, out[at:])
+                if late is None:
+                    break
+                hoisted.append(late)
+        if not hoisted:
+            return
+        temps = []
+        spilled = {}
+        never = self.made + 1
+        for node in sorted(hoisted, key=lambda n: _made_or(n, never)):
             temp = self.new_temp()
             # a value COPY'd before it was spilled may sit in a later one: evaluate it once
-            assigned = _substitute(value, spilled) if spilled else value
+            assigned = _substitute(node, spilled) if spilled else node
             temps.append(ast.Assign(targets=[name(temp, ast.Store())], value=assigned, lineno=0))
-            spilled[id(value)] = temp
-            stack[k] = name(temp)
-            stack[k]._temp = True
-            for other in range(k + 1, len(stack)):
-                if stack[other] is value:
-                    stack[other] = stack[k]
-        if temps:
-            # ... or in the statements just emitted, which run after the temporaries
-            out[at:] = temps + [_substitute(stmt, spilled) for stmt in out[at:]]
+            spilled[id(node)] = temp
+        for positions, node in spill.values():
+            for k in positions:
+                stack[k] = name(spilled[id(node)])
+                stack[k]._temp = True
+        # ... or in the statements just emitted, which run after the temporaries
+        out[at:] = temps + [_substitute(stmt, spilled) for stmt in out[at:]]
 
     copied = False
 
