@@ -84,6 +84,11 @@ def _substitute(node, names):
     return node
 
 
+def _bare_temp(stmt):
+    return isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Name) and \
+        getattr(stmt.value, "_temp", False)
+
+
 def _made_or(node, default):
     stamp = made(node)
     return default if stamp is None else stamp
@@ -444,8 +449,10 @@ class StatementWalker(StackMachine):
             for k in positions:
                 stack[k] = name(spilled[id(node)])
                 stack[k]._temp = True
-        # ... or in the statements just emitted, which run after the temporaries
-        out[at:] = temps + [_substitute(stmt, spilled) for stmt in out[at:]]
+        # ... or in the statements just emitted, which run after the temporaries (an
+        # expression statement that became a bare temporary does nothing: dropped)
+        out[at:] = temps + [stmt for stmt in (_substitute(stmt, spilled) for stmt in out[at:])
+                            if not _bare_temp(stmt)]
 
     copied = False
 
@@ -843,6 +850,8 @@ class StatementWalker(StackMachine):
                     out.append(ast.Break())
                     return ins.index + 1 + copied
             return
+        if isinstance(value, ast.Name) and getattr(value, "_temp", False):
+            return  # a temporary dropped from the stack: the statement `__temp_3` does nothing
         out.append(ast.Expr(value=self.value(value, ins)))
 
     def _inlined_exit(self, k, exit_):
