@@ -116,6 +116,12 @@ def test_readme_graph_break_recompile_and_resume(runs):
     resumes = [c for c in run.index["compiles"] if c["is_resume"]]
     assert resumes and all(c["resume_of"] == "toy_example" for c in resumes)
     assert first["resume_functions"][0]["name"].startswith("torch_dynamo_resume_in_toy_example")
+    # each resume function names the globals the transformed code calls it by
+    transformed = open(os.path.join(run.dump_dir, first["transformed_code"]["file"]),
+                       encoding="utf-8").read()
+    for resume in first["resume_functions"]:
+        assert resume["global_names"] and resume["global_name"] == resume["global_names"][0]
+        assert all(re.search(r"\b%s\b" % g, transformed) for g in resume["global_names"])
     # the user stack that triggered the compile ends in the compiled function
     assert first["stack"][-1]["name"] == "toy_example"
     assert any(f["filename"].endswith("seed.py") for f in first["stack"])

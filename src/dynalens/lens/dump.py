@@ -207,7 +207,7 @@ class Dumper:
             sections.append(("transformed code", res.text))
 
         # resume functions called from the transformed code
-        for rname, rcode in self._resume_functions(rec):
+        for rname, rcode, rglobals in self._resume_functions(rec):
             rfile = "__resume_code_%d_for_%s.py" % (n, _safe(rname))
             rclean, rnotes, _ = simplify(rcode)
             res = function_source(rclean, rname, os.path.join(folder, rfile),
@@ -219,6 +219,8 @@ class Dumper:
             self._write(rfile, res.text, "resume_code" if res.decompiled else "disassembly", dc)
             parsed = parse_resume_name(rname)
             entry["resume_functions"].append({"name": rname, "file": rfile,
+                                              "global_name": rglobals[0] if rglobals else None,
+                                              "global_names": rglobals,
                                               "line": parsed[1] if parsed else None,
                                               "decompiled": res.decompiled,
                                               "verified": res.verified,
@@ -245,13 +247,14 @@ class Dumper:
         code = rec.transformed_code
         if code is None:
             return []
-        found = {}
+        found, globals_of = {}, {}
         g = rec.frame_globals or {}
         for name in code.co_names:
             if _RESUME_GLOBAL_RE.match(name) and name in g:
                 rc = _resume_code(g[name])
                 if rc is not None:
                     found[rc.co_name] = rc
+                    globals_of.setdefault(rc.co_name, []).append(name)
         stack = list(code.co_consts)
         while stack:
             c = stack.pop()
@@ -259,7 +262,7 @@ class Dumper:
                 if c.co_name.startswith("torch_dynamo_resume_in_"):
                     found.setdefault(c.co_name, c)
                 stack.extend(c.co_consts)
-        return sorted(found.items())
+        return [(name, found[name], globals_of.get(name, [])) for name in sorted(found)]
 
     def _write_graphs(self, rec, dc):
         code = rec.transformed_code

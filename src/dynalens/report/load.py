@@ -236,9 +236,10 @@ def _resume_aliases(transformed_text, resume_entries):
     aliases = {}
     missing = []
     for entry in resume_entries:
-        glob = entry.get("global_name") or entry.get("global")
-        if glob:
-            aliases.setdefault(entry.get("name"), []).append(glob)
+        globs = entry.get("global_names") or [entry.get("global_name") or entry.get("global")]
+        globs = [g for g in globs if isinstance(g, str) and g]
+        if globs:
+            aliases.setdefault(entry.get("name"), []).extend(globs)
         else:
             missing.append(entry)
     if missing and transformed_text:
