@@ -206,3 +206,25 @@ def test_reset_inside_the_block_keeps_compiles_apart(tmp_path):
     assert live({"x": torch.ones(2)}, globals()) is False
     with pytest.raises(LookupError, match="cache entry"):
         run.guard_function("0/0")           # reset() dropped its cache entry
+
+
+def test_stack_of_a_compile_called_from_a_script_top_level_names_that_line(tmp_path):
+    # torch's own stack for this compile stops at the compiled function
+    pytest.importorskip("torch")
+    from dynalens.lens.api import prepare_debug
+
+    script = (
+        "import torch\n"
+        "def double(x):\n"
+        "    return x * 2\n"
+        "compiled = torch.compile(double, backend='eager')\n"
+        "result = compiled(torch.ones(2))\n"
+    )
+    import torch._dynamo
+
+    torch._dynamo.reset()
+    with prepare_debug(str(tmp_path), report=False) as run:
+        exec(compile(script, "top_level_script.py", "exec"), {"__name__": "__main__"})
+    stack = run.index["compiles"][0]["stack"]
+    assert [(f["filename"], f["name"], f["line"]) for f in stack[-2:]] == [
+        ("top_level_script.py", "<module>", 5), ("top_level_script.py", "double", 2)]

@@ -242,7 +242,7 @@ class Capture:
         if event == "artifact":
             self._on_artifact(rec, body.get("name", ""), payload)
         elif event == "dynamo_start":
-            rec.stack = [self._frame(f) for f in body.get("stack", [])]
+            rec.stack = _with_outer_callers([self._frame(f) for f in body.get("stack", [])])
         elif event in GRAPH_EVENTS:
             rec.graphs.append((GRAPH_EVENTS[event], payload or ""))
             if event == "dynamo_output_graph":
@@ -275,6 +275,56 @@ class Capture:
         if f.get("loc"):
             out["loc"] = f["loc"]
         return out
+
+
+def _internal_dirs():
+    import os
+
+    import torch
+
+    here = os.path.dirname(os.path.abspath(__file__))
+    return tuple(os.path.join(os.path.dirname(os.path.abspath(m.__file__)), "")
+                 for m in (torch, logging)) + (os.path.join(here, ""),)
+
+
+def _same_frame(a, b):
+    return (a.get("filename"), a.get("name"), a.get("line")) == \
+        (b.get("filename"), b.get("name"), b.get("line"))
+
+
+def _with_outer_callers(stack):
+    """torch's dynamo_start stack, completed with the callers it leaves out.
+
+    torch records the compiled frame and the frames above it, but not the one that called the
+    compiled function (the ``<module>`` line of a script that calls it at top level, the
+    line in ``main()`` that calls it): at dynamo_start the Python stack still holds it, under
+    torch's own frames. Python's callers (torch's and the lens's frames aside) are merged in,
+    in order, where torch's list lacks them; every frame of torch's list is kept.
+    """
+    try:
+        internal = _internal_dirs()
+        callers = []
+        frame = sys._getframe(1)
+        while frame is not None:
+            filename = frame.f_code.co_filename
+            if not filename.startswith(internal):
+                callers.append({"filename": filename, "line": frame.f_lineno,
+                                "name": frame.f_code.co_name})
+            frame = frame.f_back
+        callers.reverse()  # outermost first, like torch's list
+        if not stack:
+            return callers
+        merged, at = [], 0
+        for theirs in stack[:-1]:
+            found = next((k for k in range(at, len(callers))
+                          if _same_frame(callers[k], theirs)), None)
+            if found is not None:
+                merged.extend(callers[at:found])
+                at = found + 1
+            merged.append(theirs)
+        return merged + callers[at:] + [stack[-1]]
+    except Exception:
+        return stack
 
 
 class _TraceHandler(logging.Handler):
