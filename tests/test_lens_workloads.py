@@ -119,6 +119,7 @@ def test_readme_graph_break_recompile_and_resume(runs):
     # each resume function names the globals the transformed code calls it by
     transformed = open(os.path.join(run.dump_dir, first["transformed_code"]["file"]),
                        encoding="utf-8").read()
+    assert "__nested_resume_fns, __nested_frame_values, *live_values" in transformed
     for resume in first["resume_functions"]:
         assert resume["global_names"] and resume["global_name"] == resume["global_names"][0]
         assert all(re.search(r"\b%s\b" % g, transformed) for g in resume["global_names"])

@@ -166,7 +166,8 @@ class Dumper:
                 "Under `with dynalens.debug():` this file's code runs in place of Dynamo's, so a",
                 "breakpoint here is hit with live values."]
             clean, notes, removed = simplify(rec.transformed_code)
-            theader = theader + _notes_header(notes)
+            theader = theader + _notes_header(notes) + _nested_convention_note(
+                [code for _, code, _ in self._resume_functions(rec)])
             res = function_source(clean, tname, tpath, theader,
                                   on_failure=self._decompile_failed)
             dc.clean_code = clean
@@ -244,6 +245,8 @@ class Dumper:
         return entry
 
     def _resume_functions(self, rec):
+        """(code name, code object, globals it is called by) of each resume function the
+        transformed code calls."""
         code = rec.transformed_code
         if code is None:
             return []
@@ -363,6 +366,22 @@ def _as_module(payload):
         return text
     except SyntaxError:
         return "".join("# " + ln + "\n" for ln in text.splitlines())
+
+
+_NESTED_ARGS = ("__nested_resume_fns", "__nested_frame_values")
+
+
+def _nested_convention_note(resume_codes):
+    """Header lines that explain torch's calling convention for resume functions (nested graph
+    breaks, as in torch 2.13), whose list building is most of a graph-break frame and reads as
+    noise without it."""
+    if not any(code.co_varnames[:2] == _NESTED_ARGS for code in resume_codes):
+        return []
+    return ["At a graph break this code calls a resume function as",
+            "  __resume_at_<offset>_<n>(__nested_resume_fns, __nested_frame_values, *live_values):",
+            "the lists built before that call are those arguments (one list of live values per",
+            "frame; this frame's, the last, is taken off and unpacked into the call): torch's",
+            "bookkeeping, not your code."]
 
 
 def _notes_header(notes):
