@@ -221,8 +221,9 @@ class _Side(object):
                 receiver = stack.pop()
                 stack.append(("method", ins.argval))
                 stack.append(receiver)
-            elif op == "LIST_TO_TUPLE" and stack:
-                # only ever feeds CALL_FUNCTION_EX, which makes the same tuple itself
+            elif op == "LIST_TO_TUPLE" and stack and self._feeds_call(state.pc + 1):
+                # the star-arguments of a call: CALL_FUNCTION_EX, next, makes the same tuple
+                # itself (nothing can change the list in between)
                 stack.append(("tuple-of", stack.pop()))
             elif op == "BUILD_MAP" and ins.arg == 0 and self._copied_kwargs(state):
                 state.pc += 1
@@ -259,6 +260,14 @@ class _Side(object):
                 return
             state.pc += 1
         raise _Unsupported("runs %d instructions without doing anything" % _MAX_PURE_STEPS)
+
+    def _feeds_call(self, pc):
+        """Is the instruction at ``pc`` a CALL_FUNCTION_EX, or the start of a ``**kw`` copy
+        (see _copied_kwargs) that ends in one?"""
+        rest = [ins.opname for ins in self.instructions[pc:pc + 4]]
+        return rest[:1] == ["CALL_FUNCTION_EX"] or (
+            rest[:1] == ["BUILD_MAP"] and self.instructions[pc].arg == 0 and len(rest) == 4
+            and rest[1] in _LOCAL_LOADS and rest[2:] == ["DICT_MERGE", "CALL_FUNCTION_EX"])
 
     def _copied_kwargs(self, state):
         """``f(**kw)`` compiles to BUILD_MAP 0, <kw>, DICT_MERGE 1, CALL_FUNCTION_EX 1: the
