@@ -446,3 +446,22 @@ def test_code_verified_by_dataflow_is_swapped_in_and_computes_the_same(tmp_path)
     assert torch.equal(got, expected)
     assert torch.equal(negative, _graph_break_then_branch(a, -b))
     assert any(line.startswith("__temp_") for line in seen), seen
+
+
+@pytest.mark.parametrize("name", ["mlp_training", "backends"])
+def test_rerunning_the_program_under_debug_computes_the_same(tmp_path, name):
+    # The usual flow: the program runs under prepare_debug, then again under debug(). The
+    # second run builds new modules and optimizers; entries whose guarded objects are gone
+    # must not be paired with the new ones (torch invalidated them), and a function compiled
+    # by several backends must not run one backend's code for another's call.
+    from dynalens.examples.workloads import WORKLOADS, outputs_equal, run_workload
+
+    plain = run_workload(name)
+    with prepare_debug(str(tmp_path), report=False) as run:
+        run_workload(name)
+    with debug(run) as session:
+        again = WORKLOADS[name](None)
+    assert outputs_equal(plain, again)
+    reasons = " ".join(why for _, why in session.not_swapped)
+    expected = {"mlp_training": "invalidated", "backends": "several backends"}[name]
+    assert expected in reasons, session.not_swapped

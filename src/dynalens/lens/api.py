@@ -143,7 +143,7 @@ class DebugRun:
                 gm = entry.guard_manager
                 key = (cid.frame_id, cid.frame_compile_id)
                 info[key] = {"code_parts": list(getattr(gm, "code_parts", []) or []),
-                             "entry": entry, "code": code}
+                             "entry": entry, "code": code, "manager": gm}
         # after a torch._dynamo.reset() inside the block, compile ids repeat: the cache
         # entries alive now belong to the latest compile with that id and code object
         latest = {}
@@ -178,7 +178,7 @@ class DebugRun:
         found = dc.guard_entry
         closure, check = None, None
         if found is not None:
-            gm = found["entry"].guard_manager
+            gm = found.get("manager") or found["entry"].guard_manager
             closure = getattr(gm, "closure_vars", None)
             check = gm.check
         return load_guard_function(dc.guard_path, dc.guard_name, closure, check)

@@ -38,6 +38,12 @@ class DebugSession:
         if self._active:
             raise RuntimeError("this debug() block is already active")
         self._active = True
+        # objects only cycles keep alive go now, so that torch invalidates the cache entries
+        # that guard them by identity before we pair code with those entries' guards
+        import gc
+
+        gc.collect()
+        self._shared = _shared_by_backends(self.run.compiles)
         try:
             for dc in self.run.compiles:
                 self._swap_code(dc, _load_precompile_entry)
@@ -65,15 +71,29 @@ class DebugSession:
             self.not_swapped.append((cid, "decompiled source is not exact: %s" % (
                 res.error or res.difference)))
             return
+        if id(dc.record.original_code) in self._shared:
+            self.not_swapped.append((cid, "the function was compiled by several backends, and "
+                                     "torch's precompile entries cannot tell them apart: "
+                                     "torch's own cache runs it"))
+            return
         found = dc.guard_entry
         if found is None:
             self.not_swapped.append((cid, "its cache entry is gone (torch._dynamo.reset()?)"))
+            return
+        if not _still_cached(found):
+            # torch dropped it: a reset, or an object its guards check by identity was freed
+            # (a new model or optimizer may now sit at the old address and pass those checks)
+            self.not_swapped.append((cid, "torch has invalidated its cache entry since (reset, "
+                                     "or an object its guards check was freed): torch "
+                                     "compiles it anew"))
             return
         code = dc.record.original_code
         load(code, found["entry"].guard_manager, replacement)
         if code not in self._codes:
             self._codes.append(code)
         where.append((cid, dc.transformed_path))
+
+    _shared = frozenset()
 
     def _swap_graphs(self, dc):
         import torch
@@ -145,3 +165,31 @@ def _load_graph_forward(path, gm):
         return types.MethodType(vars(cls)["forward"], gm)
     except Exception:
         return None
+
+
+def _shared_by_backends(compiles):
+    """ids of code objects that several torch.compile backends compiled (torch recompiled them
+    with a BACKEND_MATCH failure). A precompile entry pairs a guard set with code and knows
+    nothing of backends, so the first entry whose guards pass would serve every backend's
+    call: the eager backend's transformed code would run in the inductor call's place."""
+    shared = set()
+    for dc in compiles:
+        if any("BACKEND_MATCH" in reason for reason in dc.record.recompile_reasons):
+            shared.add(id(dc.record.original_code))
+    return shared
+
+
+def _still_cached(found):
+    """Is the cache entry the dump paired with this compile still one torch would use?"""
+    try:
+        from torch._dynamo.eval_frame import _debug_get_cache_entry_list
+
+        manager = found["entry"].guard_manager
+        if type(manager).__name__ == "DeletedGuardManagerWrapper" or \
+                manager is not found.get("manager", manager):
+            return False  # torch replaced the guards with one that always fails
+        return any(entry.guard_manager is manager
+                   for entry in _debug_get_cache_entry_list(found["code"]))
+    except Exception:
+        return False
+
