@@ -634,12 +634,32 @@ class BranchMixin(object):
         del stack[-ITER_SLOTS:]
         orelse = []
         nxt = exit_
+        after = []
+        if loop.inlined_after is not None and break_target == exit_:
+            break_target, after = self._after_inlined_break(loop, exit_, stack)
+            if after:
+                nxt = break_target
         if break_target > exit_ and break_target <= self.range_end:
             orelse, _ = self.walk(exit_, break_target, list(stack), self.ctx)
             nxt = break_target
+        if after and not (orelse and isinstance(orelse[-1], self._TERMINAL_STATEMENTS)):
+            self.fail("loop exit falls into code only a break reaches", ins)
         out.append(ast.For(target=target, iter=it.iterable, body=body or [ast.Pass()], orelse=orelse,
                            type_comment=None))
+        out.extend(after)
         return nxt
+
+    def _after_inlined_break(self, loop, exit_, stack):
+        """(break target, statements after the loop) for a loop whose breaks are copies of
+        the returning block after it (statements.op_POP_TOP): a later copy of that block is
+        the break target (the else ends there); without one the compiler dropped the
+        original, so the else runs to the end of the range and the copy is what follows."""
+        start, length = loop.inlined_after
+        for p in range(exit_, self.range_end - length + 1):
+            if self._same_code(p, start, length):
+                return p, []
+        after, _ = self.walk(start, start + length, list(stack), self.ctx)
+        return self.range_end, after
 
     def do_while(self, head, info, stack, out, ctx):
         body_start, bottom_jump, exit_, length = info

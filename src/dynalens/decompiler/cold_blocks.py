@@ -112,6 +112,8 @@ class ColdHandlerMixin(object):
         instrs = self.instrs
         if join != body_end or any(ins.target == body_end for ins in instrs[h:self.n]):
             return None
+        if body_end > 0 and instrs[body_end - 1].op in _NO_FALLTHROUGH:
+            return None  # the body ended (`return v()`): what follows is not its exit
         k = body_end
         while k < h and k - body_end < 3 and instrs[k].op == "POP_TOP":
             k += 1
@@ -146,11 +148,38 @@ class ColdHandlerMixin(object):
         for length in (5, 7):  # LOAD_CONST None x3; CALL; [GET_AWAITABLE; SEND_LOOP]; POP_TOP
             stop = end + length
             if stop < w and self._exit_call_start(stop) == end:
-                skip = self._with_handler_end(w)
-                if skip < self.n and instrs[skip].op == "JUMP":
-                    skip += 1  # the jump back to the join
-                cold = self.cold_code()
-                while skip < self.n and skip in cold and instrs[skip].op != "PUSH_EXC_INFO":
-                    skip += 1  # or a copy of the code after the join
-                return end, stop, skip
+                return end, stop, self._cold_with_handler_end(w)
+        returned = self._with_return_end(end, w)
+        if returned is not None:
+            return returned, returned, self._cold_with_handler_end(w)
         return None
+
+    def _with_return_end(self, end, w):
+        """The end of a ``return`` that ends a with body at ``end`` (the protected range holds
+        its value; the exit call and RETURN_VALUE follow), when the code after the with lies
+        between it and the cold exit handler ``w``; None otherwise."""
+        instrs = self.instrs
+        if w not in self.cold_code():
+            return None
+        k = end
+        while k < w and k - end < 2 and instrs[k].op == "SWAP":
+            k += 1  # the value goes under __exit__ (3.14+: under __exit__ and its self)
+        for length in (5, 7):
+            q = k + length
+            if q < w and self._exit_call_start(q) == k:
+                if instrs[q].op == "LOAD_CONST":
+                    q += 1  # return <constant>
+                if q + 1 < w and instrs[q].op == "RETURN_VALUE" and \
+                        q + 1 not in self.cold_code():  # (not a handler inside the body)
+                    return q + 1
+        return None
+
+    def _cold_with_handler_end(self, w):
+        instrs = self.instrs
+        skip = self._with_handler_end(w)
+        if skip < self.n and instrs[skip].op == "JUMP":
+            skip += 1  # the jump back to the join
+        cold = self.cold_code()
+        while skip < self.n and skip in cold and instrs[skip].op != "PUSH_EXC_INFO":
+            skip += 1  # or a copy of the code after the join
+        return skip

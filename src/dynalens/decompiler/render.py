@@ -187,7 +187,8 @@ def _bare_returns(stmts):
 
 def _strip_trailing_return(stmts):
     """Drop the compiler's implicit ``return None`` at the end, also at the end of the
-    branches of a final ``if`` (the compiler copies it into each); keep written ones."""
+    branches of a final ``if``, ``match`` or ``try`` (the compiler copies it into each, and
+    3.10 copies it with the finally body into each exit of a ``try``); keep written ones."""
     while stmts and isinstance(stmts[-1], ast.Return) and getattr(stmts[-1], "_implicit", False):
         stmts.pop()
     if not stmts:
@@ -199,11 +200,19 @@ def _strip_trailing_return(stmts):
         if not last.body:
             last.body.append(ast.Pass())
     elif getattr(ast, "Match", None) is not None and isinstance(last, ast.Match):
+        emptied = None
         for case in last.cases:
             _strip_trailing_return(case.body)
             if not case.body:
                 case.body.append(ast.Pass())
-    elif isinstance(last, _TRY_NODES) and not last.finalbody:
+                emptied = case
+        default = last.cases[-1]
+        if emptied is default and len(last.cases) > 1 and default.guard is None and \
+                isinstance(default.pattern, ast.MatchAs) and \
+                default.pattern.pattern is None and default.pattern.name is None:
+            # a `case _:` that only held the implicit returns: the match's failure path
+            last.cases.pop()
+    elif isinstance(last, _TRY_NODES):
         for block in [last.body, last.orelse] + [h.body for h in last.handlers]:
             _strip_trailing_return(block)
             if not block and block is not last.orelse:

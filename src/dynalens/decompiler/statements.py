@@ -211,7 +211,7 @@ class Chunk(object):
 
 class Loop(object):
     __slots__ = ("head", "continue_targets", "break_target", "last", "kind", "iterator", "exit",
-                 "body_start")
+                 "body_start", "inlined_after")
 
     def __init__(self, head, continue_targets, break_target, last, kind, iterator=None, exit=None,
                  body_start=None):
@@ -223,6 +223,9 @@ class Loop(object):
         self.kind = kind
         self.iterator = iterator
         self.exit = exit
+        # (start, length) of the code after the loop that a `break` was replaced by (the
+        # compiler inlines a short returning block into the jumps to it): see op_POP_TOP
+        self.inlined_after = None
 
 
 class Context(object):
@@ -849,6 +852,10 @@ class StatementWalker(StackMachine):
                 if copied:  # 3.12+: a break whose jump became a copy of the short exit
                     out.append(ast.Break())
                     return ins.index + 1 + copied
+                copied = self._inlined_break(ins.index + 1, loop)
+                if copied:
+                    out.append(ast.Break())
+                    return ins.index + 1 + copied
             return
         if isinstance(value, ast.Name) and getattr(value, "_temp", False):
             return  # a temporary dropped from the stack: the statement `__temp_3` does nothing
@@ -866,6 +873,37 @@ class StatementWalker(StackMachine):
                 and self._same_code(k, exit_, length):
             return length
         return 0
+
+    def _inlined_break(self, k, loop):
+        """Length of the returning block at ``k`` (just after the loop's iterator was popped)
+        when it is the code after the loop copied into a ``break``, or 0.
+
+        A ``return`` inside a ``for`` computes its value before it pops the iterator; only a
+        constant is loaded after. So a non-constant return right after the pop is the code
+        that follows the loop, inlined into the break's jump (3.10, 3.12+: blocks of up to
+        four instructions are copied; the original goes when only breaks reached it, after
+        a loop ``else`` that returns). op_FOR_ITER places it after the loop.
+        """
+        length = 0
+        while k + length < self.n and length < 6:
+            instr = self.instrs[k + length]
+            if instr.is_target or instr.target is not None:
+                return 0
+            length += 1
+            if instr.op == "RETURN_VALUE":
+                break
+        else:
+            return 0
+        first_op = self.instrs[k].op
+        if self.instrs[k + length - 1].op != "RETURN_VALUE" or not first_op.startswith("LOAD_") \
+                or (length == 2 and first_op == "LOAD_CONST"):
+            return 0  # a return whose value is below the iterator, or a constant
+        first = loop.inlined_after
+        if first is None:
+            loop.inlined_after = (k, length)
+        elif first[1] != length or (first[0] != k and not self._same_code(k, first[0], length)):
+            return 0
+        return length
 
     def op_RETURN_VALUE(self, ins, stack, out):
         value = self.pop(stack, ins)
