@@ -53,3 +53,30 @@ def try_finally_last(x, h):
             h(x)
     finally:
         h()
+
+
+def while_else_break_return(n, total):
+    while n > 0:
+        n -= 1
+        if n == 5:
+            break
+    else:
+        total += 1
+    return total
+
+
+def while_break_last_return(n, total):
+    while n > 0:
+        n -= 1
+        if n == 5:
+            break
+    return total
+
+
+def while_true_break_last(n, total):
+    while True:
+        n += 1
+        if n > 10:
+            break
+    total += 1
+    return total

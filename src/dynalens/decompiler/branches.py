@@ -420,6 +420,11 @@ class BranchMixin(object):
         if false < true:
             # a jump back to the loop head: `if not test: continue`
             if loop is not None and false in loop.continue_targets:
+                if ins.index == loop.last and true == ins.index + 1 and \
+                        loop.kind in ("while", "while-top"):
+                    # the back edge itself is conditional: falling through leaves the loop
+                    out.append(ast.If(test=test, body=[ast.Break()], orelse=[]))
+                    return true
                 if PY >= (3, 12) and self.range_start == loop.body_start and \
                         _negation_folds(test) and true < end:
                     # 3.12+ threads the end of `if test: rest-of-body` to the loop head;
@@ -702,10 +707,39 @@ class BranchMixin(object):
             if false <= self.n and any(
                     exit_ <= (self.instrs[k].target or -1) < false for k in range(body_start, exit_)):
                 body_end = false  # blocks after the last `continue` that the body jumps to
-            loop = Loop(head, (head,), false, exit_ - 1, "while-top", body_start=body_start)
+            break_target, else_end, nxt = false, None, body_end
+            tail = self.instrs[exit_ - 1]
+            if tail.op in POP_JUMPS and tail.target == head and body_end == exit_ < false:
+                # 3.14: the body ends with `if c: break` (a conditional back edge); the break
+                # falls to `exit_`: a jump over the loop's else, or the code after the loop
+                # copied there (a short return)
+                after = self.instrs[exit_]
+                if exit_ + 1 == false and after.op == "JUMP" and after.target > false:
+                    break_target = after.target
+                    else_end = nxt = min(after.target, self.range_end)
+                else:
+                    copy = self._copied_after_loop(exit_, false)
+                    if copy is not None:
+                        else_end = nxt = copy
+            loop = Loop(head, (head,), break_target, exit_ - 1, "while-top", body_start=body_start)
             body, _ = self.walk(body_start, body_end, list(stack), ctx.but(loop=loop))
-            out.append(ast.While(test=test, body=body or [ast.Pass()], orelse=[]))
-            return body_end
+            orelse = self.walk(false, else_end, list(stack), ctx)[0] if else_end else []
+            out.append(ast.While(test=test, body=body or [ast.Pass()], orelse=orelse))
+            return nxt
+        return None
+
+    def _copied_after_loop(self, start, stop):
+        """Where the returning block [start, stop) (the code after a loop, copied into the
+        break that ends the body) appears again from ``stop`` on: the end of the loop's else;
+        None when [start, stop) is no such block or has no later copy."""
+        length = stop - start
+        if length > 6 or self.instrs[stop - 1].op != "RETURN_VALUE" or any(
+                self.instrs[k].target is not None or self.instrs[k].is_target
+                for k in range(start + 1, stop)):
+            return None
+        for p in range(stop, self.range_end - length + 1):
+            if self._same_code(p, start, length):
+                return p
         return None
 
     def gather_chunks(self, start, limit, stack):

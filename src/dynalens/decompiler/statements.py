@@ -312,6 +312,10 @@ class StatementWalker(StackMachine):
                 self.back_jumps.setdefault(t, []).append(ins.index)
             elif ins.op in POP_JUMPS:
                 self._find_while(ins)
+                if PY >= (3, 14) and self.while_loops.get(t, (None, None))[1] != ins.index:
+                    # 3.14 tests a while at the top only: a backward conditional jump is
+                    # the back edge of a body that ends with `if c: break`
+                    self.back_jumps.setdefault(t, []).append(ins.index)
 
     def _find_while(self, ins):
         """A 3.11+ ``while cond:``: bottom test [bs, j] jumps back to the body start b."""
