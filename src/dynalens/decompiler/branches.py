@@ -575,9 +575,11 @@ class BranchMixin(object):
         if loop is not None:
             if t in loop.continue_targets:
                 # the back edge that ends the body is no statement; any other jump to the
-                # head (also one at the end of a nested block) is a `continue`
+                # head (also one at the end of a nested block) is a `continue` (3.12/3.13:
+                # also the back edge of a while with no bottom test, a body that never ends;
+                # 3.14 has no bottom tests)
                 if ins.index != loop.last or self.range_start != loop.body_start or \
-                        loop.kind == "while-top":
+                        (loop.kind == "while-top" and PY < (3, 14)):
                     out.append(ast.Continue())
                 return None
             if t == loop.break_target:

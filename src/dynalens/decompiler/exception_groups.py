@@ -134,8 +134,15 @@ class ExceptStarMixin(object):
         what follows the statement is a short exit, end in a copy of it (``copy_start``):
         then the join is where the code before the handlers ends with that same exit."""
         join = body_end
+        loop = ctx.loop
         if end is not None and body_end <= end <= h:
             join = end
+        elif end is not None and loop is not None and end in loop.continue_targets:
+            # the handlers go straight back to the loop head (3.14 tests a `while` there):
+            # past the else the body falls into, which runs to the end of the loop body
+            # (except* clauses cannot `continue`)
+            join = max(body_end, min(self._region_end(), h))
+            end = None
         elif end is None:
             stop = copy_start
             while stop < self.n and self.instrs[stop].op not in (

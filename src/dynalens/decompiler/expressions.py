@@ -431,11 +431,20 @@ class StackMachine(object):
 
     @staticmethod
     def _slice_expr(index):
+        """The subscript for ``index``: 3.14+ folds constant slices (``a[::2]``) into
+        ``slice`` constants, also inside a tuple index (``a[i:j, ::2]``)."""
         if isinstance(index, ast.Constant) and isinstance(index.value, slice):
             s = index.value
             return ast.Slice(lower=None if s.start is None else const(s.start),
                              upper=None if s.stop is None else const(s.stop),
                              step=None if s.step is None else const(s.step))
+        if isinstance(index, ast.Constant) and isinstance(index.value, tuple) and \
+                any(isinstance(v, slice) for v in index.value):
+            index = ast.Tuple(elts=[const(v) for v in index.value], ctx=ast.Load())
+        if isinstance(index, ast.Tuple) and any(
+                isinstance(e, ast.Constant) and isinstance(e.value, slice) for e in index.elts):
+            return ast.Tuple(elts=[StackMachine._slice_expr(e) for e in index.elts],
+                             ctx=ast.Load())
         return index
 
     def op_BUILD_SLICE(self, ins, stack, out):
