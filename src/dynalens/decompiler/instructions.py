@@ -422,7 +422,9 @@ def _raw_rewrites(raws):
             skip.update(r.offset for r in raws[k:k + 5])
         elif name == "LOAD_COMMON_CONSTANT" and 1 <= k and k + 2 < n and \
                 raws[k - 1].opname == "COPY" and raws[k + 1].opname == "IS_OP" and \
-                raws[k + 2].opname == "POP_JUMP_IF_FALSE":
+                raws[k + 2].opname == "POP_JUMP_IF_FALSE" and \
+                _common_constant(raw, raw.offset, None).op == "LOAD_GLOBAL":
+            # (3.15: `case True:` is COPY 1; LOAD_COMMON_CONSTANT True; IS_OP too)
             generic = _jump_target_offset(raws[k + 2])
             skip.update(r.offset for r in raws[k - 1:] if r.offset < generic)
         elif name == "LOAD_LOCALS" and k + 1 < n and raws[k + 1].opname == "STORE_DEREF" and \
