@@ -465,3 +465,39 @@ def test_rerunning_the_program_under_debug_computes_the_same(tmp_path, name):
     reasons = " ".join(why for _, why in session.not_swapped)
     expected = {"mlp_training": "invalidated", "backends": "several backends"}[name]
     assert expected in reasons, session.not_swapped
+
+
+def _sgd_problem(lr):
+    model = torch.nn.Linear(3, 2)
+    with torch.no_grad():
+        model.weight.fill_(0.5)
+        model.bias.fill_(0.0)
+    model(torch.ones(3)).sum().backward()
+    return model, torch.optim.SGD(model.parameters(), lr=lr)
+
+
+def test_entry_dropped_when_an_identity_guarded_object_dies_inside_the_block(tmp_path):
+    # An optimizer's step is guarded on the optimizer by identity (L['self']). Freed inside
+    # the block, a new optimizer may take its address and pass that check: the swapped code
+    # must go then, as torch's own entry does.
+    import gc
+
+    import torch._dynamo
+
+    torch._dynamo.reset()
+    model, opt = _sgd_problem(0.1)
+    step = torch.compile(torch.optim.SGD.step, backend="eager")
+    with prepare_debug(str(tmp_path), report=False) as run:
+        step(opt)
+    guards = " ".join(part for dc in run.compiles if dc.guard_entry
+                      for part in dc.guard_entry["code_parts"])
+    assert "___check_obj_id(L['self']" in guards
+    with debug(run) as session:
+        assert session.swapped
+        del model, opt
+        gc.collect()
+        assert session.dropped and {cid for cid, _ in session.dropped} <= {
+            cid for cid, _ in session.swapped}
+        model, opt = _sgd_problem(1.0)
+        step(opt)
+    assert torch.allclose(model.weight, torch.full((2, 3), -0.5))

@@ -17,7 +17,9 @@ Dynamo's captured graph runs eagerly from its file in their place (same operatio
 Inductor's kernels, so floating-point results may differ in the last bits).
 """
 
+import functools
 import types
+import weakref
 
 
 class DebugSession:
@@ -28,7 +30,9 @@ class DebugSession:
         self.relabeled = []       # (compile id, file): Dynamo's code, lines mapped to the file
         self.not_swapped = []     # (compile id, why)
         self.graphs_swapped = []  # (graph global name, file)
+        self.dropped = []         # (compile id, why): swapped, then dropped inside the block
         self._codes = []
+        self._finalizers = []
         self._globals_restore = []
         self._active = False
 
@@ -88,10 +92,37 @@ class DebugSession:
                                      "compiles it anew"))
             return
         code = dc.record.original_code
-        load(code, found["entry"].guard_manager, replacement)
+        manager = found["entry"].guard_manager
+        guarded = _identity_guarded(manager)
+        if guarded is None:
+            self.not_swapped.append((cid, "could not find which objects its guards check by "
+                                     "identity (torch changed?): torch's own cache runs it"))
+            return
+        load(code, manager, replacement)
         if code not in self._codes:
             self._codes.append(code)
+        # torch invalidates its entry when such an object is freed (a new one may take its
+        # address and pass the identity check); the precompile entry must go with it
+        for obj in guarded:
+            self._finalizers.append(weakref.finalize(obj, self._forget, code))
         where.append((cid, dc.transformed_path))
+
+    def _forget(self, code):
+        """An object the guards of a swapped entry check by identity was freed: drop this
+        code object's precompile entries for the rest of the block (torch compiles anew)."""
+        from torch._C._dynamo.eval_frame import _reset_precompile_entries
+
+        if code not in self._codes:
+            return
+        try:
+            _reset_precompile_entries(code)
+        except Exception:
+            pass
+        self._codes.remove(code)
+        for cid, path in self.swapped + self.relabeled:
+            dc = next((d for d in self.run.compiles if d.key == cid), None)
+            if dc is not None and dc.record.original_code is code:
+                self.dropped.append((cid, "an object its guards check by identity was freed"))
 
     _shared = frozenset()
 
@@ -138,6 +169,9 @@ class DebugSession:
             except Exception:
                 pass
         self._codes = []
+        for finalizer in self._finalizers:
+            finalizer.detach()
+        self._finalizers = []
         for g, name, value in reversed(self._globals_restore):
             g[name] = value
         self._globals_restore = []
@@ -192,4 +226,29 @@ def _still_cached(found):
                    for entry in _debug_get_cache_entry_list(found["code"]))
     except Exception:
         return False
+
+
+def _identity_guarded(manager):
+    """The live objects that ``manager``'s guards check by identity, or None if unknown.
+
+    torch registers, for each such object, ``weakref.finalize(obj, partial(invalidate, ...))``
+    on the guards' CheckFunctionManager, whose ``guard_manager`` is ``manager``: found among the
+    registered finalizers (read only; nothing of torch's is changed).
+    """
+    try:
+        found = []
+        for info in list(weakref.finalize._registry.values()):
+            func = info.func
+            if isinstance(func, functools.partial):
+                func = func.func
+            if getattr(func, "__name__", "") != "invalidate":
+                continue
+            owner = getattr(func, "__self__", None)
+            if getattr(owner, "guard_manager", None) is manager:
+                obj = info.weakref()
+                if obj is not None:
+                    found.append(obj)
+        return found
+    except Exception:
+        return None
 
