@@ -177,10 +177,7 @@ class _Side(object):
         return None
 
     def initial(self):
-        code = self.code
-        nargs = code.co_argcount + code.co_kwonlyargcount \
-            + bool(code.co_flags & 0x04) + bool(code.co_flags & 0x08)
-        names = {name: ("arg", name) for name in code.co_varnames[:nargs]}
+        names = {name: ("arg", name) for name in _argument_names(self.code)}
         return _State(0, [], names)
 
     def advance(self, state):
@@ -263,26 +260,31 @@ class _Side(object):
 
     def _feeds_call(self, pc):
         """Is the instruction at ``pc`` a CALL_FUNCTION_EX, or the start of a ``**kw`` copy
-        (see _copied_kwargs) that ends in one?"""
-        rest = [ins.opname for ins in self.instructions[pc:pc + 4]]
-        return rest[:1] == ["CALL_FUNCTION_EX"] or (
-            rest[:1] == ["BUILD_MAP"] and self.instructions[pc].arg == 0 and len(rest) == 4
-            and rest[1] in _LOCAL_LOADS and rest[2:] == ["DICT_MERGE", "CALL_FUNCTION_EX"])
+        that ends in one?"""
+        return self.instructions[pc].opname == "CALL_FUNCTION_EX" \
+            or self._kwargs_copy(pc) is not None
+
+    def _kwargs_copy(self, pc):
+        """The load of ``kw`` when ``f(**kw)``'s copy starts at ``pc``: BUILD_MAP 0, a local
+        load, DICT_MERGE 1, CALL_FUNCTION_EX with kwargs; else None."""
+        rest = self.instructions[pc:pc + 4]
+        if len(rest) == 4 and rest[0].opname == "BUILD_MAP" and rest[0].arg == 0 \
+                and rest[1].opname in _LOCAL_LOADS \
+                and rest[2].opname == "DICT_MERGE" and rest[2].arg == 1 \
+                and rest[3].opname == "CALL_FUNCTION_EX" and rest[3].arg & 1:
+            return rest[1]
+        return None
 
     def _copied_kwargs(self, state):
-        """``f(**kw)`` compiles to BUILD_MAP 0, <kw>, DICT_MERGE 1, CALL_FUNCTION_EX 1: the
-        call gets a fresh dict either way (CALL_FUNCTION_EX unpacks the mapping into the
-        callee's own), so the copy is dropped and kw goes to the call, as generated code
-        passes it. True when that shape starts at ``state.pc`` with kw a local (the DICT_MERGE
-        is then removed by moving the local's value; returns after doing so)."""
-        rest = self.instructions[state.pc + 1:state.pc + 4]
-        if len(rest) < 3 or rest[0].opname not in _LOCAL_LOADS \
-                or rest[1].opname != "DICT_MERGE" or rest[1].arg != 1 \
-                or rest[2].opname != "CALL_FUNCTION_EX" or not rest[2].arg & 1 \
-                or rest[0].argval not in state.names:
+        """The call gets a fresh dict either way (CALL_FUNCTION_EX unpacks the mapping into
+        the callee's own), so ``f(**kw)``'s copy is dropped and kw goes to the call, as
+        generated code passes it. True when that copy starts at ``state.pc`` with kw a set
+        local: kw is then pushed and pc left at the DICT_MERGE, for the caller to step past."""
+        load = self._kwargs_copy(state.pc)
+        if load is None or load.argval not in state.names:
             return False
-        state.stack.append(state.names[rest[0].argval])
-        state.pc += 2  # now at DICT_MERGE; the caller steps past it
+        state.stack.append(state.names[load.argval])
+        state.pc += 2
         return True
 
     @staticmethod
@@ -318,7 +320,7 @@ def _spelled_cell_length(instructions, pc, name):
     return 6
 
 
-def _event_key(side, ins, state):
+def _event_key(ins, state):
     """What an event does, without its operands: (name, argument)."""
     op = ins.opname
     if op in ("STORE_FAST", "DELETE_FAST", "LOAD_FAST_AND_CLEAR") or op in _LOCAL_LOADS:
@@ -386,7 +388,7 @@ def _describe(side, state):
                       if op == "RAISE_VARARGS" else None),
                      operands, {}, raises=not op.startswith("RETURN"))
     if op == "LOAD_CONST":  # only code objects reach here: their bodies are compared too
-        return _Step(_event_key(side, ins, state), [], {"next": (pc + 1, 0, 1, (), ())},
+        return _Step(_event_key(ins, state), [], {"next": (pc + 1, 0, 1, (), ())},
                      raises=False)
     if op in _APPENDS:
         popped = _APPENDS[op]
@@ -394,7 +396,7 @@ def _describe(side, state):
         side._need(stack, popped + ins.arg, ins)
         container = stack[-(popped + ins.arg)]
         key = ("container.%s" % _APPEND_METHODS[op],) if op in _APPEND_METHODS \
-            else _event_key(side, ins, state)
+            else _event_key(ins, state)
         return _Step(key, [container] + stack[len(stack) - popped:],
                      {"next": (pc + 1, popped, 0, (), ())})
     if (op == "CALL" and ins.arg == 1 and not state.kwnames and len(stack) >= 3
@@ -408,7 +410,7 @@ def _describe(side, state):
         side._need(stack, popped, ins)
         operands = [value[1] if value[0] == "tuple-of" else value
                     for value in stack[len(stack) - popped:]]
-        return _Step(_event_key(side, ins, state), operands,
+        return _Step(_event_key(ins, state), operands,
                      {"next": (pc + 1, popped, 1, (), ())})
     if op in _LOCAL_LOADS:  # an unbound local: raises, and nothing follows
         return _Step(("LOAD_FAST", ins.argval, "unbound"), [], {})
@@ -417,13 +419,13 @@ def _describe(side, state):
         if ins.arg & 1:
             before, after = ((), (NULL,)) if _NULL_AFTER_GLOBAL else ((NULL,), ())
         _check_effect(ins, 0, 1 + len(before) + len(after))
-        return _Step(_event_key(side, ins, state), [], {"next": (pc + 1, 0, 1, before, after)})
+        return _Step(_event_key(ins, state), [], {"next": (pc + 1, 0, 1, before, after)})
     if op in _EVENTS:
         popped, peeked, pushed = (_count(entry, ins.arg) for entry in _EVENTS[op])
         _check_effect(ins, popped, pushed)
         side._need(stack, popped + peeked, ins)
         operands = stack[len(stack) - popped - peeked:] if popped + peeked else []
-        return _Step(_event_key(side, ins, state), list(operands),
+        return _Step(_event_key(ins, state), list(operands),
                      {"next": (pc + 1, popped, pushed, (), ())})
     raise _Unsupported("instruction %s at offset %d is not modelled" % (op, ins.offset))
 
@@ -482,11 +484,16 @@ def _header_difference(a, b):
                                              getattr(b, field, None))
     if (a.co_flags ^ b.co_flags) & 0x3AC:  # VARARGS VARKEYWORDS GENERATOR COROUTINE ...
         return "flags differ"
-    nargs = a.co_argcount + a.co_kwonlyargcount + bool(a.co_flags & 0x04) \
-        + bool(a.co_flags & 0x08)
-    if a.co_varnames[:nargs] != b.co_varnames[:nargs]:
+    if _argument_names(a) != _argument_names(b):
         return "argument names differ"
     return None
+
+
+def _argument_names(code):
+    """The parameters, *args and **kwargs included: the locals bound when the frame starts."""
+    count = code.co_argcount + code.co_kwonlyargcount \
+        + bool(code.co_flags & 0x04) + bool(code.co_flags & 0x08)
+    return code.co_varnames[:count]
 
 
 def dataflow_difference(expected, got, nested_check=None):
@@ -561,8 +568,8 @@ def _explore(left, right, nested_check):
             kw = ins_a.opname in ("CALL", "CALL_KW")
             next_a = _apply(a, succ_a, results, kw)
             next_b = _apply(b, succ_b, results, kw)
-            _store_shared(left, ins_a, step_a, next_a)
-            _store_shared(right, right.instructions[b.pc], step_b, next_b)
+            _store_shared(ins_a, step_a, next_a)
+            _store_shared(right.instructions[b.pc], step_b, next_b)
             work.append((next_a, next_b))
     for code_a, code_b in nested.values():
         difference = nested_check(code_a, code_b)
@@ -571,12 +578,11 @@ def _explore(left, right, nested_check):
     return None
 
 
-def _store_shared(side, ins, step, state):
+def _store_shared(ins, step, state):
+    """A store or delete of a local both sides have (an event) changes what loads see."""
     if ins.opname == "STORE_FAST":
         state.names[ins.argval] = step.operands[0]
-    elif ins.opname == "DELETE_FAST":
-        state.names.pop(ins.argval, None)
-    elif ins.opname == "LOAD_FAST_AND_CLEAR":
+    elif ins.opname in ("DELETE_FAST", "LOAD_FAST_AND_CLEAR"):
         state.names.pop(ins.argval, None)
 
 

@@ -67,12 +67,7 @@ def _observable(node):
 def made(node):
     """When ``node``'s value was complete: its own stamp, or later if a part of it was made
     after it (a list built empty and then extended in place), None if never stamped."""
-    latest = getattr(node, "_made", None)
-    for part in _parts(node):
-        stamp = made(part)
-        if stamp is not None and (latest is None or stamp > latest):
-            latest = stamp
-    return latest
+    return _evaluated(node, (), [])
 
 
 def _evaluated(node, hoisted, out):

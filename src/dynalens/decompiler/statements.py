@@ -45,19 +45,6 @@ _SIDE_EFFECTS = (ast.Call, ast.Await, ast.Yield, ast.YieldFrom, ast.NamedExpr, a
                  ast.Subscript, ast.Attribute)
 
 
-class _Replace(ast.NodeTransformer):
-    """Replace given node objects (by identity) with the names of their temporaries."""
-
-    def __init__(self, names):
-        self.names = names
-
-    def generic_visit(self, node):
-        replacement = self.names.get(id(node))
-        if replacement is not None:
-            return name(replacement)
-        return ast.NodeTransformer.generic_visit(self, node)
-
-
 def _substitute(node, names):
     """``node`` with the nodes whose ids ``names`` maps replaced by those temporaries' names.
     Nodes on the way are copied, never changed: stacks of other branches may share them."""
@@ -399,7 +386,7 @@ class StatementWalker(StackMachine):
                     k -= 1
                 if len(out) > before:
                     if self.copied:
-                        self.hoist_copies(out, before)
+                        self.hoist_copies(out, before, stack)
                         # a copy still waiting on the stack may reach a later statement
                         self.copied = any(isinstance(v, _SIDE_EFFECTS) for v in stack)
                     if (stack or self.disordered) and self.kind != "comprehension":
@@ -443,15 +430,7 @@ class StatementWalker(StackMachine):
                 hoisted.append(late)
         if not hoisted:
             return
-        temps = []
-        spilled = {}
-        never = self.made + 1
-        for node in sorted(hoisted, key=lambda n: _made_or(n, never)):
-            temp = self.new_temp()
-            # a value COPY'd before it was spilled may sit in a later one: evaluate it once
-            assigned = _substitute(node, spilled) if spilled else node
-            temps.append(ast.Assign(targets=[name(temp, ast.Store())], value=assigned, lineno=0))
-            spilled[id(node)] = temp
+        temps, spilled = self._assign_temps(hoisted)
         for positions, node in spill.values():
             for k in positions:
                 stack[k] = name(spilled[id(node)])
@@ -463,27 +442,36 @@ class StatementWalker(StackMachine):
 
     copied = False
 
-    def hoist_copies(self, out, at):
+    def hoist_copies(self, out, at, stack):
         """A value COPY'd and then used twice would be evaluated twice as source: assign it
         to a temporary first (generated code only; people's code merges its copies into
         chained assignments, walruses and augmented assignments)."""
-        seen, repeated = set(), []
+        seen, repeated = set(), {}
         for stmt in out[at:]:
             for node in ast.walk(stmt):
                 if isinstance(node, _SIDE_EFFECTS):
-                    if id(node) in seen and node not in repeated:
-                        repeated.append(node)
+                    if id(node) in seen:
+                        repeated[id(node)] = node
                     seen.add(id(node))
         if not repeated:
             return
-        replace = {}
-        temps = []
-        for node in repeated:
+        temps, names = self._assign_temps(list(repeated.values()))
+        out[at:] = temps + [_substitute(stmt, names) for stmt in out[at:]]
+        # a copy still waiting on the stack is the same value: the temporary too
+        stack[:] = [_substitute(v, names) if isinstance(v, ast.expr) else v for v in stack]
+
+    def _assign_temps(self, nodes):
+        """Bind each node to a new temporary, in the order the values were made; returns the
+        assignments and {id(node): temporary} for _substitute. A node that sits inside another
+        is bound first and named in the other's assignment, so each is evaluated once."""
+        never = self.made + 1
+        temps, names = [], {}
+        for node in sorted(nodes, key=lambda n: _made_or(n, never)):
             temp = self.new_temp()
-            temps.append(ast.Assign(targets=[name(temp, ast.Store())], value=node, lineno=0))
-            replace[id(node)] = temp
-        swapper = _Replace(replace)
-        out[at:] = temps + [swapper.visit(stmt) for stmt in out[at:]]
+            value = _substitute(node, names) if names else node
+            temps.append(ast.Assign(targets=[name(temp, ast.Store())], value=value, lineno=0))
+            names[id(node)] = temp
+        return temps, names
 
     def new_temp(self):
         self.session.temp_count += 1

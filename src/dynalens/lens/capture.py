@@ -14,6 +14,7 @@ one `CompileRecord`. Nothing here may raise into torch: every entry point catche
 warning per kind of problem, and returns.
 """
 
+import functools
 import json
 import logging
 import re
@@ -277,7 +278,9 @@ class Capture:
         return out
 
 
+@functools.lru_cache(maxsize=1)
 def _internal_dirs():
+    """Folders whose frames are torch's or the lens's own (computed once)."""
     import os
 
     import torch

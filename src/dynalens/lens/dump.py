@@ -156,6 +156,8 @@ class Dumper:
             entry["guards"] = {"function": None, "file": None, "count": None,
                                "untranslated": None, "tree": rec.guard_tree, "failures": []}
 
+        resumes = self._resume_functions(rec)
+
         # transformed code
         if rec.transformed_code is not None:
             tname = "__transformed_code_%d_for_%s" % (n, fn)
@@ -167,7 +169,7 @@ class Dumper:
                 "breakpoint here is hit with live values."]
             clean, notes, removed = simplify(rec.transformed_code)
             theader = theader + _notes_header(notes) + _nested_convention_note(
-                [code for _, code, _ in self._resume_functions(rec)])
+                [code for _, code, _ in resumes])
             res = function_source(clean, tname, tpath, theader,
                                   on_failure=self._decompile_failed)
             dc.clean_code = clean
@@ -208,7 +210,7 @@ class Dumper:
             sections.append(("transformed code", res.text))
 
         # resume functions called from the transformed code
-        for rname, rcode, rglobals in self._resume_functions(rec):
+        for rname, rcode, rglobals in resumes:
             rfile = "__resume_code_%d_for_%s.py" % (n, _safe(rname))
             rclean, rnotes, _ = simplify(rcode)
             res = function_source(rclean, rname, os.path.join(folder, rfile),
