@@ -17,6 +17,7 @@ warning per kind of problem, and returns.
 import functools
 import json
 import logging
+import os
 import re
 import sys
 import threading
@@ -35,6 +36,58 @@ GRAPH_EVENTS = {
     "inductor_post_grad_graph": "post_grad_graph",
 }
 STAGE_ORDER = list(GRAPH_EVENTS.values())
+
+# Every structured-trace event name the lens knows, per torch version it was checked on
+# (2.13.0 and 2.15.0: the same top-level events). Events it reads are handled in
+# `Capture.on_trace`; the others carry nothing the dump shows (timing, symbolic-shape
+# bookkeeping, export, distributed splitting, caches). An event missing from both sets is new
+# to this dynalens: it becomes a named warning in index.json and the report, never a silent loss.
+READ_EVENTS = frozenset(["dynamo_start", "artifact", "inductor_output_code",
+                         "dynamo_cpp_guards_str", "compilation_metrics", "str"]
+                        + list(GRAPH_EVENTS))
+IGNORED_EVENTS = frozenset([
+    "chromium_event", "describe_source", "describe_storage", "describe_tensor",
+    "create_symbol", "create_unbacked_symbol", "expression_created", "guard_added",
+    "guard_added_fast", "symbolic_shape_specialization", "guard_on_data_dependent_error",
+    "propagate_real_tensors", "propagate_real_tensors_provenance", "dynamo_guards",
+    "bwd_compilation_metrics", "aot_autograd_backward_compilation_metrics",
+    "compiled_autograd_graph", "optimize_ddp_split_graph", "optimize_ddp_split_child",
+    "inductor_input_graph", "export", "exported_program", "graph_dump", "dump_file", "link",
+    "missing_fake_kernel", "mismatched_fake_kernel", "get_extra_remote_code_state",
+    "put_local_code_state", "get_local_code_state", "get_remote_code_state",
+    "put_remote_code_state",
+])
+# Artifacts (the "artifact" event, told apart by name) the lens reads; and those it knows and
+# leaves out (names, then name patterns). torch 2.15 renamed its AOT runtime-wrapper artifacts
+# (backward_prologue, compiled_fn_wrapper, runtime_wrapper_orchestration, ... became
+# aot_autograd_runtime_wrappers); both spellings are known.
+READ_ARTIFACTS = frozenset(["dynamo_graph_break_reason", "recompile_reasons"]
+                           + list(GRAPH_EVENTS))
+IGNORED_ARTIFACTS = frozenset([
+    "after_joint_graph", "before_joint_graph", "before_pre_grad_graph", "before_post_grad_graph",
+    "aot_forward_graph_fw_metadata", "aot_forward_graph_fw_subclass_metadata",
+    "aot_inference_graph_after_hop_passes", "aot_joint_graph_sync_decision_cross_ranks",
+    "aot_saved_tensors_hooks_graphs", "aotautograd_cache_pickle_failure",
+    "backward_epilogue", "backward_prologue", "compiled_fn_wrapper",
+    "compiled_function_backward", "compiled_function_forward", "output_alias_wrapper",
+    "runtime_wrapper_orchestration", "aot_autograd_runtime_wrappers",
+    "dynamo_error", "dynamo_side_effects", "dynamo_cache_bypass", "dynamo_cache_entries",
+    "dynamo_cache_exception", "fx_graph_runnable", "fx_graph_bundled_cache_hit",
+    "inductor_provenance_tracking_kernel_stack_traces",
+    "inductor_provenance_tracking_node_mappings", "inductor_runtime_and_tensor_meta",
+    "torch._functorch.config", "precompile_cache_bypass", "compiler_collective",
+    "triton_kernel_info", "eager_compile_backwards_failure", "make_fx_fail_partial",
+    "compiled_autograd_compile_reasons", "compiled_autograd_graph_pre_reordering",
+    "inductor_aot_wrapper_code", "inductor_aot_kernel_code", "inductor_aot_header_code",
+    "inductor_autotune_at_compile_time_code", "invoke_subgraph_backward_duplicate",
+])
+IGNORED_ARTIFACT_RE = re.compile(
+    r"^(?:.+_(?:ORIGINAL|MODIFIED)_BYTECODE"       # Dynamo's bytecode (the hook has the code)
+    r"|(?:fx_graph|aotautograd)_cache_\w+"          # cache hits and misses
+    r"|(?:get|put)_\w+_code_state"                  # automatic-dynamic (PGO) state
+    r"|.+_(?:pre|post)_grad"                        # pattern-matcher passes
+    r"|(?:before|after)_\w+_pass|min_cut_\w+|fx_\w+|inductor_\w+|overlap_\w+"
+    r"|pre_bucketing_\w+|\w+_comms)$")
 
 _ID_KEYS = ("frame_id", "frame_compile_id", "attempt", "has_payload", "compiled_autograd_id")
 RESUME_PREFIX = "torch_dynamo_resume_in_"
@@ -110,6 +163,7 @@ class Capture:
         self.warnings = []
         self._warned = set()
         self._strings = {}
+        self._unknown = set()
         self._lock = threading.RLock()
         self._hook_handle = None
         self._handler = None
@@ -196,11 +250,15 @@ class Capture:
             best = final[(rec.generation, rec.frame_id, rec.frame_compile_id)]
             if rec is best:
                 kept.append(rec)
-            elif rec.graph_breaks or rec.stack:
-                # an abandoned attempt still explains why the final one looks as it does
+            else:
+                # an abandoned attempt still explains why the final one looks as it does: torch
+                # logs the recompile reasons (and often the graph break that made it restart)
+                # under attempt 0, before it restarts the analysis as attempt 1, 2, ...
                 for gb in rec.graph_breaks:
                     if gb not in best.graph_breaks:
                         best.graph_breaks.append(gb)
+                if rec.recompile_reasons and not best.recompile_reasons:
+                    best.recompile_reasons = list(rec.recompile_reasons)
                 if not best.stack:
                     best.stack = rec.stack
         return kept
@@ -233,9 +291,14 @@ class Capture:
         if "frame_id" not in metadata or metadata.get("frame_id") is None:
             return
         event = next((k for k in metadata if k not in _ID_KEYS), None)
-        if event is None or event == "chromium_event":
+        if event is None or event in IGNORED_EVENTS:
+            return
+        if event not in READ_EVENTS:
+            self.unknown("event", event)
             return
         body = metadata[event]
+        if not isinstance(body, dict):
+            body = {}
         starting = event == "dynamo_start" or (
             event == "artifact" and body.get("name") == "recompile_reasons")
         rec = self.record(metadata["frame_id"], metadata["frame_compile_id"],
@@ -260,7 +323,21 @@ class Capture:
                 rec.metrics = {k: v for k, v in body.items() if _jsonable(v)}
             rec.finished = True
 
+    def unknown(self, what, name):
+        """A structured-trace event (or artifact) this dynalens does not know: say so once."""
+        with self._lock:
+            seen = (what, name) in self._unknown
+            self._unknown.add((what, name))
+        if not seen:
+            self.warn("unknown-trace-" + what,
+                      "torch %s sent structured-trace %s %r, which this dynalens does not "
+                      "recognise; its content is not in the dump" % (_torch_version(), what, name))
+
     def _on_artifact(self, rec, name, payload):
+        if name not in READ_ARTIFACTS:
+            if name not in IGNORED_ARTIFACTS and not IGNORED_ARTIFACT_RE.match(name):
+                self.unknown("artifact", name)
+            return
         if name in GRAPH_EVENTS:
             rec.graphs.append((GRAPH_EVENTS[name], payload or ""))
         elif name == "dynamo_graph_break_reason":
@@ -281,8 +358,6 @@ class Capture:
 @functools.lru_cache(maxsize=1)
 def _internal_dirs():
     """Folders whose frames are torch's or the lens's own (computed once)."""
-    import os
-
     import torch
 
     here = os.path.dirname(os.path.abspath(__file__))
@@ -370,23 +445,87 @@ def _jsonable(value):
         return False
 
 
+_TB_FRAME_RE = re.compile(r'^\s*File "(?P<file>[^"]+)", line (?P<line>\d+), in (?P<name>.+)$')
+_NAMED_RE = re.compile(r"`([A-Za-z_][\w.]*)`")
+
+
 def _parse_graph_break(text):
-    gb = {"reason": None, "detail": text.strip(), "filename": None, "line": None,
-          "source_line": None}
+    """torch's graph-break message -> the index entry (docs/dump-format.md, graph_breaks).
+
+    torch's message is "Graph break in user code at FILE:LINE", then "Graph Break Reason: ..."
+    whose first line is often generic ("Encountered graph break when attempting to trace CALL:
+    a function call, e.g. f(x, y):"), the real cause (torch's gb_type, e.g. "Unsupported
+    Tensor.item() call ...") on the next non-empty line, then "Explanation:" / "Hint:" lines and
+    a "User code traceback:". `reason` is the cause; a cause that names nothing ("Failed to
+    trace builtin operator") gets the first name its explanation quotes (`print`). FILE:LINE
+    can be inside torch (a break in `optimizer.step()`): `user_frame` is the innermost frame
+    of the user's own code, the line to show.
+    """
+    gb = {"reason": None, "context": None, "explanation": None, "detail": text.strip(),
+          "filename": None, "line": None, "source_line": None, "user_frame": None}
     m = _BREAK_AT_RE.search(text)
     if m:
         gb["filename"], gb["line"] = m.group("file"), int(m.group("line"))
-    m = _BREAK_REASON_RE.search(text)
-    if m:
-        gb["reason"] = m.group("reason").strip()
+    lines = text.splitlines()
+    start = next((i for i, ln in enumerate(lines) if _BREAK_REASON_RE.match(ln.strip())), None)
+    if start is not None:
+        first = _BREAK_REASON_RE.match(lines[start].strip()).group("reason").strip()
+        rest = lines[start + 1:]
+        cause = first
+        if first.endswith(":"):
+            nxt = next((ln.strip() for ln in rest if ln.strip()), "")
+            if nxt and not nxt.startswith(("User code traceback", "Traceback")):
+                gb["context"] = first[:-1]
+                cause = nxt
+        expl = next((ln.strip()[len("Explanation:"):].strip() for ln in rest
+                     if ln.strip().startswith("Explanation:")), None)
+        gb["explanation"] = expl
+        if expl and "`" not in cause and "()" not in cause:
+            named = _NAMED_RE.search(expl)
+            if named:
+                cause = "%s: `%s`" % (cause, named.group(1))
+        gb["reason"] = cause
     elif text.strip():
         gb["reason"] = text.strip().splitlines()[0]
     if gb["filename"] and gb["line"]:
-        import linecache
-
-        line = linecache.getline(gb["filename"], gb["line"]).strip()
-        gb["source_line"] = line or None
+        gb["source_line"] = _line_of(gb["filename"], gb["line"])
+    gb["user_frame"] = _user_frame(gb, lines)
     return gb
+
+
+def _line_of(filename, line):
+    import linecache
+
+    return linecache.getline(filename, int(line)).strip() or None
+
+
+def _is_internal(filename):
+    try:
+        return os.path.abspath(filename).startswith(_internal_dirs())
+    except Exception:
+        return False
+
+
+def _user_frame(gb, lines):
+    """The innermost frame of the user's code for a graph break (see `_parse_graph_break`)."""
+    if gb["filename"] and not _is_internal(gb["filename"]):
+        return {"filename": gb["filename"], "line": gb["line"], "name": None,
+                "source_line": gb["source_line"]}
+    try:
+        at = lines.index("User code traceback:")
+    except ValueError:
+        return None
+    found = None
+    for ln in lines[at + 1:]:
+        if not ln.strip():
+            break
+        m = _TB_FRAME_RE.match(ln)
+        if m and not _is_internal(m.group("file")):
+            found = {"filename": m.group("file"), "line": int(m.group("line")),
+                     "name": m.group("name").strip(), "source_line": None}
+    if found is not None:
+        found["source_line"] = _line_of(found["filename"], found["line"])
+    return found
 
 
 def _parse_recompile_reasons(payload):
@@ -447,6 +586,11 @@ def _find_output_graph():
                 return None
         f = f.f_back
     return None
+
+
+def _torch_version():
+    torch = sys.modules.get("torch")
+    return getattr(torch, "__version__", "?")
 
 
 def _current_rank():

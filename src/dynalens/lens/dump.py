@@ -80,6 +80,13 @@ class Dumper:
         folder = self.root if rank is None else os.path.join(self.root, "rank_%d" % rank)
         os.makedirs(folder, exist_ok=True)
         self.folder = folder
+        self._resumes = {rec.key: self._resume_functions(rec) for rec in records}
+        self._compiles_of_code, self._resumed_at = {}, {}
+        for rec in records:
+            if rec.original_code is not None:
+                self._compiles_of_code.setdefault(id(rec.original_code), []).append(rec.index_key)
+            for r in self._resumes[rec.key]:
+                self._resumed_at.setdefault(id(r["code"]), r)
         entries = []
         for rec in records:
             try:
@@ -139,24 +146,30 @@ class Dumper:
         sections = []
 
         # guards
+        torch_count = rec.metrics.get("guard_count")
         if guard_info is not None:
             gname = "__guard_%d_for_%s" % (n, fn)
             gfile = "__guards_%d_for_%s.py" % (n, fn)
             text, parts = guard_function_source(
                 gname, guard_info["code_parts"], rec.guard_tree,
-                header_lines=header + ["Guards: %d checks" % len(guard_info["code_parts"])])
+                header_lines=header + guard_count_lines(len(guard_info["code_parts"]),
+                                                        torch_count))
             self._write(gfile, text, "guards", dc)
             dc.guard_path, dc.guard_name = os.path.join(folder, gfile), gname
             entry["guards"] = {"function": gname, "file": gfile,
                                "count": len(guard_info["code_parts"]),
+                               "torch_guard_count": torch_count,
                                "untranslated": sum(1 for p in parts if not p.translated),
                                "tree": rec.guard_tree, "failures": []}
             sections.append(("guards", text))
         elif rec.guard_tree:
             entry["guards"] = {"function": None, "file": None, "count": None,
-                               "untranslated": None, "tree": rec.guard_tree, "failures": []}
+                               "torch_guard_count": torch_count, "untranslated": None, "tree": rec.guard_tree, "failures": []}
 
-        resumes = self._resume_functions(rec)
+        resumes = self._resumes[rec.key]
+        called = self._resumed_at.get(id(rec.original_code)) if rec.original_code else None
+        entry["resume_offset"] = called["offset"] if called else None
+        entry["resumes_at_line"] = called["resumes_at_line"] if called else None
 
         # transformed code
         if rec.transformed_code is not None:
@@ -169,7 +182,7 @@ class Dumper:
                 "breakpoint here is hit with live values."]
             clean, notes, removed = simplify(rec.transformed_code)
             theader = theader + _notes_header(notes) + _nested_convention_note(
-                [code for _, code, _ in resumes])
+                [r["code"] for r in resumes])
             res = function_source(clean, tname, tpath, theader,
                                   on_failure=self._decompile_failed)
             dc.clean_code = clean
@@ -209,26 +222,43 @@ class Dumper:
                     "relabeled" if dc.relabeled is not None else None)}
             sections.append(("transformed code", res.text))
 
-        # resume functions called from the transformed code
-        for rname, rcode, rglobals in resumes:
-            rfile = "__resume_code_%d_for_%s.py" % (n, _safe(rname))
+        # resume functions called from the transformed code: one file each, even when two
+        # share a name (both branches of an `if` resume in a function named after its line)
+        for r in resumes:
+            rname, rcode = r["name"], r["code"]
+            where = "resumes %s at line %s (bytecode offset %s)" % (
+                r["resume_of"] or "the frame", r["resumes_at_line"], r["offset"]) \
+                if r["offset"] is not None else None
+            _, rpath = atomic.claim(folder, lambda j: "__resume_code_%d_for_%s.py"
+                                    % (j, _safe(rname)), start=n)
+            rfile = os.path.basename(rpath)
             rclean, rnotes, _ = simplify(rcode)
-            res = function_source(rclean, rname, os.path.join(folder, rfile),
+            res = function_source(rclean, rname, rpath,
                                   header + ["Resume function %s, created by Dynamo at a graph "
-                                            "break." % rname] + _notes_header(rnotes),
+                                            "break%s." % (rname, "; it " + where if where else "")]
+                                  + _notes_header(rnotes),
                                   on_failure=self._decompile_failed)
             if not res.decompiled:
-                rfile = "__disassembly_%d_for_%s.resume.py" % (n, _safe(rname))
+                os.unlink(rpath)
+                _, rpath = atomic.claim(folder, lambda j: "__disassembly_%d_for_%s.resume.py"
+                                        % (j, _safe(rname)), start=n)
+                rfile = os.path.basename(rpath)
             self._write(rfile, res.text, "resume_code" if res.decompiled else "disassembly", dc)
             parsed = parse_resume_name(rname)
+            rglobals = r["globals"]
             entry["resume_functions"].append({"name": rname, "file": rfile,
                                               "global_name": rglobals[0] if rglobals else None,
                                               "global_names": rglobals,
                                               "line": parsed[1] if parsed else None,
+                                              "offset": r["offset"],
+                                              "resumes_at_line": r["resumes_at_line"],
+                                              "compiles": list(self._compiles_of_code.get(
+                                                  id(rcode), [])),
                                               "decompiled": res.decompiled,
                                               "verified": res.verified,
                                               "verified_by": res.verified_by})
-            sections.append(("resume function " + rname, res.text))
+            sections.append(("resume function %s%s" % (rname, " (%s)" % where if where else ""),
+                             res.text))
 
         # graphs and kernels
         entry["graphs"] = self._write_graphs(rec, dc)
@@ -247,27 +277,47 @@ class Dumper:
         return entry
 
     def _resume_functions(self, rec):
-        """(code name, code object, globals it is called by) of each resume function the
-        transformed code calls."""
+        """Each resume function the transformed code calls, told apart by code object.
+
+        Returns dicts: name (the code's co_name, which two resume functions can share), code,
+        globals (the `__resume_at_<offset>_<n>` names the transformed code calls it by; both
+        branches of an `if` may resume in one function), offset (where in the frame's original
+        bytecode it resumes, from that global's name) and resumes_at_line (that offset's line).
+        """
         code = rec.transformed_code
         if code is None:
             return []
-        found, globals_of = {}, {}
+        found, order = {}, []
         g = rec.frame_globals or {}
+
+        def add(rc, global_name=None):
+            item = found.get(id(rc))
+            if item is None:
+                item = found[id(rc)] = {"name": rc.co_name, "code": rc, "globals": [],
+                                        "offset": None, "resumes_at_line": None,
+                                        "resume_of": (parse_resume_name(rc.co_name) or
+                                                      (None,))[0]}
+                order.append(item)
+            if global_name is not None:
+                item["globals"].append(global_name)
+                if item["offset"] is None:
+                    item["offset"] = int(global_name.split("_")[-2])
+                    item["resumes_at_line"] = _line_at(rec.original_code, item["offset"])
+
         for name in code.co_names:
             if _RESUME_GLOBAL_RE.match(name) and name in g:
                 rc = _resume_code(g[name])
                 if rc is not None:
-                    found[rc.co_name] = rc
-                    globals_of.setdefault(rc.co_name, []).append(name)
+                    add(rc, name)
         stack = list(code.co_consts)
         while stack:
             c = stack.pop()
             if hasattr(c, "co_code"):
                 if c.co_name.startswith("torch_dynamo_resume_in_"):
-                    found.setdefault(c.co_name, c)
+                    add(c)
                 stack.extend(c.co_consts)
-        return [(name, found[name], globals_of.get(name, [])) for name in sorted(found)]
+        return sorted(order, key=lambda r: (r["name"], r["offset"] if r["offset"] is not None
+                                             else -1))
 
     def _write_graphs(self, rec, dc):
         code = rec.transformed_code
@@ -336,6 +386,36 @@ class Dumper:
                 target = by_id.get(cid.strip())
                 if sep and target is not None and target.get("guards") is not None:
                     target["guards"]["failures"].append(text)
+
+
+def guard_count_lines(checks, torch_count):
+    """Header lines giving the one guard count the dump and the report use, explained.
+
+    The count is the checks this file runs (torch's guard tree, leaf by leaf). torch's own
+    `guard_count` metric is smaller: it counts Dynamo's guards before they are built into the
+    tree, where one guard can become several checks (a tensor match also checks the tensor's
+    dynamic-dimension markings and aliasing).
+    """
+    lines = ["Guards: %d checks" % checks]
+    if torch_count is not None and torch_count != checks:
+        lines.append("(torch's guard_count metric says %d: it counts Dynamo's guards before they "
+                     "are built into these checks)" % torch_count)
+    return lines
+
+
+def _line_at(code, offset):
+    """The source line of the instruction at `offset` in `code` (None if unknown)."""
+    if code is None:
+        return None
+    import dis
+
+    line = None
+    for start, lineno in dis.findlinestarts(code):
+        if start > offset:
+            break
+        if lineno is not None:
+            line = lineno
+    return line
 
 
 def _resume_code(obj):
@@ -428,6 +508,9 @@ def _merge(current, process, entries, files, warnings):
         taken.add(e["key"])
     for f in files:
         f["compile"] = renamed.get(f["compile"], f["compile"])
+    for e in entries:
+        for r in e.get("resume_functions") or []:
+            r["compiles"] = [renamed.get(k, k) for k in r.get("compiles") or []]
     index["processes"].append(process)
     index["compiles"].extend(entries)
     index["files"].extend(files)

@@ -1,0 +1,241 @@
+"""What the lens captures and indexes: every resume function, every recompile reason, one run.
+
+Each test names the defect it guards against (issue 14): resume functions kept by name (the
+`b = b * -1` branch lost), resume files written by two compiles, recompile reasons of a
+restarted compile lost, resume functions counted as recompilations, two guard counts, a second
+run appended to the first, graph-break headlines that name torch's generic step instead of the
+cause, structured-trace events dropped silently.
+"""
+
+import json
+import os
+import re
+import subprocess
+import sys
+import textwrap
+import warnings
+
+import pytest
+
+torch = pytest.importorskip("torch")
+
+from dynalens.lens.api import prepare_debug  # noqa: E402
+
+pytestmark = pytest.mark.torch
+
+SRC = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "src")
+ENV = dict(os.environ, PYTHONPATH=SRC, OMP_NUM_THREADS="1")
+
+
+def toy_example(a, b):
+    x = a / (torch.abs(a) + 1)
+    if b.sum() < 0:
+        b = b * -1
+    return x * b
+
+
+def two_breaks(x, flag):
+    x = x + 1
+    if flag:
+        print("first", file=_SINK)
+    x = x * 2
+    print("second", file=_SINK)
+    return x - 1
+
+
+class _Sink:
+    def write(self, text):
+        pass
+
+
+_SINK = _Sink()
+
+
+def _lensed(folder, body, quiet=True):
+    torch._dynamo.reset()
+    with warnings.catch_warnings():
+        if quiet:
+            warnings.simplefilter("ignore", RuntimeWarning)
+        with prepare_debug(str(folder), report=False) as run:
+            body()
+    return run
+
+
+def _readme_inputs():
+    gen = torch.Generator().manual_seed(0)
+    inputs = [(torch.randn(10, generator=gen), torch.randn(10, generator=gen)) for _ in range(3)]
+    inputs.append((torch.randn(10, generator=gen, dtype=torch.float64),
+                   torch.randn(10, generator=gen, dtype=torch.float64)))
+    return inputs
+
+
+@pytest.fixture(scope="module")
+def readme_run(tmp_path_factory):
+    fn = torch.compile(toy_example, backend="eager")
+    inputs = _readme_inputs()
+    negative = [b.sum() < 0 for _, b in inputs]
+    assert any(negative) and not all(negative)  # both branches of the `if` run
+    return _lensed(tmp_path_factory.mktemp("readme"), lambda: [fn(a, b) for a, b in inputs])
+
+
+def _read(run, rel):
+    with open(os.path.join(run.dump_dir, rel), encoding="utf-8") as fh:
+        return fh.read()
+
+
+def test_every_resume_function_called_has_its_own_entry_and_file(readme_run):
+    # both branches of the `if` resume in a function named ..._at_<line of the if>: two code
+    # objects with one name, which the lens used to keep as one (the `b = b * -1` one lost)
+    first = readme_run.index["compiles"][0]
+    assert first["function"] == "toy_example"
+    called = set(re.findall(r"__resume_at_\d+_\d+", _read(readme_run,
+                                                           first["transformed_code"]["file"])))
+    resumes = first["resume_functions"]
+    assert len(called) == 2
+    assert sorted(g for r in resumes for g in r["global_names"]) == sorted(called)
+    assert len(resumes) == 2 and len({r["file"] for r in resumes}) == 2
+    texts = [_read(readme_run, r["file"]) for r in resumes]
+    assert sum("b = b * -1" in t for t in texts) == 1
+    assert all("return x * b" in t for t in texts)
+    # each entry says where it resumes and which compiles of this dump are its own
+    lines = sorted(r["resumes_at_line"] for r in resumes)
+    assert lines[1] == lines[0] + 1
+    by_key = {c["key"]: c for c in readme_run.index["compiles"]}
+    for r in resumes:
+        assert r["compiles"], r
+        for key in r["compiles"]:
+            assert by_key[key]["is_resume"]
+            assert by_key[key]["resumes_at_line"] == r["resumes_at_line"]
+
+
+def test_resume_files_never_collide(tmp_path):
+    # flag=False first: two_breaks (compile number 0) calls the resume function of the second
+    # print; then flag=True: the resume function of the first print (its compile number 0
+    # too) calls that same-named resume function: both used to write one file
+    fn = torch.compile(two_breaks, backend="eager")
+    run = _lensed(tmp_path / "d", lambda: [fn(torch.ones(3), False), fn(torch.ones(3), True)])
+    entries = [(c, r) for c in run.index["compiles"] for r in c["resume_functions"]]
+    names = [r["name"] for _, r in entries]
+    assert len(names) > len(set(names)), "the program no longer reproduces the collision"
+    files = [r["file"] for _, r in entries]
+    assert len(files) == len(set(files))
+    paths = [f["path"] for f in run.index["files"]]
+    assert len(paths) == len(set(paths))
+    for c, r in entries:
+        head = _read(run, r["file"]).splitlines()[0]
+        assert "compile id %s of %s " % (c["compile_id"], c["function"]) in head, (r, head)
+
+
+RECOMPILES_SCRIPT = textwrap.dedent('''
+    import sys, warnings
+    import torch
+    from dynalens.lens.api import prepare_debug
+
+    def f(a, n):
+        y = a * 2
+        if a.sum().item() > 0:      # graph break that restarts the analysis (attempt 1)
+            y = y + 1
+        for i in range(n):
+            y = y + i
+        return y
+
+    warnings.simplefilter("ignore")
+    cf = torch.compile(f, backend="eager")
+    with prepare_debug(sys.argv[1], report=False):
+        for a in [torch.ones(4), torch.ones(5), torch.ones(4, dtype=torch.float64)]:
+            for n in (1, 2):
+                cf(a, n)
+''')
+
+
+def test_recompile_reasons_survive_restarted_compiles(tmp_path):
+    script = tmp_path / "prog.py"
+    script.write_text(RECOMPILES_SCRIPT)
+    folder = tmp_path / "dump"
+    res = subprocess.run([sys.executable, str(script), str(folder)], capture_output=True,
+                         text=True, env=dict(ENV, TORCH_LOGS="recompiles"), timeout=600)
+    assert res.returncode == 0, res.stderr[-3000:]
+    logged = re.findall(r"\[(\d+/\d+(?:_\d+)?)\] \[__recompiles\] Recompiling function",
+                        res.stderr)
+    with open(folder / "index.json", encoding="utf-8") as fh:
+        index = json.load(fh)
+    with_reasons = [c for c in index["compiles"] if c["recompile_reasons"]]
+    assert any(c["attempt"] for c in with_reasons), "no restarted recompile to check"
+    assert len(logged) >= 3
+    assert len(with_reasons) == len(logged)
+    assert sorted(c["compile_id"].split("_")[0] for c in with_reasons) == \
+        sorted(cid.split("_")[0] for cid in logged)
+
+
+def test_graph_break_headline_names_cause_and_user_line(tmp_path):
+    def item_break(x):
+        s = x.sum().item()
+        return x * s
+
+    def print_break(x):
+        x = x + 1
+        print("halfway", file=_SINK)
+        return x * 2
+
+    fi = torch.compile(item_break, backend="eager")
+    fp = torch.compile(print_break, backend="eager")
+    run = _lensed(tmp_path / "d", lambda: (fi(torch.ones(3)), fp(torch.ones(3))))
+    breaks = {c["function"]: c["graph_breaks"] for c in run.index["compiles"]
+              if c["graph_breaks"]}
+    item = breaks["item_break"][0]
+    assert "Tensor.item()" in item["reason"]
+    assert not item["reason"].startswith("Encountered graph break")
+    assert item["context"].startswith("Encountered graph break when attempting to trace")
+    assert item["user_frame"]["filename"] == __file__
+    assert item["user_frame"]["source_line"] == "s = x.sum().item()"
+    printed = breaks["print_break"][0]
+    assert "`print`" in printed["reason"]
+    assert printed["user_frame"]["source_line"] == 'print("halfway", file=_SINK)'
+
+
+def test_graph_break_inside_torch_names_the_users_line(tmp_path):
+    model = torch.nn.Linear(3, 2)
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+
+    def step(x):
+        opt.zero_grad()
+        loss = model(x).sum()
+        loss.backward()
+        opt.step()
+        return loss
+
+    fn = torch.compile(step, backend="eager")
+    run = _lensed(tmp_path / "d", lambda: fn(torch.ones(4, 3)))
+    inside = [gb for c in run.index["compiles"] for gb in c["graph_breaks"]
+              if gb["filename"] and os.sep + "torch" + os.sep in gb["filename"]]
+    assert inside, "no graph break inside torch to check"
+    for gb in inside:
+        assert gb["user_frame"]["filename"] == __file__, gb
+        assert gb["user_frame"]["source_line"].startswith("opt."), gb
+
+
+def test_unknown_structured_trace_event_is_a_named_warning(tmp_path):
+    from torch._logging import trace_structured
+
+    def add_one(x):
+        return x + 1
+
+    def body():
+        fn = torch.compile(add_one, backend="eager")
+        fn(torch.ones(2))
+        # an event (and an artifact) inside a compile that no torch version sends
+        from torch._guards import CompileContext, CompileId, compile_context
+
+        with compile_context(CompileContext(CompileId(frame_id=0, frame_compile_id=0))):
+            trace_structured("dynalens_test_new_event", lambda: {"x": 1})
+            trace_structured("artifact", lambda: {"name": "dynalens_test_new_artifact",
+                                                  "encoding": "string"},
+                             payload_fn=lambda: "text")
+
+    run = _lensed(tmp_path / "d", body)
+    text = "\n".join(run.index["warnings"])
+    assert "'dynalens_test_new_event'" in text
+    assert "'dynalens_test_new_artifact'" in text
+    # the events torch itself sent in this run are all known: nothing else is reported
+    trace = [w for w in run.index["warnings"] if "structured-trace" in w]
+    assert len(trace) == 2, run.index["warnings"]
