@@ -239,3 +239,116 @@ def test_unknown_structured_trace_event_is_a_named_warning(tmp_path):
     # the events torch itself sent in this run are all known: nothing else is reported
     trace = [w for w in run.index["warnings"] if "structured-trace" in w]
     assert len(trace) == 2, run.index["warnings"]
+
+
+def test_second_run_replaces_the_first_and_says_so(tmp_path, capfd):
+    folder = tmp_path / "d"
+    folder.mkdir()
+    (folder / "notes.txt").write_text("mine")
+    (folder / "my_script.py").write_text("print('mine')\n")
+    fn = torch.compile(toy_example, backend="eager")
+    inputs = _readme_inputs()
+    first = _lensed(folder, lambda: [fn(a, b) for a, b in inputs])
+    capfd.readouterr()
+    first_files = {f["path"] for f in first.index["files"]}
+    assert "__compiled_fn_" not in " ".join(f["path"] for f in first.index["files"]
+                                             if f["kind"] != "graph")
+    second = _lensed(folder, lambda: [fn(a, b) for a, b in inputs])
+    err = capfd.readouterr().err
+    assert "held the dump of an earlier run" in err and str(folder) in err
+    ids = [c["compile_id"] for c in second.index["compiles"]]
+    assert ids == [c["compile_id"] for c in first.index["compiles"]]
+    assert len(ids) == len(set(ids))
+    assert len(second.index["processes"]) == 1
+    on_disk = {f for f in os.listdir(folder) if f.endswith(".py")}
+    assert on_disk == {f["path"] for f in second.index["files"]} | {"my_script.py"}
+    # numbers start afresh (graph names follow torch's own counter, which goes on)
+    assert {f["path"] for f in second.index["files"] if f["kind"] != "graph"} == \
+        {p for p in first_files if not p.startswith("__compiled_fn_")}
+    assert (folder / "notes.txt").read_text() == "mine"
+
+
+def test_a_block_joins_a_run_still_open_in_another_process(tmp_path):
+    # a second process opening a block while the first's is open adds to its dump
+    from dynalens.lens import runfolder
+
+    folder = tmp_path / "d"
+    folder.mkdir()
+    (folder / "index.json").write_text(json.dumps({
+        "format": "dynalens-dump", "compiles": [], "subdumps": [], "processes": [],
+        "files": [{"path": "full_code_for_f_0.py", "kind": "full_code", "compile": "0/0"}]}))
+    (folder / "full_code_for_f_0.py").write_text("# theirs\n")
+    sleeper = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    try:
+        (folder / runfolder.STATE_NAME).write_text(json.dumps({
+            "run": "r1", "open": [{"pid": sleeper.pid, "host": __import__("socket")
+                                   .gethostname(), "started": 0}]}))
+        slot = runfolder.open_block(str(folder))
+        assert slot.replaced is None and slot.run_id == "r1"
+        assert (folder / "full_code_for_f_0.py").exists()
+        runfolder.close_block(slot)
+    finally:
+        sleeper.kill()
+        sleeper.wait()
+    # that process is gone now: the next block starts a new run and replaces the dump
+    slot = runfolder.open_block(str(folder))
+    runfolder.close_block(slot)
+    assert slot.replaced is not None and slot.run_id != "r1"
+    assert not (folder / "full_code_for_f_0.py").exists()
+    assert not (folder / "index.json").exists()
+
+
+def test_report_counts_resume_functions_apart_from_recompilations(readme_run):
+    from dynalens.report.load import load_dump
+
+    dump = load_dump(readme_run.dump_dir)
+    index = readme_run.index
+    # one Function per code object: the two same-named resume functions are two rows
+    frames = {(c["frame_id"]) for c in index["compiles"]}
+    assert len(dump.functions) == len(frames)
+    resume_fns = [fn for fn in dump.functions if fn.resume_of == "toy_example"]
+    assert len(resume_fns) == 2 and len({fn.name for fn in resume_fns}) == 1
+    assert sorted(fn.resumes_at_line for fn in resume_fns) == sorted(
+        r["resumes_at_line"] for r in index["compiles"][0]["resume_functions"])
+    # every recompilation counted in the table is a compile with a recompile reason
+    assert sum(fn.recompilations for fn in dump.functions) == len(dump.recompilations)
+    # each resume block links to its own function's section
+    first = dump.functions[0].compiles[0]
+    links = {block.anchor: block.see_also[0][1] for block in first.resume}
+    assert sorted(links.values()) == sorted(fn.anchor for fn in resume_fns)
+
+
+def test_one_guard_count_explained(readme_run):
+    from dynalens.report.render import render
+    from dynalens.report.load import load_dump
+
+    first = readme_run.index["compiles"][0]
+    checks, theirs = first["guards"]["count"], first["guards"]["torch_guard_count"]
+    assert checks != theirs  # torch's metric counts guards before they become checks
+    page = render(load_dump(readme_run.dump_dir))
+    assert ">%d guard checks<" % checks in page
+    assert "%d guards" % theirs not in page
+    assert "guard_count metric says %d" % theirs in page
+    header = _read(readme_run, first["guards"]["file"]).splitlines()[:3]
+    assert any("Guards: %d checks" % checks in h for h in header)
+    assert any("guard_count metric says %d" % theirs in h for h in header)
+
+
+def test_report_headline_is_the_cause_at_the_users_line(tmp_path):
+    from dynalens.report.render import render
+    from dynalens.report.load import load_dump
+
+    def item_break(x):
+        s = x.sum().item()
+        return x * s
+
+    fn = torch.compile(item_break, backend="eager")
+    run = _lensed(tmp_path / "d", lambda: fn(torch.ones(3)))
+    dump = load_dump(run.dump_dir)
+    (brk,) = dump.graph_breaks
+    assert brk.reason.startswith("Unsupported Tensor.item()")
+    assert brk.frame.filename == __file__ and brk.frame.line == "s = x.sum().item()"
+    page = render(dump)
+    line = brk.frame.lineno
+    assert re.search(r'<pre class="reason"[^>]*>Unsupported Tensor.item\(\) call[^<]*'
+                     r'<span class="at">at test_lens_capture.py:%d</span>' % line, page)

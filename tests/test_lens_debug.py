@@ -307,7 +307,8 @@ def test_simplified_resume_functions_compute_the_same(tmp_path, fn, make_args):
     for dc in run.compiles:
         resumes += Dumper._resume_functions(None, dc.record)
     assert resumes
-    for name, code, _ in resumes:
+    for resume in resumes:
+        code = resume["code"]
         simple, notes, _ = simplify(code)
         assert notes and len(list(simple.co_code)) < len(list(code.co_code))
         values = make_args()

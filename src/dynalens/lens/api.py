@@ -48,6 +48,7 @@ class DebugRun:
         self._pid = None
         self._entered = False
         self._finished = False
+        self._slot = None
 
     # -- context manager -----------------------------------------------------------------
     def __enter__(self):
@@ -66,6 +67,16 @@ class DebugRun:
         from .capture import Capture
 
         os.makedirs(self.requested_dir, exist_ok=True)
+        try:
+            from .runfolder import open_block
+
+            # a new run replaces an earlier run's dump here; a concurrent one is joined
+            self._slot = open_block(self.requested_dir)
+        except Exception as exc:
+            warnings.warn("dynalens: could not check %s for an earlier run's dump (%s: %s); "
+                          "this run's files are added to it" % (
+                              self.requested_dir, type(exc).__name__, exc),
+                          RuntimeWarning, stacklevel=2)
         self._entered = True
         self._pid = os.getpid()
         self._started = _now()
@@ -76,6 +87,7 @@ class DebugRun:
             self._capture.stop()
             with _state_lock:
                 _state["active"] = None
+            self._close_slot()
             raise
         _register_fork_handler()
         return self
@@ -105,11 +117,24 @@ class DebugRun:
         except Exception as exc:
             self._capture.warn("dump", "writing the dump to %s failed (%s: %s)"
                                % (self.requested_dir, type(exc).__name__, exc))
+        self._close_slot()
         self.warnings = list(self._capture.warnings)
         with _state_lock:
             _state["last"] = self
         if self.report:
             self._write_report()
+
+    def _close_slot(self):
+        slot, self._slot = self._slot, None
+        if slot is None or self._pid != os.getpid():
+            return   # a forked child's inherited block: the parent's slot, not ours
+        try:
+            from .runfolder import close_block
+
+            close_block(slot)
+        except Exception as exc:
+            self._capture.warn("runfolder", "could not mark the block in %s as finished "
+                               "(%s: %s)" % (self.requested_dir, type(exc).__name__, exc))
 
     def _write_report(self):
         try:
@@ -278,6 +303,7 @@ def _after_fork_in_child():
     try:
         run._capture.reset_after_fork()
         run._pid = os.getpid()
+        run._slot = None    # the parent's block holds the folder's run open, not the child
         run.report = False  # the parent writes the report over the merged index
         import atexit
 

@@ -168,16 +168,28 @@ def _function_source(fn):
 
 
 def _graph_break(entry, compile_id):
-    filename = entry.get("filename") or ""
-    lineno = entry.get("line", entry.get("lineno"))
+    """One graph break; its headline is the cause at the user's line.
+
+    Since issue 14 the index gives the cause as `reason` and torch's generic step as
+    `context`, and `user_frame` for a break inside torch's own code (optimizer.step()): the
+    excerpt shows the user's line, not torch's.
+    """
+    user = entry.get("user_frame") if isinstance(entry.get("user_frame"), dict) else None
+    if user and user.get("filename"):
+        filename, lineno = user.get("filename"), user.get("line")
+        name, recorded = user.get("name") or entry.get("function") or "", user.get("source_line")
+    else:
+        filename = entry.get("filename") or ""
+        lineno = entry.get("line", entry.get("lineno"))
+        name, recorded = entry.get("function") or "", entry.get("source_line")
     reason = entry.get("reason") or "graph break"
     detail = _strip_tool_frames(entry.get("detail") or "")
     if detail.strip() == reason.strip():
         detail = ""
     frame = None
     if filename or lineno:
-        frame = Frame(filename=filename, lineno=lineno, name=entry.get("function") or "",
-                      line=(entry.get("source_line") or _source_line(filename, lineno)).strip())
+        frame = Frame(filename=filename, lineno=lineno, name=name,
+                      line=(recorded or _source_line(filename, lineno)).strip())
     context = _context(filename, lineno)
     if frame is not None and context and frame.line:
         # Prefer the line torch recorded: the file may have changed since the run.
@@ -185,8 +197,9 @@ def _graph_break(entry, compile_id):
             if f.lineno == lineno and f.line.strip() != frame.line:
                 context = []
                 break
+    step = entry.get("context") if isinstance(entry.get("context"), str) else None
     return GraphBreak(reason=reason, detail=detail, frame=frame, compile_id=compile_id,
-                      context=context,
+                      context=context, step=step,
                       stack=_user_stack(entry.get("stack")))
 
 
@@ -256,6 +269,22 @@ def _resume_aliases(transformed_text, resume_entries):
     return aliases
 
 
+def _guard_count(guards):
+    """(checks, note): the one guard count the page shows, and why torch's differs.
+
+    The count is the checks of the dumped guard function; torch's `guard_count` metric
+    counts Dynamo's guards before they are built into checks (one tensor match becomes the
+    tensor check plus its dynamic-dimension and aliasing checks), so it is smaller.
+    """
+    checks = guards.get("count") if isinstance(guards.get("count"), int) else None
+    theirs = guards.get("torch_guard_count")
+    note = None
+    if checks is not None and isinstance(theirs, int) and theirs != checks:
+        note = ("%d checks in the guard function; torch's guard_count metric says %d because it "
+                "counts Dynamo's guards before they are built into checks" % (checks, theirs))
+    return checks, note
+
+
 def _compile(reader, entry, ordinal):
     key = str(entry.get("key") or entry.get("compile_id") or ordinal)
     cid = str(entry.get("compile_id") or key)
@@ -264,6 +293,7 @@ def _compile(reader, entry, ordinal):
     anchor = _anchor("c", prefix, key)
     comp = Compile(
         compile_id=(prefix.rstrip("/") + " " if prefix else "") + cid,
+        key=prefix + key,
         anchor=anchor,
         function=entry.get("function") or "?",
         filename=entry.get("filename") or "",
@@ -273,14 +303,16 @@ def _compile(reader, entry, ordinal):
         process=prefix + pid,
         is_resume=bool(entry.get("is_resume")),
         resume_of=entry.get("resume_of"),
+        resumes_at_line=entry.get("resumes_at_line"),
         metrics={k: v for k, v in (entry.get("metrics") or {}).items()
                  if isinstance(v, (int, float)) and not isinstance(v, bool)},
     )
     comp.graph_breaks = [_graph_break(b, cid) for b in entry.get("graph_breaks") or []]
 
     guards = entry.get("guards") or {}
+    comp.guard_checks, comp.guard_note = _guard_count(guards)
     if guards.get("file"):
-        note = "%s guards" % guards["count"] if guards.get("count") is not None else None
+        note = "%s guard checks" % comp.guard_checks if comp.guard_checks is not None else None
         comp.guards = reader.block(guards["file"], "guards", guards.get("function") or guards["file"],
                                    _anchor(anchor, "guards"), note)
     comp.guard_failures = _count_repeats(str(r) for r in guards.get("failures") or [])
@@ -318,9 +350,14 @@ def _compile(reader, entry, ordinal):
         if not r.get("file"):
             continue
         name = r.get("name") or r["file"]
-        block = reader.block(r["file"], "resume", name, _anchor(anchor, "resume", i),
-                             "called as %s" % " / ".join(aliases[name]) if name in aliases else None)
-        block.aliases.extend(aliases.get(name, ()))
+        own = [g for g in r.get("global_names") or () if isinstance(g, str)]
+        called_as = own or aliases.get(name, [])
+        note = "called as %s" % " / ".join(called_as) if called_as else None
+        if r.get("resumes_at_line"):
+            note = "%sresumes at line %s" % (note + "; " if note else "", r["resumes_at_line"])
+        block = reader.block(r["file"], "resume", name, _anchor(anchor, "resume", i), note)
+        block.aliases.extend(called_as)
+        block.targets.extend(prefix + str(k) for k in r.get("compiles") or ())
         comp.resume.append(block)
 
     for g in entry.get("graphs") or []:
@@ -340,6 +377,24 @@ def _compile(reader, entry, ordinal):
                 graph.kernels.append(reader.block(rel, "kernel", rel, _anchor(graph.anchor, "k", j)))
         comp.graphs.append(graph)
     return comp, key
+
+
+def _function_key(reader, entry, comp):
+    """Which compiles are one function: those of one code object.
+
+    torch numbers code objects (`frame_id`, restarted after torch._dynamo.reset(), which the
+    key's "#<n>" counts; a second process's "@<pid>"). Two resume functions share a name when
+    both branches of an `if` resume at its line, yet are two code objects: grouping by name
+    would count the second as a recompilation of the first. Indexes without `frame_id` group
+    by name and place.
+    """
+    process = comp.process.split("/")[0] if reader.prefix else ""
+    key = str(entry.get("key") or "")
+    generation = key.partition("#")[2].partition("@")[0]
+    pid = str(entry.get("pid") or "")
+    if isinstance(entry.get("frame_id"), int):
+        return (process, pid, generation, "frame", entry["frame_id"])
+    return (process, comp.function, comp.filename, comp.firstlineno)
 
 
 def _load_index(reader, index, dump):
@@ -362,15 +417,13 @@ def _load_index(reader, index, dump):
                         % (i, entry.get("compile_id"), exc))
             continue
         by_key[key] = comp
-        fkey = (comp.process.split("/")[0] if reader.prefix else "", comp.function,
-                comp.filename, comp.firstlineno)
-        fn = functions.get(fkey)
+        fn = functions.get(_function_key(reader, entry, comp))
         if fn is None:
             fn = Function(name=(reader.prefix.rstrip("/") + " " if reader.prefix else "") + comp.function,
                           anchor=_anchor("f", reader.prefix, comp.function, len(dump.functions)),
                           filename=comp.filename, firstlineno=comp.firstlineno,
-                          resume_of=comp.resume_of)
-            functions[fkey] = fn
+                          resume_of=comp.resume_of, resumes_at_line=comp.resumes_at_line)
+            functions[_function_key(reader, entry, comp)] = fn
             dump.functions.append(fn)
             if not comp.is_resume:
                 fn.source = comp.function_source = _function_source(fn)
@@ -433,14 +486,21 @@ def _load_folder(root, prefix, dump, depth=0):
 
 
 def _connect_resume_functions(dump):
-    """Link each resume-function block to the section where that function's compiles are."""
-    sections = {}
+    """Link each resume-function block to the section where that function's compiles are.
+
+    The index names the compiles of each resume function's code object (`compiles`); older
+    indexes only its name, which two resume functions can share (then the first is linked).
+    """
+    sections, by_key = {}, {}
     for fn in dump.functions:
         process = fn.compiles[0].process if fn.compiles else ""
         sections.setdefault((process, fn.compiles[0].function if fn.compiles else fn.name), fn)
+        for comp in fn.compiles:
+            by_key[comp.key] = fn
     for comp in dump.compiles:
         for block in comp.resume:
-            fn = sections.get((comp.process, block.title))
+            fns = [by_key[k] for k in block.targets if k in by_key]
+            fn = fns[0] if fns else sections.get((comp.process, block.title))
             if fn is not None:
                 ids = ", ".join(c.compile_id for c in fn.compiles)
                 block.see_also.append(("compiled as %s" % ids, fn.anchor))

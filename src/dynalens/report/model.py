@@ -22,6 +22,7 @@ class CodeBlock:
     aliases: List[str] = field(default_factory=list)  # other names that link here
     see_also: List[tuple] = field(default_factory=list)  # (text, anchor) links in the title bar
     language: str = "python"         # "text" is shown escaped, without highlighting
+    targets: List[str] = field(default_factory=list)  # compile keys this block's code ran as
 
 
 @dataclass
@@ -38,7 +39,10 @@ class Frame:
 class GraphBreak:
     reason: str
     detail: str = ""                 # torch's full message (hints, traceback): shown folded
-    frame: Optional[Frame] = None    # the user's line where the break happened
+    frame: Optional[Frame] = None    # the user's line where the break happened (the
+    #                                  innermost frame of their code when torch broke inside
+    #                                  its own, e.g. in optimizer.step())
+    step: Optional[str] = None       # torch's generic step ("... trace CALL: a function call")
     stack: List[Frame] = field(default_factory=list)
     compile_id: Optional[str] = None
     context: List[Frame] = field(default_factory=list)  # neighbouring lines, for the excerpt
@@ -61,6 +65,7 @@ class Compile:
     compile_id: str
     anchor: str
     function: str
+    key: str = ""                    # index.json key, with the subdump prefix ("rank_0/0/1")
     filename: str = ""
     firstlineno: Optional[int] = None
     stack: List[Frame] = field(default_factory=list)
@@ -84,6 +89,11 @@ class Compile:
     is_resume: bool = False
     resume_of: Optional[str] = None
     resume_of_anchor: Optional[str] = None  # the section of the function it continues
+    resumes_at_line: Optional[int] = None   # a resume function: the line it continues from
+    # The one guard count shown: the checks in the dumped guard function (torch's tree, leaf
+    # by leaf); `guard_note` explains torch's smaller guard_count metric.
+    guard_checks: Optional[int] = None
+    guard_note: Optional[str] = None
     function_source: Optional[CodeBlock] = None  # the user's source, on a function's 1st compile
 
 
@@ -97,10 +107,13 @@ class Function:
     firstlineno: Optional[int] = None
     compiles: List[Compile] = field(default_factory=list)
     resume_of: Optional[str] = None  # for Dynamo's resume functions: the function they continue
+    resumes_at_line: Optional[int] = None  # ... and the line they continue from
     source: Optional[CodeBlock] = None  # the user's function as written, read from its file
 
     @property
     def recompilations(self):
+        """Compiles after the first of this code object (a Function is one code object: two
+        resume functions that share a name are two Functions, never recompilations)."""
         return max(0, len(self.compiles) - 1)
 
     @property
