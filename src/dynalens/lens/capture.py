@@ -288,8 +288,6 @@ class Capture:
             name, index = metadata["str"]
             self._strings[index] = name
             return
-        if "frame_id" not in metadata or metadata.get("frame_id") is None:
-            return
         event = next((k for k in metadata if k not in _ID_KEYS), None)
         if event is None or event in IGNORED_EVENTS:
             return
@@ -299,6 +297,14 @@ class Capture:
         body = metadata[event]
         if not isinstance(body, dict):
             body = {}
+        if event == "artifact":
+            name = body.get("name", "")
+            if name not in READ_ARTIFACTS:
+                if name not in IGNORED_ARTIFACTS and not IGNORED_ARTIFACT_RE.match(name):
+                    self.unknown("artifact", name)
+                return
+        if metadata.get("frame_id") is None:
+            return   # not inside a compile (what the lens reads always is)
         starting = event == "dynamo_start" or (
             event == "artifact" and body.get("name") == "recompile_reasons")
         rec = self.record(metadata["frame_id"], metadata["frame_compile_id"],
@@ -334,10 +340,6 @@ class Capture:
                       "recognise; its content is not in the dump" % (_torch_version(), what, name))
 
     def _on_artifact(self, rec, name, payload):
-        if name not in READ_ARTIFACTS:
-            if name not in IGNORED_ARTIFACTS and not IGNORED_ARTIFACT_RE.match(name):
-                self.unknown("artifact", name)
-            return
         if name in GRAPH_EVENTS:
             rec.graphs.append((GRAPH_EVENTS[name], payload or ""))
         elif name == "dynamo_graph_break_reason":
