@@ -232,13 +232,19 @@ def test_unknown_structured_trace_event_is_a_named_warning(tmp_path):
                                                   "encoding": "string"},
                              payload_fn=lambda: "text")
 
+        trace_structured("dynalens_test_outside_a_compile", lambda: {"x": 1})
+
     run = _lensed(tmp_path / "d", body)
     text = "\n".join(run.index["warnings"])
-    assert "'dynalens_test_new_event'" in text
-    assert "'dynalens_test_new_artifact'" in text
+    for name in ("dynalens_test_new_event", "dynalens_test_new_artifact",
+                 "dynalens_test_outside_a_compile"):
+        assert "%r" % name in text
     # the events torch itself sent in this run are all known: nothing else is reported
     trace = [w for w in run.index["warnings"] if "structured-trace" in w]
-    assert len(trace) == 2, run.index["warnings"]
+    assert len(trace) == 3, run.index["warnings"]
+    from dynalens.report.load import load_dump
+
+    assert any("dynalens_test_new_event" in w for w in load_dump(run.dump_dir).warnings)
 
 
 def test_second_run_replaces_the_first_and_says_so(tmp_path, capfd):
@@ -352,3 +358,25 @@ def test_report_headline_is_the_cause_at_the_users_line(tmp_path):
     line = brk.frame.lineno
     assert re.search(r'<pre class="reason"[^>]*>Unsupported Tensor.item\(\) call[^<]*'
                      r'<span class="at">at test_lens_capture.py:%d</span>' % line, page)
+
+
+def test_report_keeps_each_process_cache_apart(tmp_path):
+    # two processes compiled the same function twice each: two recompilations, not three
+    from dynalens.report.load import load_dump
+
+    def compile_entry(key, pid, n):
+        return {"key": key, "pid": pid, "compile_id": "0/%d" % n, "frame_id": 0,
+                "frame_compile_id": n, "attempt": 0, "function": "f", "filename": "/x/f.py",
+                "firstlineno": 1, "is_resume": False, "resume_of": None, "stack": [],
+                "recompile_reasons": ["0/0: tensor 'x' size mismatch"] if n else [],
+                "guards": None, "transformed_code": None, "full_code": None,
+                "resume_functions": [], "graphs": [], "graph_breaks": [], "metrics": {}}
+
+    index = {"format": "dynalens-dump", "format_version": 1, "subdumps": [], "files": [],
+             "warnings": [], "processes": [{"pid": 11}, {"pid": 12}],
+             "compiles": [compile_entry("0/0", 11, 0), compile_entry("0/1", 11, 1),
+                          compile_entry("0/0@12", 12, 0), compile_entry("0/1@12", 12, 1)]}
+    (tmp_path / "index.json").write_text(json.dumps(index))
+    dump = load_dump(str(tmp_path))
+    assert [fn.recompilations for fn in dump.functions] == [1, 1]
+    assert sorted(fn.name for fn in dump.functions) == ["f (pid 11)", "f (pid 12)"]

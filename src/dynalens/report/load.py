@@ -406,6 +406,8 @@ def _load_index(reader, index, dump):
                     "some details may be missing" % version)
     by_key = {}
     functions = {}
+    several = len({p.get("pid") for p in index.get("processes") or []
+                   if isinstance(p, dict)}) > 1
     for i, entry in enumerate(index.get("compiles") or []):
         if not isinstance(entry, dict):
             reader.warn("compile entry %d is not an object; skipped" % i)
@@ -419,7 +421,10 @@ def _load_index(reader, index, dump):
         by_key[key] = comp
         fn = functions.get(_function_key(reader, entry, comp))
         if fn is None:
-            fn = Function(name=(reader.prefix.rstrip("/") + " " if reader.prefix else "") + comp.function,
+            # each process has its own cache: its compiles are its own function's
+            suffix = " (pid %s)" % entry.get("pid") if several and entry.get("pid") else ""
+            fn = Function(name=(reader.prefix.rstrip("/") + " " if reader.prefix else "")
+                          + comp.function + suffix,
                           anchor=_anchor("f", reader.prefix, comp.function, len(dump.functions)),
                           filename=comp.filename, firstlineno=comp.firstlineno,
                           resume_of=comp.resume_of, resumes_at_line=comp.resumes_at_line)
