@@ -80,14 +80,23 @@ IGNORED_ARTIFACTS = frozenset([
     "compiled_autograd_compile_reasons", "compiled_autograd_graph_pre_reordering",
     "inductor_aot_wrapper_code", "inductor_aot_kernel_code", "inductor_aot_header_code",
     "inductor_autotune_at_compile_time_code", "invoke_subgraph_backward_duplicate",
+    "inductor_collective_schedule", "inductor_fx_passes_overlap_bucketing",
+    "inductor_overlap_cyclic_extra_deps", "inductor_spmd_graph_mismatch",
+    "fx_bucketing_passes_all_gather_buckets", "fx_bucketing_passes_reduce_scatter_buckets",
+    "fx_compute_nodes_runtime_estimation", "fx_interpreter_error",
+    "fx_net_acc_splitter_finder_events", "overlap_scheduling_graph_after",
+    "overlap_scheduling_graph_before", "reorder_communication_preserving_peak_memory",
+    "scheduler_nodes_before_comm_overlap", "sink_waits_iterative_info",
+    "pge_profile_vs_analytical", "graph_execution", "torch_version", "cprofile_manifold_url",
+    "compile_worker_sidecar_death", "compile_worker_status",   # 2.15
 ])
 IGNORED_ARTIFACT_RE = re.compile(
     r"^(?:.+_(?:ORIGINAL|MODIFIED)_BYTECODE"       # Dynamo's bytecode (the hook has the code)
     r"|(?:fx_graph|aotautograd)_cache_\w+"          # cache hits and misses
     r"|(?:get|put)_\w+_code_state"                  # automatic-dynamic (PGO) state
     r"|.+_(?:pre|post)_grad"                        # pattern-matcher passes
-    r"|(?:before|after)_\w+_pass|min_cut_\w+|fx_\w+|inductor_\w+|overlap_\w+"
-    r"|pre_bucketing_\w+|\w+_comms)$")
+    r"|(?:before|after)_\w+_pass|min_cut_\w+|pre_bucketing_\w+|\w+_comms"
+    r"|flex_gemm_\w+)$")
 
 _ID_KEYS = ("frame_id", "frame_compile_id", "attempt", "has_payload", "compiled_autograd_id")
 RESUME_PREFIX = "torch_dynamo_resume_in_"

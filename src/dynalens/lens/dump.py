@@ -164,7 +164,8 @@ class Dumper:
             sections.append(("guards", text))
         elif rec.guard_tree:
             entry["guards"] = {"function": None, "file": None, "count": None,
-                               "torch_guard_count": torch_count, "untranslated": None, "tree": rec.guard_tree, "failures": []}
+                               "torch_guard_count": torch_count, "untranslated": None,
+                               "tree": rec.guard_tree, "failures": []}
 
         resumes = self._resumes[rec.key]
         called = self._resumed_at.get(id(rec.original_code)) if rec.original_code else None
