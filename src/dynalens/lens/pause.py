@@ -1,0 +1,168 @@
+"""debug()'s pause on entry: stop in a debugger so the user can set breakpoints in the dump.
+
+The workflow users know from the reference tool: run the program under a debugger; on entering
+`with debug():` it pauses; open the dumped files, set breakpoints, continue; the debugger stops
+there with live tensors. The pause is a `breakpoint()` in a frame of ours, so whatever answers
+`breakpoint()` applies: pdb, `PYTHONBREAKPOINT`, IDE debuggers (debugpy/VS Code, PyCharm
+install their own `sys.breakpointhook`).
+
+A `breakpoint()` nobody can answer must not stop a run, though: pdb on a pipe or /dev/null
+blocks forever or quits the program. So the pause happens only when something says a person or
+a debugger is there (`debugger_present`), and otherwise the message says how to get the pause
+and the block runs on. The message (printed either way, to stderr) names the dump folder and
+the files whose breakpoints the block hits; in the pausing frame they are the locals
+`dump_dir` and `files`.
+"""
+
+import os
+import sys
+
+_DEBUGGER_MODULES = ("bdb", "pdb", "pydevd", "debugpy", "_pydevd_bundle", "_pydev_bundle",
+                     "_pydevd_frame_eval", "pydevd_file_utils")
+
+
+def debugger_present():
+    """(pause, why): whether a `breakpoint()` here would be answered, and a phrase saying why.
+
+    In order: PYTHONBREAKPOINT set (the user chose the hook; "0" turns breakpoint() off);
+    `sys.breakpointhook` replaced (debugpy's returns at once when no client is attached); a
+    debugger's trace function on this thread (pdb with breakpoints set) or sys.monitoring's
+    debugger slot taken (3.12+); a debugger's driver on the stack (`python -m pdb`, debugpy);
+    stdin a terminal (pdb prompts there). Anything else is a run nobody watches.
+    """
+    hook = os.environ.get("PYTHONBREAKPOINT")
+    if hook == "0":
+        return False, "PYTHONBREAKPOINT=0 turns breakpoint() off"
+    if hook:
+        return True, "PYTHONBREAKPOINT=%s" % hook
+    if sys.breakpointhook is not sys.__breakpointhook__:
+        return True, "breakpoint hook %s" % _qualname(sys.breakpointhook)
+    tracer = _debugger_tracer(sys.gettrace())
+    if tracer:
+        return True, "%s traces this thread" % tracer
+    monitoring = getattr(sys, "monitoring", None)
+    if monitoring is not None:
+        try:
+            tool = monitoring.get_tool(monitoring.DEBUGGER_ID)
+        except Exception:
+            tool = None
+        if tool:
+            return True, "debugger %s (sys.monitoring)" % tool
+    driver = _debugger_on_stack()
+    if driver:
+        return True, "running under %s" % driver
+    if _stdin_is_terminal():
+        return True, "stdin is a terminal"
+    return False, "no debugger is attached and stdin is not a terminal"
+
+
+def pause_for_debugger(session):
+    """Print where the dump is and which files to open; pause when someone can answer."""
+    dump_dir = session.run.dump_dir
+    files = breakpoint_files(session)
+    pause, why = debugger_present()
+    text = _message(session, dump_dir, files)
+    if not pause:
+        _say("dynalens.debug(): not pausing (%s); the block runs now.\n%s"
+             "To pause here and set breakpoints first, run the program under a debugger "
+             "(`python -m pdb prog.py`, VS Code's Python debugger) or with "
+             "PYTHONBREAKPOINT=pdb.set_trace; `debug(pause=False)` skips this message.\n"
+             % (why, text))
+        return
+    _stop_here(dump_dir, files,
+               "dynalens.debug(): paused before the block runs (%s).\n%s"
+               "Set breakpoints in these files, then continue: in pdb `b FILE:LINE` then `c`; in "
+               "VS Code open a file, click left of a line number, then Continue (F5).\n"
+               % (why, text))
+
+
+def _stop_here(dump_dir, files, message):
+    """The frame the debugger stops in; `dump_dir` and `files` are there to look at."""
+    _say(message)
+    breakpoint()
+    paused = "dynalens.debug(): set breakpoints in `files`, then continue"  # <- stopped here
+    return paused
+
+
+def breakpoint_files(session):
+    """[(kind, label, path)] of the files the block runs from, in the order they were dumped:
+    kind is "transformed code", "resume function" (the transformed code Dynamo made of a
+    resume function: what runs at a graph break) or "graph"."""
+    resumes = set()
+    for dc in session.run.compiles:
+        if (dc.entry or {}).get("is_resume"):
+            resumes.add(dc.key)
+    files = []
+    for cid, path in session.swapped + session.relabeled:
+        kind = "resume function" if cid in resumes else "transformed code"
+        files.append((kind, cid, path))
+    files.sort(key=lambda f: f[0] == "resume function")     # stable: dump order within
+    for global_name, path in session.graphs_swapped:
+        from .dump import graph_short_name
+
+        files.append(("graph", graph_short_name(global_name), path))
+    return files
+
+
+def _message(session, dump_dir, files):
+    lines = ["Dump: %s (index.json lists every file)" % dump_dir]
+    if files:
+        lines.append("Breakpoints in these files are hit inside the block:")
+        width = max(len(kind) + len(label) for kind, label, _ in files) + 2
+        for kind, label, path in files:
+            lines.append("  %s  %s" % (("%s %s" % (kind, label)).ljust(width), path))
+    else:
+        lines.append("No compiled code runs from the dump's files in this block.")
+    functions = {dc.key: dc.record.function for dc in session.run.compiles}
+    for cid, why in session.not_swapped:
+        lines.append("  not from its file: compile %s (%s): %s" % (cid, functions.get(cid), why))
+    return "\n".join(lines) + "\n"
+
+
+def _say(text):
+    try:
+        sys.stderr.write(text)
+        sys.stderr.flush()
+    except Exception:
+        pass
+
+
+def _qualname(obj):
+    return "%s.%s" % (getattr(obj, "__module__", None) or "?",
+                      getattr(obj, "__qualname__", None) or type(obj).__name__)
+
+
+def _debugger_tracer(tracer):
+    """The debugger's name if `tracer` (a trace function) belongs to one, else None; coverage
+    and profilers trace too, and nobody answers a prompt for them."""
+    if tracer is None:
+        return None
+    import bdb
+
+    owner = getattr(tracer, "__self__", tracer)
+    if isinstance(owner, bdb.Bdb):
+        return type(owner).__name__
+    for obj in (tracer, owner, type(owner)):
+        module = getattr(obj, "__module__", None) or ""
+        if module.split(".")[0] in _DEBUGGER_MODULES:
+            return module.split(".")[0]
+    return None
+
+
+def _debugger_on_stack():
+    """A debugger's module among the frames that called us (`python -m pdb` runs the script
+    from `bdb.Bdb.run`; debugpy's launcher from pydevd), else None."""
+    frame = sys._getframe(1)
+    while frame is not None:
+        name = frame.f_globals.get("__name__") or ""
+        if name.split(".")[0] in _DEBUGGER_MODULES:
+            return name.split(".")[0]
+        frame = frame.f_back
+    return None
+
+
+def _stdin_is_terminal():
+    try:
+        return sys.stdin is not None and sys.stdin.isatty()
+    except Exception:
+        return False
