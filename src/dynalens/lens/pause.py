@@ -11,7 +11,8 @@ blocks forever or quits the program. So the pause happens only when something sa
 a debugger is there (`debugger_present`), and otherwise the message says how to get the pause
 and the block runs on. The message (printed either way, to stderr) names the dump folder and
 the files whose breakpoints the block hits; in the pausing frame they are the locals
-`dump_dir` and `files`.
+`dump_dir` and `files`. That frame's code comes from a small file of its own in a temporary
+folder (`_pause_function`), so debuggers that skip library code still stop there.
 """
 
 import os
@@ -77,11 +78,61 @@ def pause_for_debugger(session):
 
 
 def _stop_here(dump_dir, files, message):
-    """The frame the debugger stops in; `dump_dir` and `files` are there to look at."""
+    """Print `message`, then `breakpoint()` in the pause file's frame (or, when that file
+    cannot be written, in this module's)."""
     _say(message)
+    stop = _pause_function(message)
+    if stop is None:
+        breakpoint()
+        return "dynalens.debug(): set breakpoints in `files`, then continue"  # stopped here
+    return stop(dump_dir, files)
+
+
+_PAUSE_SOURCE = '''\
+def dynalens_debug_pause(dump_dir, files):
     breakpoint()
-    paused = "dynalens.debug(): set breakpoints in `files`, then continue"  # <- stopped here
-    return paused
+    return "continue to run the block"  # <- dynalens.debug() stopped here
+'''
+
+
+_pause_folder = {}     # this process's folder for the pause file (a fork gets its own)
+
+
+def _pause_function(message):
+    """The function to stop in, compiled from a file of its own whose comments repeat
+    `message` (with file:// links an editor opens on a click), or None.
+
+    Why not a frame of this module: debuggers skip library code by default (VS Code's
+    `justMyCode`), and with dynalens installed in site-packages debugpy ignores a
+    `breakpoint()` made there. The pause file lives in a fresh temporary folder, so every
+    debugger takes it for the user's code, and what the editor shows at the stop explains it.
+    """
+    try:
+        import tempfile
+
+        if _pause_folder.get("pid") != os.getpid():
+            _pause_folder.update(pid=os.getpid(), path=tempfile.mkdtemp(prefix="dynalens-"))
+        path = os.path.join(_pause_folder["path"], "dynalens_debug_pause.py")
+        text = "".join("# " + line + "\n" for line in _linked(message).splitlines())
+        text += "\n" + _PAUSE_SOURCE
+        with open(path, "w", encoding="utf-8") as fh:
+            fh.write(text)
+        namespace = {"__name__": "dynalens_debug_pause", "__file__": path}
+        exec(compile(text, path, "exec"), namespace)
+        return namespace["dynalens_debug_pause"]
+    except Exception:
+        return None
+
+
+def _linked(message):
+    """`message` with the absolute paths of its file list as file:// links."""
+    import re
+    from urllib.request import pathname2url
+
+    def link(m):
+        return m.group(1) + "file://" + pathname2url(m.group(2))
+
+    return re.sub(r"^(  \S.*?  )(/\S+\.py)$", link, message, flags=re.M)
 
 
 def breakpoint_files(session):
