@@ -199,6 +199,3 @@ class Console:
             self.proc.kill()
             self.proc.wait()
 
-
-def python():
-    return sys.executable

@@ -77,7 +77,7 @@ def test_debugger_driver_on_the_stack_means_pause(unwatched):
     # once the user typed `c` with no breakpoint set
     namespace = {"__name__": "bdb", "check": pause_mod.debugger_present}
     exec("def run():\n    return check()\n", namespace)
-    assert namespace["run"]() == (True, "running under bdb")
+    assert namespace["run"]() == (True, "running under pdb")
 
 
 @pytest.fixture(scope="module")

@@ -18,8 +18,10 @@ folder (`_pause_function`), so debuggers that skip library code still stop there
 import os
 import sys
 
-_DEBUGGER_MODULES = ("bdb", "pdb", "pydevd", "debugpy", "_pydevd_bundle", "_pydev_bundle",
-                     "_pydevd_frame_eval", "pydevd_file_utils")
+# top-level module -> the debugger's name users know
+_DEBUGGER_MODULES = {"bdb": "pdb", "pdb": "pdb", "pydevd": "debugpy", "debugpy": "debugpy",
+                     "_pydevd_bundle": "debugpy", "_pydev_bundle": "debugpy",
+                     "_pydevd_frame_eval": "debugpy", "pydevd_file_utils": "debugpy"}
 
 
 def debugger_present():
@@ -194,9 +196,9 @@ def _debugger_tracer(tracer):
     if isinstance(owner, bdb.Bdb):
         return type(owner).__name__
     for obj in (tracer, owner, type(owner)):
-        module = getattr(obj, "__module__", None) or ""
-        if module.split(".")[0] in _DEBUGGER_MODULES:
-            return module.split(".")[0]
+        module = (getattr(obj, "__module__", None) or "").split(".")[0]
+        if module in _DEBUGGER_MODULES:
+            return _DEBUGGER_MODULES[module]
     return None
 
 
@@ -205,9 +207,9 @@ def _debugger_on_stack():
     from `bdb.Bdb.run`; debugpy's launcher from pydevd), else None."""
     frame = sys._getframe(1)
     while frame is not None:
-        name = frame.f_globals.get("__name__") or ""
-        if name.split(".")[0] in _DEBUGGER_MODULES:
-            return name.split(".")[0]
+        name = (frame.f_globals.get("__name__") or "").split(".")[0]
+        if name in _DEBUGGER_MODULES:
+            return _DEBUGGER_MODULES[name]
         frame = frame.f_back
     return None
 
