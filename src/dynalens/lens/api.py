@@ -229,9 +229,10 @@ def debug(run=None, eager_graphs=False, pause=True):
     from their `Captured_Graph` files; ``eager_graphs=True`` does that for every backend (the
     graph then runs eagerly, not as Inductor's kernels). See `dynalens.lens.debug`.
 
-    On entry the block pauses in the debugger (a `breakpoint()` in dynalens's frame, so pdb,
-    `PYTHONBREAKPOINT` and IDE debuggers apply), after printing the dump folder and the files
-    to set breakpoints in; continue to run the block. A run with no debugger attached and
+    On entry the block pauses in the debugger (a `breakpoint()` made by dynalens, in a small
+    file of its own that lists what to open, so pdb, `PYTHONBREAKPOINT` and IDE debuggers
+    apply), after printing the dump folder and the files to set breakpoints in; continue to
+    run the block. A run with no debugger attached and
     stdin not a terminal does not pause: it prints how to get the pause and goes on.
     ``pause=False`` (scripts, tests) neither pauses nor prints. See `dynalens.lens.pause`.
     """

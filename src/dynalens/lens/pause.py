@@ -62,9 +62,17 @@ def debugger_present():
 def pause_for_debugger(session):
     """Print where the dump is and which files to open; pause when someone can answer."""
     dump_dir = session.run.dump_dir
-    files = breakpoint_files(session)
-    pause, why = debugger_present()
-    text = _message(session, dump_dir, files)
+    try:
+        files = breakpoint_files(session)
+        text = _message(session, dump_dir, files)
+    except Exception as exc:     # a lens problem never stops the program: a shorter message
+        files = []
+        text = "Dump: %s (index.json lists every file; the file list failed: %s: %s)\n" % (
+            dump_dir, type(exc).__name__, exc)
+    try:
+        pause, why = debugger_present()
+    except Exception as exc:
+        pause, why = False, "could not tell whether a debugger is attached (%s)" % exc
     if not pause:
         _say("dynalens.debug(): not pausing (%s); the block runs now.\n%s"
              "To pause here and set breakpoints first, run the program under a debugger "
