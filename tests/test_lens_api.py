@@ -135,7 +135,7 @@ def test_decompile_failure_is_one_warning_and_a_disassembly(tmp_path, monkeypatc
             return trace
         return None
 
-    with dynalens_debug(run):
+    with dynalens_debug(run, pause=False):
         sys.settrace(trace)
         try:
             again = fn(torch.ones(2))

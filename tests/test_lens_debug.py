@@ -1,10 +1,11 @@
-"""debug(): pdb, driven through stdin, stops in the dumped transformed code and graph files."""
+"""debug(): what runs inside the block (swaps, replays, their undoing), in-process.
 
-import json
+The debuggers themselves (pdb through stdin, VS Code's debugpy over DAP) are driven in
+test_lens_debug_pdb.py and test_lens_debug_dap.py; the pause on entry in test_lens_debug_pause.py.
+"""
+
 import os
-import subprocess
 import sys
-import textwrap
 
 import pytest
 
@@ -13,109 +14,6 @@ torch = pytest.importorskip("torch")
 from dynalens.lens.api import debug, prepare_debug  # noqa: E402
 
 pytestmark = pytest.mark.torch
-
-SRC = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "src")
-
-SCRIPT = textwrap.dedent('''
-    import json, pdb, sys
-    import torch
-    from dynalens.lens.api import prepare_debug, debug
-
-    def toy(a, b):
-        x = a / (torch.abs(a) + 1)
-        return x * b
-
-    fn = torch.compile(toy, backend="eager")
-    a, b = torch.ones(3), torch.full((3,), 2.0)
-    with prepare_debug(sys.argv[1], report=False) as run:
-        expected = fn(a, b)
-    entry = run.index["compiles"][0]
-    print("FILES " + json.dumps({
-        "dir": run.dump_dir,
-        "transformed": entry["transformed_code"]["file"],
-        "graph": entry["graphs"][0]["stages"][0]["file"]}), flush=True)
-    with debug(run) as session:
-        print("SWAPPED %d %d %d" % (len(session.swapped), len(session.relabeled),
-                                    len(session.graphs_swapped)), flush=True)
-        pdb.set_trace()
-        got = fn(a, b)
-    print("SAME", bool(torch.equal(got, expected)), flush=True)
-''')
-
-
-# prints the live input tensor at a stop, in either file (`a` in the transformed code, `L_a_`
-# in the graph); the tuple is evaluated in the frame, the comprehension's iterable too
-LIVE = ("p ('LIVE', [(type(v).__name__, v.tolist()) for v in "
-        "(locals().get('a'), locals().get('L_a_')) if v is not None])")
-HIT = "('LIVE', [('Tensor', [1.0, 1.0, 1.0])])"
-
-
-def _line_of(path, needle):
-    with open(path, encoding="utf-8") as fh:
-        for i, line in enumerate(fh, 1):
-            if needle(line):
-                return i
-    raise AssertionError("no matching line in %s" % path)
-
-
-@pytest.fixture(scope="module")
-def pdb_session(tmp_path_factory):
-    folder = tmp_path_factory.mktemp("debug")
-    script = folder / "prog.py"
-    script.write_text(SCRIPT)
-    env = dict(os.environ, PYTHONPATH=SRC + os.pathsep + os.environ.get("PYTHONPATH", ""),
-               PYTHONUNBUFFERED="1")
-    proc = subprocess.Popen([sys.executable, str(script), str(folder / "dump")],
-                            stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                            stderr=subprocess.STDOUT, text=True, env=env)
-    head = []
-    while True:
-        line = proc.stdout.readline()
-        if not line:
-            proc.wait()
-            pytest.fail("program ended before dumping:\n" + "".join(head))
-        head.append(line)
-        if line.startswith("FILES "):
-            break
-    files = json.loads(head[-1][len("FILES "):])
-    tpath = os.path.join(files["dir"], files["transformed"])
-    gpath = os.path.join(files["dir"], files["graph"])
-    tline = _line_of(tpath, lambda ln: ln.lstrip().startswith("def __transformed_code_")) + 1
-    gline = _line_of(gpath, lambda ln: "torch.abs(" in ln and not ln.lstrip().startswith("#"))
-    commands = [
-        "break %s:%d" % (tpath, tline),
-        "break %s:%d" % (gpath, gline),
-        "continue", LIVE, "continue", LIVE, "continue",
-    ]
-    # not communicate(): it reads the pipe past the text buffer readline() already filled
-    proc.stdin.write("\n".join(commands) + "\n")
-    proc.stdin.close()
-    out = proc.stdout.read()
-    proc.wait(timeout=300)
-    return {"out": "".join(head) + out, "rc": proc.returncode, "tpath": tpath,
-            "gpath": gpath, "tline": tline, "gline": gline}
-
-
-def test_program_completes_with_same_result(pdb_session):
-    assert pdb_session["rc"] == 0, pdb_session["out"][-3000:]
-    assert "SAME True" in pdb_session["out"]
-
-
-def test_breakpoint_hit_in_transformed_code_file(pdb_session):
-    out = pdb_session["out"]
-    # one transformed code object: swapped for the file's (exact) or Dynamo's own relabeled
-    assert "SWAPPED 1 0 1" in out or "SWAPPED 0 1 1" in out, out[-3000:]
-    assert "> %s(%d)" % (pdb_session["tpath"], pdb_session["tline"]) in out, out[-3000:]
-    after = out.split("> %s(%d)" % (pdb_session["tpath"], pdb_session["tline"]), 1)[1]
-    assert after.split("(Pdb)")[1].strip() == HIT
-
-
-def test_breakpoint_hit_in_graph_file(pdb_session):
-    out = pdb_session["out"]
-    assert "> %s(%d)" % (pdb_session["gpath"], pdb_session["gline"]) in out, out[-3000:]
-    after = out.split("> %s(%d)" % (pdb_session["gpath"], pdb_session["gline"]), 1)[1]
-    assert after.split("(Pdb)")[1].strip() == HIT
-
 
 def test_swaps_are_undone_after_the_block(tmp_path):
     import torch._dynamo
@@ -132,7 +30,7 @@ def test_swaps_are_undone_after_the_block(tmp_path):
     g = double.__globals__
     graph_names = [n for n in run.compiles[0].graph_files if n]
     before = {n: g[n] for n in graph_names}
-    with debug(run) as session:
+    with debug(run, pause=False) as session:
         inside = len(_debug_get_precompile_entries(double.__code__))
         swapped_graphs = {n: g[n] for n in graph_names}
         assert torch.equal(fn(torch.ones(2)), torch.full((2,), 2.0))
@@ -231,7 +129,7 @@ def test_exact_source_is_swapped_in(tmp_path):
             return trace
         return None
 
-    with debug(run) as session:
+    with debug(run, pause=False) as session:
         sys.settrace(trace)
         try:
             got = fn(x, y)
@@ -272,7 +170,7 @@ def test_eager_graphs_runs_other_backends_graphs_from_their_files(tmp_path):
         return None
 
     for eager_graphs in (False, True):
-        with debug(run, eager_graphs=eager_graphs) as session:
+        with debug(run, eager_graphs=eager_graphs, pause=False) as session:
             sys.settrace(trace)
             try:
                 got = fn(x, y)
@@ -389,7 +287,7 @@ def test_debug_replays_every_compile_identically(tmp_path, name, replay_modes):
     inputs = [make_inputs(gen) for _ in range(3)]
     with prepare_debug(str(tmp_path), report=False) as run:
         expected = [fn(*a, **k) for a, k in inputs]
-    with debug(run) as session:
+    with debug(run, pause=False) as session:
         got = [fn(*a, **k) for a, k in inputs]
     if name != "closure":               # the closure counts its calls: results differ by design
         assert _same(expected, got)
@@ -436,7 +334,7 @@ def test_code_verified_by_dataflow_is_swapped_in_and_computes_the_same(tmp_path)
             return trace
         return None
 
-    with debug(run) as session:
+    with debug(run, pause=False) as session:
         sys.settrace(trace)
         try:
             got = fn(a, b)
@@ -460,7 +358,7 @@ def test_rerunning_the_program_under_debug_computes_the_same(tmp_path, name):
     plain = run_workload(name)
     with prepare_debug(str(tmp_path), report=False) as run:
         run_workload(name)
-    with debug(run) as session:
+    with debug(run, pause=False) as session:
         again = WORKLOADS[name](None)
     assert outputs_equal(plain, again)
     reasons = " ".join(why for _, why in session.not_swapped)
@@ -493,7 +391,7 @@ def test_entry_dropped_when_an_identity_guarded_object_dies_inside_the_block(tmp
     guards = " ".join(part for dc in run.compiles if dc.guard_entry
                       for part in dc.guard_entry["code_parts"])
     assert "___check_obj_id(L['self']" in guards
-    with debug(run) as session:
+    with debug(run, pause=False) as session:
         assert session.swapped
         del model, opt
         gc.collect()

@@ -245,7 +245,7 @@ def last_run():
     return _state["last"]
 
 
-def debug(run=None, eager_graphs=False):
+def debug(run=None, eager_graphs=False, pause=True):
     """Run compiled code from the dumped files (breakpoints there are hit), inside the block.
 
     ``run`` is what `prepare_debug` yielded (default: the last finished run of this process).
@@ -253,6 +253,13 @@ def debug(run=None, eager_graphs=False):
     Dynamo's own bytecode relabeled with the file's lines. Graphs of the eager backend run
     from their `Captured_Graph` files; ``eager_graphs=True`` does that for every backend (the
     graph then runs eagerly, not as Inductor's kernels). See `dynalens.lens.debug`.
+
+    On entry the block pauses in the debugger (a `breakpoint()` made by dynalens, in a small
+    file of its own that lists what to open, so pdb, `PYTHONBREAKPOINT` and IDE debuggers
+    apply), after printing the dump folder and the files to set breakpoints in; continue to
+    run the block. A run with no debugger attached and
+    stdin not a terminal does not pause: it prints how to get the pause and goes on.
+    ``pause=False`` (scripts, tests) neither pauses nor prints. See `dynalens.lens.pause`.
     """
     require_torch()
     from .debug import DebugSession
@@ -266,7 +273,7 @@ def debug(run=None, eager_graphs=False):
     if not isinstance(run, DebugRun):
         raise TypeError("debug() takes the object prepare_debug yielded, got %s"
                         % type(run).__name__)
-    return DebugSession(run, eager_graphs=eager_graphs)
+    return DebugSession(run, eager_graphs=eager_graphs, pause=pause)
 
 
 def install():

@@ -14,18 +14,27 @@ Graphs: where the compiled graph is an FX GraphModule (backend "eager"), the fra
 `Captured_Graph` file bound to that GraphModule, so a breakpoint in the graph file is hit too.
 Other backends keep running their compiled graphs, unless `debug(eager_graphs=True)`: then
 Dynamo's captured graph runs eagerly from its file in their place (same operations, but not
-Inductor's kernels, so floating-point results may differ in the last bits).
+Inductor's kernels, so floating-point results may differ in the last bits). The global is the
+file's bound `forward` itself, with Dynamo told to skip that code and everything it calls
+(torch's frame execution strategy), so no frame of ours stands between the transformed code's
+`__compiled_fn_<k>(...)` line and the graph file: a debugger's "step into" lands in the file.
+
+Pause: on entry, once everything is swapped, the session stops in a debugger the way the
+reference tool does (`pause.py`), so the user can open the dumped files and set breakpoints.
 """
 
 import functools
 import types
 import weakref
 
+from .pause import pause_for_debugger
+
 
 class DebugSession:
-    def __init__(self, run, eager_graphs=False):
+    def __init__(self, run, eager_graphs=False, pause=True):
         self.run = run
         self.eager_graphs = eager_graphs
+        self.pause = pause
         self.swapped = []         # (compile id, file): code compiled from the file, verified
         self.relabeled = []       # (compile id, file): Dynamo's code, lines mapped to the file
         self.not_swapped = []     # (compile id, why)
@@ -48,10 +57,14 @@ class DebugSession:
 
         gc.collect()
         self._shared = _shared_by_backends(self.run.compiles)
+        _keep_dynamo_out_of_debuggers()
         try:
             for dc in self.run.compiles:
                 self._swap_code(dc, _load_precompile_entry)
                 self._swap_graphs(dc)
+            if self.pause:
+                # quitting the debugger here (BdbQuit) leaves the block with nothing swapped
+                pause_for_debugger(self)
         except BaseException:
             self._restore()
             raise
@@ -151,13 +164,8 @@ class DebugSession:
             forward = _load_graph_forward(paths[0], gm)
             if forward is None:
                 continue
-
-            @torch._dynamo.disable
-            def run_dumped_graph(*args, __forward=forward, **kwargs):
-                return __forward(*args, **kwargs)
-
             self._globals_restore.append((g, global_name, compiled))
-            g[global_name] = run_dumped_graph
+            g[global_name] = _dynamo_off(forward)
             self.graphs_swapped.append((global_name, paths[0]))
 
     def _restore(self):
@@ -199,6 +207,60 @@ def _load_graph_forward(path, gm):
         return types.MethodType(vars(cls)["forward"], gm)
     except Exception:
         return None
+
+
+# Python debuggers whose own code runs on the stopped thread (pdb's is stdlib, and Dynamo
+# finds no tensors in its frames; debugpy's evaluation code breaks Dynamo's tracer)
+_DEBUGGER_PACKAGES = ("debugpy", "pydevd")
+_skipped_debuggers = set()
+
+
+def _keep_dynamo_out_of_debuggers():
+    """Put the debuggers' packages on Dynamo's skip list (`torch._dynamo.trace_rules.add`).
+
+    At a breakpoint in compiled code Dynamo's frame callback is still installed (the
+    transformed code needs it: the resume functions it calls are compiled frames), so the
+    debugger's own Python code, run on that thread to answer "evaluate" or "variables", would be
+    compiled by Dynamo: slow, and debugpy's evaluation path makes Dynamo's tracer fail, which
+    hangs the request (seen on torch 2.13, debugpy 1.8.22). Skipping a debugger's code changes
+    nothing a program computes, so it stays skipped after the block.
+    """
+    import sys
+
+    try:
+        from torch._dynamo import trace_rules
+    except Exception:
+        return
+    for name in _DEBUGGER_PACKAGES:
+        if name in _skipped_debuggers or name not in sys.modules:
+            continue
+        try:
+            trace_rules.add(name)
+            _skipped_debuggers.add(name)
+        except Exception:
+            pass
+
+
+def _dynamo_off(forward):
+    """`forward`, callable from compiled code with Dynamo off inside it and below.
+
+    Compiled code calls its graphs with Dynamo's frame callback still installed; the graph must
+    run as it is, not be compiled again. Telling Dynamo to skip the file's code object and
+    everything it calls does that without a wrapper frame (`torch._dynamo.disable` adds two),
+    so stepping from the transformed code lands in the graph file. The code object is compiled
+    afresh from the file on every `debug()` entry, so the setting touches nothing else.
+    """
+    try:
+        from torch._C._dynamo.eval_frame import set_code_exec_strategy
+        from torch._dynamo.types import FrameAction, FrameExecStrategy
+
+        set_code_exec_strategy(forward.__func__.__code__,
+                               FrameExecStrategy(FrameAction.SKIP, FrameAction.SKIP))
+        return forward
+    except Exception:
+        import torch
+
+        return torch._dynamo.disable(forward)
 
 
 def _shared_by_backends(compiles):
