@@ -105,7 +105,7 @@ def test_verify_failure_exits_1(capsys, monkeypatch):
     # A core that returns valid but wrong source: --verify must notice and fail the run.
     import types
     fake = types.ModuleType("dynalens.decompiler.render")
-    fake.decompile_code = lambda code, indent="    ", temp_prefix="__temp_", name=None: (
+    fake.decompile_code = lambda code, indent="    ", temp_prefix="__temp_", name=None, **_: (
         "def %s():\n%sreturn 'wrong'\n" % (name or code.co_name, indent))
     monkeypatch.setitem(sys.modules, "dynalens.decompiler.render", fake)
     status = cli.main(["decompile", "json:dumps", "--verify"])

@@ -33,7 +33,7 @@ import dis
 import sys
 import warnings
 
-__all__ = ["VerifyResult", "verify", "SOURCE_DOES_NOT_COMPILE"]
+__all__ = ["VerifyResult", "verify", "check_tree", "Difference", "SOURCE_DOES_NOT_COMPILE"]
 
 # Every difference for source that fails to compile starts with this, so that callers (the
 # round-trip benchmark) can count such outputs without compiling a second time.
@@ -142,6 +142,85 @@ def verify(code, source, temporaries=False):
             if candidate is first.compiled:
                 first.difference += "; as dataflow: " + flow
     return first
+
+
+class Difference(object):
+    """One code object of the original whose recompiled counterpart does not match.
+
+    ``code`` is the original, ``compiled`` its counterpart in the recompiled source (None when
+    the source does not compile or has none), ``line`` where a person should look in that
+    source (the counterpart's first line, the syntax error's line, else 1) and ``difference``
+    the first mismatch in words."""
+
+    __slots__ = ("code", "compiled", "line", "difference")
+
+    def __init__(self, code, compiled, line, difference):
+        self.code, self.compiled, self.line, self.difference = code, compiled, line, difference
+
+    def __repr__(self):
+        return "Difference(%s, line %s: %s)" % (_qualname(self.code), self.line, self.difference)
+
+
+def check_tree(code, source, temporaries=False, skip=()):
+    """Verify ``source`` against ``code`` and every code object nested in it, one by one.
+
+    Returns ``(differences, found)``: a :class:`Difference` for each original code object whose
+    own bytecode (or, with ``temporaries``, dataflow) does not match its counterpart, in
+    program order, and ``found``, mapping ``id(original)`` to its recompiled counterpart for
+    the code objects in ``skip`` (ids of originals the caller replaced on purpose: they and
+    what they hold are not compared). ``source`` is compiled once; when it matches as a whole
+    (the usual case) each code object is normalized once. Counterparts are paired by name and
+    order among the code objects each side loads, so one mismatch does not hide another."""
+    skip = frozenset(skip)
+    found = {}
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            module = compile(source, code.co_filename, "exec", dont_inherit=True)
+    except SyntaxError as exc:
+        return [Difference(code, None, exc.lineno or 1, "%s: %s: %s (line %s)" % (
+            SOURCE_DOES_NOT_COMPILE, type(exc).__name__, exc.msg, exc.lineno))], found
+    except Exception as exc:
+        return [Difference(code, None, 1, "%s: %s: %s" % (
+            SOURCE_DOES_NOT_COMPILE, type(exc).__name__, exc))], found
+    candidates = [module] if code.co_name == "<module>" else _find_candidates(module, code)
+    if not candidates:
+        return [Difference(code, None, 1, "no code object named %r in the recompiled source"
+                           % (_qualname(code),))], found
+    if not skip:  # the usual case: one comparison of the whole tree says it all
+        for candidate in candidates:
+            if _Comparer(code, candidate).run() is None:
+                return [], found
+        if temporaries:
+            for candidate in candidates:
+                if _dataflow(code, candidate) is None:
+                    return [], found
+    candidate = candidates[0]
+    differences = []
+    _check_pair(code, candidate, temporaries, skip, found, differences)
+    return differences, found
+
+
+def _check_pair(expected, got, temporaries, skip, found, out):
+    if id(expected) in skip:
+        found[id(expected)] = got
+        return
+    own = _Comparer(expected, got).run(nested=False)
+    if own is not None and temporaries and _dataflow(expected, got) is None:
+        return
+    if own is not None:
+        out.append(Difference(expected, got, got.co_firstlineno, own))
+    pending = {}
+    for child in _nested_codes(got):
+        pending.setdefault(child.co_name, []).append(child)
+    for child in _nested_codes(expected):
+        partners = pending.get(child.co_name)
+        if partners:
+            _check_pair(child, partners.pop(0), temporaries, skip, found, out)
+        elif own is None:  # otherwise the parent's own difference already says it
+            out.append(Difference(child, None, got.co_firstlineno, "in %s: no code object "
+                                  "named %r in the recompiled source"
+                                  % (_qualname(got), child.co_name)))
 
 
 def _dataflow(expected, got):
@@ -533,10 +612,13 @@ class _Comparer(object):
         self.top_name = expected.co_name
         self.got_top_name = got.co_name
 
-    def run(self):
-        return self._compare(self.expected, self.got, _qualname(self.expected))
+    def run(self, nested=True):
+        """The first difference, or None; with ``nested=False`` the code objects' own
+        instructions only (nested code objects compared by name where they are loaded)."""
+        return self._compare(self.expected, self.got, _qualname(self.expected), nested)
 
-    def _compare(self, expected, got, where):
+
+    def _compare(self, expected, got, where, recurse=True):
         prefix = "in %s" % where
         if expected.co_name != got.co_name:
             return "%s: expected code named %r, got %r" % (prefix, expected.co_name, got.co_name)
@@ -562,7 +644,7 @@ class _Comparer(object):
                 return "%s at instruction #%d: expected %s, got %s" % (
                     prefix, number, _describe(lins, lkey), _describe(rins, rkey))
             ins = left.instructions[number]
-            if isinstance(ins.argval, _CodeType):
+            if recurse and isinstance(ins.argval, _CodeType):
                 nested = self._compare(ins.argval, right.instructions[number].argval,
                                        "%s.%s" % (where, ins.argval.co_name)
                                        if not hasattr(ins.argval, "co_qualname")
