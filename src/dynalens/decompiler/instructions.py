@@ -19,6 +19,7 @@ indexes.
 
 import dis
 import sys
+import threading
 
 PY = sys.version_info[:2]
 # Where CALL finds the NULL / self slot: below the callable before 3.13, above it after.
@@ -439,6 +440,38 @@ def _raw_rewrites(raws):
     return replace, skip
 
 
+_SHARED = threading.local()
+
+
+class shared_disassembly(object):
+    """``with shared_disassembly():`` -- within it, :func:`raw_instructions` disassembles each
+    code object once: the decompiler and the verification of its output (verify.py) read the
+    same original code objects, and ``dis`` is a large share of what both cost."""
+
+    def __enter__(self):
+        self.outer = getattr(_SHARED, "cache", None)
+        if self.outer is None:
+            _SHARED.cache = {}
+        return self
+
+    def __exit__(self, *exc):
+        if self.outer is None:
+            _SHARED.cache = None
+        return False
+
+
+def raw_instructions(code):
+    """``list(dis.get_instructions(code))``, shared within :class:`shared_disassembly`. Callers
+    must not change the list."""
+    cache = getattr(_SHARED, "cache", None)
+    if cache is None:
+        return list(dis.get_instructions(code))
+    entry = cache.get(id(code))
+    if entry is None or entry[0] is not code:
+        entry = cache[id(code)] = (code, list(dis.get_instructions(code)))
+    return entry[1]
+
+
 def normalize(code):
     """Return (instructions, offset_to_index) for ``code``.
 
@@ -446,7 +479,7 @@ def normalize(code):
     the first normalized instruction at or after it, so that jumps to a dropped ``NOP`` land on
     what follows it.
     """
-    raws = list(dis.get_instructions(code))
+    raws = raw_instructions(code)
     out = []
     offset_to_index = {}
     raw_jump_targets = []
@@ -701,7 +734,7 @@ def exception_entries(code, offset_to_index):
 def _legacy_entries(code, offset_to_index):
     """One entry per run of instructions whose innermost SETUP_* block is the same."""
     from .legacy_blocks import block_stacks, unthread
-    raws = list(dis.get_instructions(code))
+    raws = raw_instructions(code)
     stacks = block_stacks(raws, unthread(raws) if PY < (3, 10) else None)
     end_index = offset_to_index[len(code.co_code)]
     handler_of = {}

@@ -26,7 +26,7 @@ from .cold_blocks import exception_only_blocks
 from .handlers import HandlerMixin
 from .handlers_legacy import LegacyHandlerMixin
 from .inline_comprehensions import InlineComprehensionMixin
-from .instructions import KEEPS_DEAD_CODE, exception_entries, normalize
+from .instructions import KEEPS_DEAD_CODE, exception_entries, normalize, shared_disassembly
 from .legacy_structure import (LegacyLoopMixin, compound_ends_before_else, else_for_dead_return,
                                ends_with_dead_return)
 from .exception_groups import ExceptStarMixin
@@ -541,6 +541,11 @@ def decompile_code(code, indent="    ", temp_prefix="__temp_", name=None, strict
         raise TypeError("decompile_code() needs a code object, got %s" % type(code).__name__)
     if isinstance(indent, int):
         indent = " " * indent
+    with shared_disassembly():
+        return _decompile_code(code, indent, temp_prefix, name, strict, function)
+
+
+def _decompile_code(code, indent, temp_prefix, name, strict, function):
     try:
         try:
             session, stmts, source, notes = _render(code, name, temp_prefix, strict, function,
