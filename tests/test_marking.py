@@ -187,3 +187,33 @@ def test_stub_body_names_its_free_variables_so_the_closure_matches(broken):
     namespace = run(decompile(module_code(source)))
     function = namespace["outer"](1, 2)
     assert function() == 4 and function() == 5
+
+
+SWAP = textwrap.dedent('''
+    def reverse(self, n):
+        for i in range(n // 2):
+            self[i], self[n - i - 1] = self[n - i - 1], self[i]
+''')
+SWAP_WITH_TEMPORARIES = textwrap.dedent('''
+    def reverse(self, n):
+        for i in range(n // 2):
+            __temp_1 = self[n - i - 1]
+            __temp_2 = self[i]
+            self[i] = __temp_1
+            self[n - i - 1] = __temp_2
+''')
+
+
+@pytest.mark.skipif(not (3, 11) <= sys.version_info[:2] <= (3, 13),
+                    reason="the dataflow check covers CPython 3.11-3.13")
+def test_temporaries_are_marked_for_human_code_and_accepted_for_generated_code():
+    code = module_code(SWAP)
+    session = Session()
+    session.temp_count = 2
+    text = finish(code, SWAP_WITH_TEMPORARIES, session)
+    marked = marker_lines(text, NOT_EXACT)
+    assert len(marked) == 1 and marked[0][1].endswith("(dataflow check)")
+    session.generated = True  # Dynamo's code: no source compiles to it, dataflow decides
+    assert finish(code, SWAP_WITH_TEMPORARIES, session) == SWAP_WITH_TEMPORARIES
+    wrong = SWAP_WITH_TEMPORARIES.replace("self[i] = __temp_1", "self[i] = __temp_2")
+    assert len(marker_lines(finish(code, wrong, session), NOT_EXACT)) == 1

@@ -29,7 +29,7 @@ __all__ = ["decompile", "Decompiler", "PycVersionError", "load_pyc", "python_ver
 _ACCEPTED = ("a function, method, lambda, generator/coroutine function or object, "
              "staticmethod/classmethod, code object, class, module, or the path (str or "
              "os.PathLike) of a .pyc or .py file")
-_OPTIONS = ("indent", "temp_prefix", "name", "strict")
+_OPTIONS = ("indent", "temp_prefix", "name", "strict", "generated")
 
 
 
@@ -64,16 +64,19 @@ class Decompiler(object):
     ``temp_prefix`` names the temporaries used where bytecode has no plain statement form;
     ``name`` renames the decompiled function (useful for code objects Dynamo generated);
     ``strict=True`` raises DecompilationError for output that would otherwise be marked as not
-    exact or hold a function that could not be decompiled (see :func:`decompile`).
+    exact or hold a function that could not be decompiled (see :func:`decompile`);
+    ``generated=True`` says no source compiles to the code (Dynamo's transformed code): it is
+    then verified by the dataflow check (same operations, same order) instead of bytecode.
     """
 
     def __init__(self, code_or_obj, *, indent="    ", temp_prefix="__temp_", name=None,
-                 strict=False):
+                 strict=False, generated=False):
         check_running_python()  # outside 3.8-3.15 the opcode tables would misread bytecode
         self.indent = _indent_text(indent)
         self.temp_prefix = _check_str("temp_prefix", temp_prefix)
         self.name = None if name is None else _check_str("name", name)
         self.strict = bool(strict)
+        self.generated = bool(generated)
         self.kind, self.target = _resolve(code_or_obj)
         # A function object also knows its default values, which its code object does not.
         self.function = _function_of(code_or_obj)
@@ -102,7 +105,8 @@ class Decompiler(object):
         strict = self.strict if strict is None else bool(strict)
         if self.kind == "class":
             return _render_class(self.target, indent, prefix, strict)
-        return _decompile_code(self.target, indent, prefix, name, strict, self.function)
+        return _decompile_code(self.target, indent, prefix, name, strict, self.function,
+                               self.generated)
 
     def __repr__(self):
         what = self.target.__qualname__ if self.kind == "class" else getattr(
@@ -302,15 +306,17 @@ def load_pyc(path):
 # Calling the core
 
 
-def _decompile_code(code, indent, temp_prefix, name, strict=False, function=None):
+def _decompile_code(code, indent, temp_prefix, name, strict=False, function=None,
+                    generated=False):
     try:
         from .render import decompile_code
     except ImportError as exc:
         raise DecompilationError("the decompiler core (dynalens.decompiler.render) cannot be "
                                  "imported: %s" % exc) from exc
     try:
+        options = {"generated": True} if generated else {}
         text = decompile_code(code, indent=indent, temp_prefix=temp_prefix, name=name,
-                              strict=strict, function=function)
+                              strict=strict, function=function, **options)
     except DecompilationError:
         raise
     except Exception as exc:  # a bug in the core: keep the contract, keep the cause

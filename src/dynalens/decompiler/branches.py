@@ -10,7 +10,7 @@ serves ``if`` statements, ``while`` tests, conditional expressions and value-con
 
 import ast
 
-from .expressions import ITER_SLOTS, IterMarker, LoopItem, const, name
+from .expressions import ITER_SLOTS, FunctionValue, IterMarker, LoopItem, const, name
 from .instructions import KEEP_JUMPS, NONE_JUMPS, POP_JUMPS, PY, TOP_TESTED_WHILE
 from .statements import Chunk, ChunkEnd, Loop, NotAChunk, _NoStatements
 from .errors import DecompilationError
@@ -341,7 +341,10 @@ class BranchMixin(object):
                 if nxt is not None:
                     return nxt
             raise ChunkEnd(ins)
-        first = Chunk(None, self.pop(stack, ins), ins)
+        first = self.pop(stack, ins)
+        if isinstance(first, FunctionValue):  # `(lambda: 0) or v`
+            first = self.lambda_expr(first, ins)
+        first = Chunk(None, first, ins)
         chunks = [first]
         limit = self.range_end
         k = self.after(ins)
@@ -359,7 +362,8 @@ class BranchMixin(object):
                 v = self.read_value(k, join, stack)
                 if v is None:
                     break
-                chunks.append(Chunk(k, v, None))
+                # `v or (lambda: 0)`: a function made as the last operand is a lambda there
+                chunks.append(Chunk(k, self.value(v, ins), None))
                 expr = self.parse_value(chunks, join)
                 if expr is None:
                     self.fail("unrecognised and/or expression", ins)
@@ -397,6 +401,10 @@ class BranchMixin(object):
             return None
         jump = self.instrs[false - 1]
         if jump.op != "JUMP" or jump.target <= false:
+            return None
+        if any(ins.index < t < jump.target for t in self._sibling_targets):
+            # an earlier test of the same condition jumps into the branches: they belong to
+            # the whole condition (`1 if a or c else 2`), not to a conditional inside it
             return None
         trial = list(stack)
         test = trial.pop()

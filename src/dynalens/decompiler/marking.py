@@ -1,12 +1,13 @@
 """Verify what the decompiler wrote and say so in the text: it is never silently wrong.
 
 ``finish`` takes the source the core rendered for a code object, compiles it once and compares
-every code object in it with its original (verify.check_tree: bytecode; for code the decompiler
-had to write with temporaries, which no source compiles back to, the dataflow check). Then it
+every code object in it with its original (verify.check_tree). Then it
 inserts, as whole lines, so that nothing already verified moves within a line:
 
 * ``# dynalens: not exact: <first difference>`` directly above the ``def``/``class`` of each
-  code object that does not match (above the statement holding a lambda or comprehension, at
+  code object that does not match (for code the caller says was generated, such as Dynamo's,
+  "match" means the dataflow check; otherwise the bytecode, and the marker adds when the
+  dataflow check holds where temporaries stand for values the bytecode kept on the stack) (above the statement holding a lambda or comprehension, at
   the top for a module);
 * for each stub fallback.py left where a function or class could not be decompiled,
   ``# dynalens: could not decompile: <why>`` and, for a function, the decorator that gives it
@@ -31,8 +32,10 @@ _LONGEST = 300  # characters of a difference kept on its marker line
 def finish(code, text, session, indent="    ", strict=False):
     """``text`` verified and marked (see module docstring)."""
     fallbacks = getattr(session, "fallbacks", {})
-    temporaries = getattr(session, "temp_count", 0) > 0
-    differences, found = check_tree(code, text, temporaries=temporaries, skip=fallbacks)
+    generated = getattr(session, "generated", False)
+    differences, found = check_tree(code, text, temporaries=generated, skip=fallbacks)
+    if differences and not generated and getattr(session, "temp_count", 0) > 0:
+        _note_dataflow(differences)
     placed = [(fallbacks[key], stub) for key, stub in found.items()
               if fallback.HELPER in stub.co_names or fallbacks[key].kind == "class"]
     stubs_in_text = sum(1 for line in text.split("\n")
@@ -75,6 +78,17 @@ def finish(code, text, session, indent="    ", strict=False):
         out.extend(inserts.get(number, ()))
         out.append(line)
     return "\n".join(out)
+
+
+def _note_dataflow(differences):
+    """Output written with temporaries cannot recompile to the same bytecode, but the dataflow
+    check can still say it does the same: worth saying on the marker."""
+    from .verify import _dataflow
+    for difference in differences:
+        if difference.compiled is not None and _dataflow(difference.code,
+                                                         difference.compiled) is None:
+            difference.difference += ("; it does the same operations in the same order "
+                                      "(dataflow check)")
 
 
 def _one_line(message):

@@ -101,6 +101,7 @@ class Session(object):
         self.strict = strict  # a nested function that fails fails the whole (no stub)
         self.fallbacks = {}  # id(code) -> fallback.Fallback, for stubs (see fallback.py)
         self.validate = False  # render each nested body as it is made (fallback.check_renders)
+        self.generated = False  # no source compiles to it (Dynamo's): verify by dataflow
 
 
 def decompile_body(code, kind=None, session=None):
@@ -531,25 +532,26 @@ def reindent(source, indent):
 
 
 def decompile_code(code, indent="    ", temp_prefix="__temp_", name=None, strict=False,
-                   function=None):
+                   function=None, generated=False):
     """Source text that compiles back to ``code`` (see module docstring), verified: a code
     object in it that does not recompile exactly is marked (marking.py), a nested function that
     cannot be decompiled is a stub that gets its original code back (fallback.py); with
     ``strict`` either raises DecompilationError. ``function``, the function object of
-    ``code`` when there is one, gives the ``def`` its defaults and annotations (signature.py)."""
+    ``code`` when there is one, gives the ``def`` its defaults and annotations (signature.py).
+    ``generated`` says no source compiles to ``code`` (Dynamo's): the dataflow check decides."""
     if not hasattr(code, "co_code"):
         raise TypeError("decompile_code() needs a code object, got %s" % type(code).__name__)
     if isinstance(indent, int):
         indent = " " * indent
     with shared_disassembly():
-        return _decompile_code(code, indent, temp_prefix, name, strict, function)
+        return _decompile_code(code, indent, temp_prefix, name, strict, function, generated)
 
 
-def _decompile_code(code, indent, temp_prefix, name, strict, function):
+def _decompile_code(code, indent, temp_prefix, name, strict, function, generated):
     try:
         try:
             session, stmts, source, notes = _render(code, name, temp_prefix, strict, function,
-                                                    False)
+                                                    False, generated)
         except Exception as exc:
             if strict or isinstance(exc, (DecompilationError, RecursionError)):
                 raise
@@ -557,7 +559,7 @@ def _decompile_code(code, indent, temp_prefix, name, strict, function):
             # rendering each nested body as it is made, so that the function at fault becomes
             # a stub and the rest is kept.
             session, stmts, source, notes = _render(code, name, temp_prefix, strict, function,
-                                                    True)
+                                                    True, generated)
     except DecompilationError:
         raise
     except RecursionError as exc:
@@ -570,10 +572,11 @@ def _decompile_code(code, indent, temp_prefix, name, strict, function):
     return text
 
 
-def _render(code, name, temp_prefix, strict, function, validate):
+def _render(code, name, temp_prefix, strict, function, validate, generated):
     """(session, statements, text, signature notes) for ``code``, before verification."""
     session = Session(temp_prefix, strict)
     session.validate = validate
+    session.generated = generated
     stmts = definition_for(code, name, session)
     notes = []
     if function is not None:

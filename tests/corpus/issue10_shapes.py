@@ -1,0 +1,67 @@
+"""Shapes found going wrong on other projects' code (issue 10), each in a function of its own."""
+
+
+def ifexp_of_or(a, c):
+    return 1 if a or c else 2
+
+
+def ifexp_of_and(a, c):
+    return 1 if a and c else 2
+
+
+def ifexp_of_or_value(a, c):
+    x = 1 if a or c else 2
+    return x
+
+
+def if_then_while(x, y):
+    if x:
+        y = 1
+    while y:
+        y -= 1
+    return y
+
+
+def if_then_while_true(x):
+    if x:
+        x = 1
+    while True:
+        if x > 3:
+            break
+        x += 1
+    return x
+
+
+def or_lambda(v):
+    return v or (lambda: 0)
+
+
+def genexp_of_constant(x):
+    return (None for _ in x)
+
+
+def elif_chain_in_loop(items):
+    out = []
+    for i in items:
+        if i == 1:
+            out.append('one')
+        elif i == 2:
+            out.append('two')
+        elif i == 3:
+            out.append('three')
+        out.append(i)
+    return out
+
+
+def elif_after_raise(a):
+    if a is None:
+        raise ValueError(a)
+    elif a > 1:
+        a = 1
+    else:
+        a = 0
+    return a
+
+
+def lambda_or(v):
+    return (lambda: 0) or v
