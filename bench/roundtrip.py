@@ -288,7 +288,8 @@ def _worker_run(entry):
 
 def load_decompiler():
     try:
-        from dynalens.decompiler import render
+        import importlib
+        render = importlib.import_module("dynalens.decompiler.render")
     except ImportError as exc:
         raise SystemExit("roundtrip: cannot import dynalens.decompiler.render.decompile_code "
                          "(%s); use --baseline to check verify() alone" % exc)

@@ -65,3 +65,64 @@ def elif_after_raise(a):
 
 def lambda_or(v):
     return (lambda: 0) or v
+
+
+async def async_listcomp_await(xs, f):
+    return [await f(x) for x in xs]
+
+
+def tuple_slice_targets(a, b):
+    a[1:2], b[:3] = (b, a)
+    return a, b
+
+
+def slice_swap(a, i, j, k):
+    a[i:j], a[j:k] = a[j:k], a[i:j]
+    a[i:j:2], a[0] = a[0], a[i:j:2]
+    return a
+
+
+def negative_imaginary():
+    return (-1j, -2.5j, 1 - 2j, 0 - 2j, -(0 - 2j), -1.5 + 0.5j)
+
+
+def elif_after_break(items):
+    for i in items:
+        if i is None:
+            break
+        elif i > 1:
+            i = 1
+        print(i)
+    return items
+
+
+def elif_after_continue(items, out):
+    for i in items:
+        if i is None:
+            continue
+        elif i > 1:
+            out.append(i)
+        print(i)
+    return out
+
+
+def try_finally_with_if_else(a):
+    try:
+        a.run()
+    finally:
+        if a.ok:
+            a.close()
+        else:
+            a.abort()
+
+
+def try_finally_with_elif(a):
+    try:
+        a.run()
+    finally:
+        if a.ok:
+            a.close()
+        elif a.retry:
+            a.run()
+        else:
+            a.abort()

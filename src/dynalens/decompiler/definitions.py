@@ -117,6 +117,10 @@ class DefinitionMixin(object):
                                              if hasattr(iterable, "iterable") else iterable)
         if node is None:
             self.fail("unrecognised comprehension body", ins)
+        if code.co_flags & CO_COROUTINE:
+            # an asynchronous list/set/dict comprehension (one that awaits) is a coroutine
+            # the compiler awaits where it is called: that await is not written in source
+            node._awaited_by_compiler = True
         return node
 
 

@@ -391,7 +391,9 @@ def wrap_for_closure(code, stmts):
     # cells the compiler makes for a class body: the class statement makes them again
     cells = [v for v in code.co_freevars
              if v not in ("__class__", "__classdict__", "__conditional_annotations__")]
-    if not parents and not cells:
+    # an asynchronous comprehension (before 3.12) is valid only inside an `async def`
+    asynchronous = code_kind(code) == "comprehension" and bool(code.co_flags & CO_COROUTINE)
+    if not parents and not cells and not asynchronous:
         return stmts
     if not cells and code_kind(code) in ("function", "lambda") and not _CLASS_CELLS.intersection(
             code.co_freevars):
@@ -413,7 +415,8 @@ def wrap_for_closure(code, stmts):
                 prefix = [ast.Assign(targets=[name(v, ast.Store()) for v in cells],
                                      value=ast.Constant(value=None), lineno=0)]
                 cells = []
-            body = [_function(pname, prefix + body)]
+            body = [_function(pname, prefix + body, asynchronous)]
+            asynchronous = False
         else:
             if code_kind(code) == "function" and not _CLASS_CELLS.intersection(code.co_freevars):
                 continue  # a method needs its class only for the class cells
@@ -425,9 +428,10 @@ def wrap_for_closure(code, stmts):
             if hasattr(ast, "TypeAlias"):
                 node.type_params = []
             body = [node]
-    if cells:
-        body = [_function("__closure__", [ast.Assign(targets=[name(v, ast.Store()) for v in cells],
-                                                      value=ast.Constant(value=None), lineno=0)] + body)]
+    if cells or asynchronous:
+        prefix = [ast.Assign(targets=[name(v, ast.Store()) for v in cells],
+                             value=ast.Constant(value=None), lineno=0)] if cells else []
+        body = [_function("__closure__", prefix + body, asynchronous)]
     return body
 
 
@@ -442,9 +446,10 @@ def _unmangled_private_names(code):
     return any(_unmangled_private_names(c) for c in code.co_consts if hasattr(c, "co_code"))
 
 
-def _function(fname, body):
-    node = ast.FunctionDef(name=fname, args=arguments_of_empty(), body=body, decorator_list=[],
-                           returns=None, type_comment=None)
+def _function(fname, body, asynchronous=False):
+    node_type = ast.AsyncFunctionDef if asynchronous else ast.FunctionDef
+    node = node_type(name=fname, args=arguments_of_empty(), body=body, decorator_list=[],
+                     returns=None, type_comment=None)
     if hasattr(ast, "TypeAlias"):
         node.type_params = []
     return node

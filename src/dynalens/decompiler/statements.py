@@ -777,6 +777,19 @@ class StatementWalker(StackMachine):
                     return False
                 extra = 0
                 count -= 1
+            elif op == "BUILD_SLICE":  # a slice target before 3.12: a[i:j] = ...
+                if extra < ins.argval:
+                    return False
+                extra -= ins.argval - 1
+            elif op == "BINARY_SLICE":  # 3.12+: a[i:j][k] = ...
+                if extra < 3:
+                    return False
+                extra -= 2
+            elif op == "STORE_SLICE":  # 3.12+: a[i:j] = ...
+                if extra != 3:
+                    return False
+                extra = 0
+                count -= 1
             elif op == "UNPACK_SEQUENCE" and not extra:
                 count += ins.argval - 1
             elif op == "UNPACK_EX" and not extra:
@@ -1002,7 +1015,9 @@ class StatementWalker(StackMachine):
         if not isinstance(it, IterMarker):
             stack.append(it)
             return
-        if ins.argval == "await":
+        if ins.argval == "await" and getattr(it.iterable, "_awaited_by_compiler", False):
+            stack.append(it.iterable)
+        elif ins.argval == "await":
             stack.append(ast.Await(value=it.iterable))
         else:
             stack.append(ast.YieldFrom(value=it.iterable))
