@@ -217,3 +217,32 @@ def test_temporaries_are_marked_for_human_code_and_accepted_for_generated_code()
     assert finish(code, SWAP_WITH_TEMPORARIES, session) == SWAP_WITH_TEMPORARIES
     wrong = SWAP_WITH_TEMPORARIES.replace("self[i] = __temp_1", "self[i] = __temp_2")
     assert len(marker_lines(finish(code, wrong, session), NOT_EXACT)) == 1
+
+
+def test_a_lambda_that_cannot_be_decompiled_is_made_from_its_original_code(broken):
+    broken.add("<lambda>")
+    text = decompile(module_code(SOURCE + "\nscaled = lambda v, k=3: v * k\n"))
+    failed = marker_lines(text, NOT_DECOMPILED)
+    assert len(failed) == 2, text
+    assert all(text.splitlines()[number + 1].startswith(("square = ", "scaled = "))
+               for number, _ in failed)
+    namespace = run(text)
+    assert namespace["square"](4) == 16 and namespace["scaled"](2) == 6
+    with pytest.raises(DecompilationError, match="cannot do this one"):
+        decompile(module_code(), strict=True)
+
+
+@pytest.mark.skipif(sys.version_info < (3, 12), reason="PEP 695 type parameters: 3.12+")
+def test_a_module_with_type_parameters_decompiles_as_a_whole():
+    source = textwrap.dedent('''
+        class Box[T]:
+            def get(self) -> T:
+                return self.value
+
+        def first[T](items: list[T]) -> T:
+            return items[0]
+    ''')
+    text = decompile(module_code(source))
+    namespace = run(text)
+    assert namespace["first"]([5, 6]) == 5
+    assert [p.__name__ for p in namespace["Box"].__type_params__] == ["T"]

@@ -126,3 +126,28 @@ def try_finally_with_elif(a):
             a.run()
         else:
             a.abort()
+
+
+def ifexp_tested_with_and(a, b, c, d):
+    if (a if b else c) and d:
+        return 1
+    return 0
+
+
+def ifexp_tested_negated_with_or(a, b, c, d):
+    if not (a if b else c) or d:
+        return 2
+    if e(a) and (b if c and d else a or c) and e(d):
+        return 3
+    return 0
+
+
+def ifexp_or_value(a, b, c, d):
+    x = (a if b else c) and d
+    return ((b if a else c) or d), x
+
+
+def compare_or_chain(a, b, c):
+    if (a or b) == c:
+        return 1
+    return (a or b) == c

@@ -87,6 +87,15 @@ def jump_test(chunk):
     raise AssertionError(kind)
 
 
+class _Jump(object):
+    """The jump a conditional expression tested in a condition stands for (_ifexp_test)."""
+
+    __slots__ = ("op", "target", "index")
+
+    def __init__(self, op, target, index):
+        self.op, self.target, self.index = op, target, index
+
+
 class BranchMixin(object):
     """Handlers for conditional jumps and loops (mixed into the walker)."""
 
@@ -371,7 +380,11 @@ class BranchMixin(object):
                 return join
             c = self.read_chunk(k, stack, limit, chunks)
             if c is None:
-                break
+                found = self._ifexp_test(chunks, k, stack, limit)
+                if found is None:
+                    break
+                chunks, k = found
+                continue
             if c.jump.op in KEEP_JUMPS:
                 # an and/or value only continues this condition if every jump so far stays
                 # inside it (`(a or b) and c`); otherwise it starts the body
@@ -389,6 +402,52 @@ class BranchMixin(object):
             if expr is not None:
                 return self.if_statement(expr, true, false, stack, out, ins)
         self.fail("unrecognised condition", ins)
+
+    def _ifexp_test(self, chunks, k, stack, limit):
+        """A conditional expression tested in a condition (``if (a if b else c) and d:``).
+
+        The compiler branches instead of computing the value: the test's chunks jump to the
+        else part when false; the body's chunks and the else part's chunks both jump to one
+        label L (the condition is false) or go on at J, and the body ends with ``JUMP J``.
+        Returns the chunks with the conditional expression as one chunk (its jump: to L when
+        false, falling through at J) and where reading goes on, or None."""
+        instrs = self.instrs
+        if k >= self.n or instrs[k].op != "JUMP" or instrs[k].target <= k + 1:
+            return None
+        join = instrs[k].target
+        if join > limit:
+            return None
+        label = self.label
+        for first in range(len(chunks) - 1):
+            if not any(label(c.jump.target) == label(k + 1) for c in chunks[first:]):
+                continue
+            for split in range(first + 1, len(chunks)):
+                body_start = chunks[split].start
+                test = self.parse_cond(chunks[first:split], body_start, k + 1, body_start)
+                if test is None:
+                    continue
+                false = chunks[-1].jump.target
+                body = self.parse_cond(chunks[split:], k, false, k)
+                if body is None:
+                    continue
+                orelse_chunks = []
+                at = k + 1
+                while at < join:
+                    c = self.read_chunk(at, stack, join, orelse_chunks)
+                    if c is None:
+                        break
+                    orelse_chunks.append(c)
+                    at = self.after(c.jump)
+                if at != join or not orelse_chunks:
+                    return None
+                orelse = self.parse_cond(orelse_chunks, join, false, join)
+                if orelse is None:
+                    return None
+                jump = _Jump("POP_JUMP_IF_FALSE", false, join - 1)
+                merged = Chunk(chunks[first].start,
+                               ast.IfExp(test=test, body=body, orelse=orelse), jump)
+                return chunks[:first] + [merged], join
+        return None
 
     op_POP_JUMP_IF_FALSE = op_POP_JUMP_IF_TRUE = conditional
     op_POP_JUMP_IF_NONE = op_POP_JUMP_IF_NOT_NONE = conditional

@@ -83,7 +83,17 @@ class DefinitionMixin(object):
         code = fv.code
         if code.co_name in COMPREHENSIONS:
             self.fail("comprehension function used as a value", ins)
-        body = self.decompile_nested(code, "lambda")
+        try:
+            body = self.decompile_nested(code, "lambda")
+            fallback.check_renders(body, getattr(self, "session", None))
+        except Exception as exc:
+            # a lambda, or an annotation scope called where it is made (3.12+: the
+            # `<generic parameters of C>` function of `class C[T]:`), can be rebuilt from its
+            # original code as an expression (fallback.py)
+            made = fallback.function_expression(code, fv, exc, getattr(self, "session", None))
+            if made is None:
+                raise
+            return made
         args = arguments_of(code, fv.defaults, fv.kwdefaults, fv.annotations)
         if len(body) == 1 and isinstance(body[0], ast.Return):
             expr = body[0].value if body[0].value is not None else const(None)

@@ -13,7 +13,12 @@ given the original code object back, so the program behaves exactly as before:
   ``__code__`` accepts the original, which needs a closure of the same length); its docstring
   is the original's, because ``__doc__`` is taken from the code object a function is made with;
 * a class body stub runs the original class body with ``exec`` in the class namespace (a class
-  body runs once, where it stands; only possible when the body has no free variables).
+  body runs once, where it stands; only possible when the body has no free variables);
+* a lambda, or an annotation scope that is called where it is made (3.12+ ``class C[T]:`` and
+  ``def f[T]():`` run a ``<generic parameters of ...>`` function), is made from its original
+  code object in place: ``types.FunctionType(marshal.loads(b'...'), globals(), None, defaults)``.
+  Only without free variables, keyword-only defaults or annotations; otherwise the failure
+  stands for the enclosing function (or module).
 
 The decorator and the helper are added to the text after verification (marking.py), so that the
 enclosing code objects verify exactly as they would without them. ``marshal`` data is readable
@@ -30,7 +35,8 @@ HELPER = "_dynalens_original_code"
 
 
 class Fallback(object):
-    """A code object replaced by a stub: ``kind`` is "function" or "class"."""
+    """A code object replaced by a stub: ``kind`` is "function", "class" or "expression"
+    (a lambda or annotation scope made from its original code where it stood)."""
 
     __slots__ = ("code", "message", "kind")
 
@@ -89,6 +95,30 @@ def class_stub(code, exc, session):
         value=ast.Call(func=name("__import__"), args=[const("marshal")], keywords=[]),
         attr="loads", ctx=ast.Load()), args=[const(marshal.dumps(code))], keywords=[])
     return [ast.Expr(value=ast.Call(func=name("exec"), args=[loads], keywords=[]))]
+
+
+def function_expression(code, fv, exc, session):
+    """An expression that makes the function ``code`` from its original code object, for a
+    lambda or annotation scope that could not be decompiled (no statement to decorate):
+    ``types.FunctionType(marshal.loads(b'...'), globals(), None, defaults)``. None when that
+    cannot stand for it: free variables (no closure to give), keyword-only defaults,
+    annotations, or strict decompilation."""
+    if code.co_freevars or fv.kwdefaults or fv.annotations or getattr(session, "strict", False):
+        return None
+    if getattr(fv, "annotate", None) is not None or getattr(fv, "closure", None) is not None:
+        return None
+    _record(session, code, exc, "expression")
+
+    def imported(module, attribute):
+        return ast.Attribute(value=ast.Call(func=name("__import__"), args=[const(module)],
+                                            keywords=[]), attr=attribute, ctx=ast.Load())
+
+    args = [ast.Call(func=imported("marshal", "loads"), args=[const(marshal.dumps(code))],
+                     keywords=[]),
+            ast.Call(func=name("globals"), args=[], keywords=[])]
+    if fv.defaults:
+        args += [const(None), ast.Tuple(elts=list(fv.defaults), ctx=ast.Load())]
+    return ast.Call(func=imported("types", "FunctionType"), args=args, keywords=[])
 
 
 def _docstring(code):

@@ -38,6 +38,7 @@ def finish(code, text, session, indent="    ", strict=False):
         _note_dataflow(differences)
     placed = [(fallbacks[key], stub) for key, stub in found.items()
               if fallback.HELPER in stub.co_names or fallbacks[key].kind == "class"]
+    made_in_place = [item for item in fallbacks.values() if item.kind == "expression"]
     stubs_in_text = sum(1 for line in text.split("\n")
                         if line.lstrip(" \t(").startswith(fallback.HELPER))
     if len([1 for item, _ in placed if item.kind == "function"]) != stubs_in_text:
@@ -46,14 +47,26 @@ def finish(code, text, session, indent="    ", strict=False):
         raise DecompilationError("internal error: %d function(s) could not be decompiled and "
                                  "their original code could not be placed" % stubs_in_text,
                                  code=code)
+    if made_in_place:
+        # the original code is loaded where the function was made: the enclosing code object
+        # differs there (already marked), and the line says why
+        differences = [d for d in differences if id(d.code) not in fallbacks]
     if strict:
         if differences:
             raise DecompilationError("not exact: " + differences[0].difference,
                                      code=differences[0].code)
-    if not differences and not placed:
+    if not differences and not placed and not made_in_place:
         return text
     lines = text.split("\n")
     inserts = {}
+    for item in made_in_place:
+        data = repr(__import__("marshal").dumps(item.code))
+        for number, line in enumerate(lines, 1):
+            if data in line:
+                at = _statement_start(lines, number)
+                inserts.setdefault(at, []).append(_indentation(lines[at - 1]) + NOT_DECOMPILED
+                                                  + _one_line(item.message))
+                break
     helper_needed = False
     for item, stub in placed:
         at = _definition_line(lines, stub.co_firstlineno)
@@ -110,6 +123,12 @@ def _definition_line(lines, first):
         if lines[number - 1].lstrip(" \t").startswith(_DEFINITION_STARTS):
             return number
     return max(first, 1)
+
+
+def _statement_start(lines, number):
+    """The line where the statement holding line ``number`` starts: ast.unparse writes a
+    simple statement on one line, so that line itself (decorators are lines of their own)."""
+    return number
 
 
 def _helper_line(text, count):
