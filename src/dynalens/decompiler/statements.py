@@ -316,7 +316,7 @@ class StatementWalker(StackMachine):
                 break
             x, y = instrs[top], instrs[bottom]
             if length == 0:
-                if x.op not in POP_JUMPS or self.label(x.target) != self.label(exit_):
+                if x.op not in POP_JUMPS or not self._same_exit(x.target, exit_):
                     break
             elif not (x.op == y.op and x.line == y.line and (
                     x.argval == y.argval if x.target is None else
@@ -336,6 +336,17 @@ class StatementWalker(StackMachine):
         prev = self.while_loops.get(head)
         if prev is None or prev[1] < j:
             self.while_loops[head] = (b, j, exit_, length)
+
+    def _same_exit(self, target, exit_):
+        """Whether a jump to ``target`` leaves a loop the way falling into ``exit_`` does: the
+        same label, or the jump there threaded (3.12+: a while's top test in a for body goes
+        straight to the for's head, where the jump after the bottom test goes)."""
+        label = self.label
+        if label(target) == label(exit_):
+            return True
+        after = self.instrs[exit_] if exit_ < self.n else None
+        return after is not None and after.op == "JUMP" and after.target is not None and \
+            label(target) == label(after.target)
 
     def chain(self, i):
         """Exception entries that handle an exception at ``i``, innermost first."""
