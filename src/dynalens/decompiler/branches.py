@@ -743,9 +743,11 @@ class BranchMixin(object):
         if chunks is None:
             return None
         test = self.parse_cond(chunks, body_start, exit_, body_start)
-        if test is None and exit_ < self.n and self.instrs[exit_].op == "JUMP":
-            # 3.12+ threads the top test's exit to where the jump after the loop goes
-            test = self.parse_cond(chunks, body_start, self.instrs[exit_].target, body_start)
+        if test is None and chunks and chunks[-1].jump.target != exit_ and \
+                self._same_exit(chunks[-1].jump.target, exit_):
+            # 3.12+ threads the top test's exit to where the jump after the loop goes, or
+            # leaves through a copy of the re-raise after the loop (in a finally body)
+            test = self.parse_cond(chunks, body_start, chunks[-1].jump.target, body_start)
         if test is None:
             return None
         break_target = self._break_target(body_start, exit_, exit_)

@@ -210,9 +210,10 @@ class HandlerMixin(ColdHandlerMixin):
         cold = False
         body_stack = list(stack)
         if (self._same_code(body_end, fstart, length) and body_end + length == pre_handler
-                or ends and self._returning_copy_end(body_end, fstart, fend) == pre_handler):
+                or self._returning_copy_end(body_end, fstart, fend) == pre_handler):
             # (the second: a try/finally that ends the function, whose finally body has
-            # branches: the normal exit's copy ends each with the implicit `return None`)
+            # branches or a loop: the normal exit's copy ends each way out with the
+            # implicit `return None`)
             body, _ = self._try_body(i, body_end, pre_handler, stack, inner, body_stack)
         elif self.cold_try_join(h, body_end, cleanup + 3) is not None:
             # 3.12+: the handler lies past the code that follows; the normal exit's copy of
@@ -278,8 +279,18 @@ class HandlerMixin(ColdHandlerMixin):
                 return None
             k, j = k + 1, j + 1
         for target, copied in jumps:
-            if not fstart <= target <= fend or at.get(target) != copied:
+            if not fstart <= target <= fend:
                 return None
+            if target == fend and (copied >= self.n or self._return_none_at(copied)):
+                continue  # the exit, jumped to: any copy of the return will do (one beyond
+                # the code is a detached copy of the function's exit, statements.ExitBlocks)
+            if at.get(target) != copied:
+                return None
+        # copies of the return that only jumps from the copy reach (`while` in the finally
+        # body: the test that skips the loop goes to one of its own) belong to it too
+        targets = set(copied for _, copied in jumps)
+        while k in targets and self._return_none_at(k):
+            k += self._return_none_at(k)
         return k
 
     def finally_reraise_ends_of(self, fstart, fend):
@@ -291,6 +302,8 @@ class HandlerMixin(ColdHandlerMixin):
 
     def _return_none_at(self, k):
         instrs = self.instrs
+        if k >= self.n:
+            return 0
         if instrs[k].op == "RETURN_CONST" and instrs[k].argval is None:
             return 1
         if k + 1 < self.n and instrs[k].op == "LOAD_CONST" and instrs[k].argval is None and \

@@ -336,7 +336,7 @@ class LegacyHandlerMixin(object):
         fend = self._finally_end(ins.index + 1, f)
         length = fend - f
         ends = dict((k, fend) for k in self.finally_reraise_ends_of(f, fend)) \
-            if f in self.returning_copies else {}
+            if f in self.returning_copies and instrs[fend].op == "RERAISE" else {}
         saved_ends = self.finally_reraise_ends
         if ends:
             self.finally_reraise_ends = dict(saved_ends)
@@ -413,10 +413,10 @@ class LegacyHandlerMixin(object):
                     self._same_code(pre - length, f, length):
                 return k
         for k in candidates:
-            # a try/finally that ends the function, whose finally body has branches: each
-            # branch ends with a copy of this RERAISE, and with `return None` in the copy
-            # on the normal path (which then ends where the handler starts)
-            if instrs[k].op == "RERAISE" and self.finally_reraise_ends_of(f, k):
+            # a try/finally that ends the function, whose finally body has branches or a
+            # loop: each way out ends with (a copy of) this RERAISE, and with `return None`
+            # in the copy on the normal path (which then ends where the handler starts)
+            if instrs[k].op == "RERAISE":
                 for start in range(body_start, pre):
                     if self._returning_copy_end(start, f, k) == pre:
                         self.returning_copies = dict(self.returning_copies)
