@@ -96,16 +96,6 @@ def elif_after_break(items):
     return items
 
 
-def elif_after_continue(items, out):
-    for i in items:
-        if i is None:
-            continue
-        elif i > 1:
-            out.append(i)
-        print(i)
-    return out
-
-
 def try_finally_with_if_else(a):
     try:
         a.run()

@@ -501,6 +501,13 @@ class BranchMixin(object):
                         body.pop()  # the loop's own back edge
                     out.append(ast.If(test=test, body=body or [ast.Pass()], orelse=[]))
                     return end
+                nxt = self.instrs[true] if true < self.n else None
+                if PY >= (3, 12) and nxt is not None and nxt.op == "JUMP" and \
+                        nxt.target in loop.continue_targets and true + 1 == loop.last:
+                    # `if test: continue` last in the loop body, whose end was threaded to
+                    # the loop head too: both ways continue, and the test keeps its sense
+                    out.append(ast.If(test=test, body=[ast.Continue()], orelse=[]))
+                    return true + 1
                 out.append(ast.If(test=negate(test), body=[ast.Continue()], orelse=[]))
                 return true
             self.fail("backward conditional jump outside a loop", ins)
@@ -518,6 +525,18 @@ class BranchMixin(object):
                 # the body's own branches leave through copies of the final exit, so what
                 # follows the body is not after the `if` but its `else`
                 return self._if_else_to_end(test, true, body_end, end, stack, out, ins)
+        if else_end is None and PY >= (3, 12) and true < body_end < end:
+            join = self._jump_past(true, body_end, end)
+            if join is not None:
+                # 3.12+ threads the jump over the else into the body's last test
+                # (`elif c: x = f(x); if x: continue` jumps straight past the else)
+                body_stack = list(stack)
+                body, _ = self.walk(true, body_end, body_stack, ctx)
+                else_stack = list(stack)
+                orelse, _ = self.walk(body_end, join, else_stack, ctx)
+                if len(body_stack) == len(stack) == len(else_stack):
+                    out.append(ast.If(test=test, body=body or [ast.Pass()], orelse=orelse))
+                    return join
         if else_end is not None:
             body_stack = list(stack)
             body, _ = self.walk(true, body_end - 1, body_stack, ctx)
@@ -545,6 +564,21 @@ class BranchMixin(object):
         assertion = self._as_assert(node)
         out.append(assertion or node)
         return body_end
+
+    def _jump_past(self, start, stop, end):
+        """The one place past ``stop`` (up to ``end``) that jumps in [start, stop) go to,
+        loop jumps aside: where an if body whose end jumps over an else continues."""
+        loop = self.ctx.loop
+        found = set()
+        for k in range(start, stop):
+            ins = self.instrs[k]
+            t = ins.target
+            if t is None or t <= stop or t > end or ins.op == "FOR_ITER":
+                continue
+            if loop is not None and (t in loop.continue_targets or t == loop.break_target):
+                continue
+            found.add(t)
+        return found.pop() if len(found) == 1 else None
 
     def _exits_inside(self, start, stop):
         n = self.n

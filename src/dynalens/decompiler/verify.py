@@ -33,7 +33,11 @@ import dis
 import sys
 import warnings
 
-from .instructions import raw_instructions
+try:  # the decompiler shares its disassembly of the original; verify.py also works alone
+    from .instructions import raw_instructions
+except ImportError:
+    def raw_instructions(code):
+        return list(dis.get_instructions(code))
 
 __all__ = ["VerifyResult", "verify", "check_tree", "Difference", "SOURCE_DOES_NOT_COMPILE"]
 
