@@ -1,14 +1,14 @@
 """Verify what the decompiler wrote and say so in the text: it is never silently wrong.
 
 ``finish`` takes the source the core rendered for a code object, compiles it once and compares
-every code object in it with its original (verify.check_tree). Then it
-inserts, as whole lines, so that nothing already verified moves within a line:
+every code object in it with its original (verify.check_tree). Then it inserts, as whole lines,
+so that nothing already verified moves within a line:
 
-* ``# dynalens: not exact: <first difference>`` directly above the ``def``/``class`` of each
-  code object that does not match (for code the caller says was generated, such as Dynamo's,
-  "match" means the dataflow check; otherwise the bytecode, and the marker adds when the
-  dataflow check holds where temporaries stand for values the bytecode kept on the stack) (above the statement holding a lambda or comprehension, at
-  the top for a module);
+* ``# dynalens: not exact: <first difference>`` directly above the ``def``/``class`` line of
+  each code object that does not match (above the statement holding a lambda or comprehension,
+  at the top for a module). "Match" means the same bytecode; for code the caller says was
+  generated (Dynamo's), the dataflow check; for other code written with temporaries the
+  marker adds when the dataflow check holds;
 * for each stub fallback.py left where a function or class could not be decompiled,
   ``# dynalens: could not decompile: <why>`` and, for a function, the decorator that gives it
   its original code object back, with that decorator's helper after the module docstring and
@@ -18,6 +18,7 @@ With ``strict`` the first problem raises :class:`DecompilationError` instead.
 """
 
 import ast
+import marshal
 
 from . import fallback
 from .errors import DecompilationError
@@ -60,11 +61,11 @@ def finish(code, text, session, indent="    ", strict=False):
     lines = text.split("\n")
     inserts = {}
     for item in made_in_place:
-        data = repr(__import__("marshal").dumps(item.code))
-        for number, line in enumerate(lines, 1):
+        # ast.unparse writes a simple statement on one line: the one holding the data
+        data = repr(marshal.dumps(item.code))
+        for at, line in enumerate(lines, 1):
             if data in line:
-                at = _statement_start(lines, number)
-                inserts.setdefault(at, []).append(_indentation(lines[at - 1]) + NOT_DECOMPILED
+                inserts.setdefault(at, []).append(_indentation(line) + NOT_DECOMPILED
                                                   + _one_line(item.message))
                 break
     helper_needed = False
@@ -123,12 +124,6 @@ def _definition_line(lines, first):
         if lines[number - 1].lstrip(" \t").startswith(_DEFINITION_STARTS):
             return number
     return max(first, 1)
-
-
-def _statement_start(lines, number):
-    """The line where the statement holding line ``number`` starts: ast.unparse writes a
-    simple statement on one line, so that line itself (decorators are lines of their own)."""
-    return number
 
 
 def _helper_line(text, count):
