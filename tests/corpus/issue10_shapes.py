@@ -141,21 +141,3 @@ def compare_or_chain(a, b, c):
     if (a or b) == c:
         return 1
     return (a or b) == c
-
-
-def if_then_while_in_for(x, y):
-    for a in x:
-        if a:
-            y = 1
-        while y:
-            y -= 1
-
-
-def if_then_while_in_while(x, y):
-    while x:
-        x -= 1
-        if x > y:
-            y = 1
-        while y and x:
-            y -= 1
-    return y
