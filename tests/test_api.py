@@ -533,3 +533,20 @@ def test_unsupported_running_python_is_refused_with_both_versions(monkeypatch):
     with pytest.raises(RuntimeError) as info:
         decompile(test_unsupported_running_python_is_refused_with_both_versions)
     assert "3.16.0" in str(info.value) and "3.8 to 3.15" in str(info.value)
+
+
+@pytest.mark.skipif(sys.version_info < (3, 10), reason="X | Y annotations: 3.10+")
+def test_union_annotations_and_wrappers():
+    import functools
+    namespace = {}
+    exec("def f(a: int | None, b: 'list[str]' = None) -> dict | list:\n    return {}\n", namespace)
+    assert decompile(namespace["f"]).startswith(
+        "def f(a: int | None, b: 'list[str]'=None) -> dict | list:")
+
+    @functools.wraps(namespace["f"])
+    def wrapper(*args, **kwargs):
+        return namespace["f"](*args, **kwargs)
+
+    # the wrapper carries f's annotations, which are not about its own parameters
+    text = decompile(wrapper)
+    assert "    def wrapper(*args, **kwargs):" in text and "dynalens" not in text

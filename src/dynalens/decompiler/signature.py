@@ -91,6 +91,15 @@ def expression_for(value, namespace, depth=0):
             return ast.Attribute(value=base, attr=value.name, ctx=ast.Load())
     if isinstance(value, types.GenericAlias if hasattr(types, "GenericAlias") else ()):
         return _subscript(value.__origin__, value.__args__, namespace, depth)
+    if isinstance(value, types.UnionType if hasattr(types, "UnionType") else ()):
+        parts = [ast.Constant(value=None) if arg is type(None)
+                 else expression_for(arg, namespace, depth + 1) for arg in value.__args__]
+        if any(part is None for part in parts):
+            return None
+        node = parts[0]
+        for part in parts[1:]:
+            node = ast.BinOp(left=node, op=ast.BitOr(), right=part)  # int | None
+        return node
     path = _importable_path(value)
     if path is not None:
         module_name, qualname = path
@@ -219,7 +228,9 @@ def apply_signature(stmts, function, name):
         args.kw_defaults = [
             _value(keyword[arg.arg], namespace, "default of %s" % arg.arg, notes)
             if arg.arg in keyword else None for arg in args.kwonlyargs]
-    if not isinstance(node, ast.Lambda):
+    if not isinstance(node, ast.Lambda) and getattr(function, "__wrapped__", None) is None:
+        # (a functools.wraps wrapper carries the wrapped function's annotations, which name
+        # that function's parameters, not its own)
         _annotate(node, function, namespace, notes)
     return notes
 
