@@ -177,6 +177,7 @@ class FileResult(object):
         self.tracebacks = []
         self.buckets = collections.Counter()
         self.failures = []  # (kind, qualname, cause, difference, decompiled source or None)
+        self.unmarked = []  # qualnames of outputs not exact that carry no '# dynalens:' line
         self.seconds = collections.Counter()  # wall and cpu seconds per kind, compile time
 
 
@@ -218,6 +219,12 @@ def round_trip(code, kind, decompile_code, result, keep_sources, true_source):
     if outcome:
         result.counts[kind + "_exact"] += 1
         return True
+    if decompile_code is not None:
+        # decompile() marks what it could not verify: every inexact output must say so
+        if MARKERS.search(text):
+            result.counts["not_exact_marked"] += 1
+        else:
+            result.unmarked.append("%s %s" % (kind, _qualname(code)))
     if outcome.difference.startswith(NOT_COMPILING):
         result.not_compiling += 1
     cause = bucket_for_difference(outcome.difference)
@@ -228,6 +235,7 @@ def round_trip(code, kind, decompile_code, result, keep_sources, true_source):
 
 
 BASELINE_UNPARSE = [False]
+MARKERS = re.compile(r"^[ \t]*# dynalens: (not exact|could not decompile): ", re.M)
 
 
 def _unparsed(data, path):
@@ -272,16 +280,42 @@ def _worker_init(baseline, keep_sources):
 
 
 def _worker_run(entry):
-    return process_file(entry, _WORKER_STATE["decompile"], _WORKER_STATE["keep"])
+    before = MARKING_SECONDS[0]
+    result = process_file(entry, _WORKER_STATE["decompile"], _WORKER_STATE["keep"])
+    result.seconds["marking_cpu"] += MARKING_SECONDS[0] - before
+    return result
 
 
 def load_decompiler():
     try:
-        from dynalens.decompiler.render import decompile_code
+        import importlib
+        render = importlib.import_module("dynalens.decompiler.render")
     except ImportError as exc:
         raise SystemExit("roundtrip: cannot import dynalens.decompiler.render.decompile_code "
                          "(%s); use --baseline to check verify() alone" % exc)
-    return decompile_code
+    _time_marking(render)
+    return render.decompile_code
+
+
+MARKING_SECONDS = [0.0]
+
+
+def _time_marking(render):
+    """Count the time decompile_code spends verifying and marking its own output (part of
+    the decompile seconds), when this version of the core does that."""
+    finish = getattr(render, "finish", None)
+    if finish is None or getattr(finish, "_timed", False):
+        return
+
+    def timed(*args, **kwargs):
+        started = time.process_time()
+        try:
+            return finish(*args, **kwargs)
+        finally:
+            MARKING_SECONDS[0] += time.process_time() - started
+
+    timed._timed = True
+    render.finish = timed
 
 
 def run_all(entries, options, progress):
@@ -404,6 +438,16 @@ def summarize(results, wall, options):
     summary["files_every_code_object_exact_pct"] = _pct(
         sum(r.module_exact and r.all_alone_exact for r in files), len(files))
     summary["outputs_not_compiling"] = sum(r.not_compiling for r in files)
+    not_exact = sum(total[k] - total[k + "_exact"] for k in ("function", "class", "module"))
+    unmarked = [name for r in files for name in r.unmarked]
+    summary["outputs_not_exact"] = not_exact
+    summary["outputs_not_exact_marked"] = total["not_exact_marked"]
+    summary["outputs_not_exact_unmarked"] = unmarked[:20]
+    raised = [f for r in files for f in r.failures
+              if f[2].startswith(("DecompilationError", "crash"))]
+    summary["outputs_raised"] = len(raised)
+    summary["modules_failing_as_a_whole"] = sum(1 for f in raised if f[0] == "module")
+    summary["marking_cpu_seconds"] = round(seconds["marking_cpu"], 3)
     summary["exceptions_other_than_DecompilationError"] = sum(r.exceptions for r in files)
     summary["decompile_seconds"] = round(decompile_seconds, 3)
     summary["function_decompile_seconds"] = round(function_seconds, 3)
@@ -448,10 +492,16 @@ def print_summary(summary, out):
         "files, every code object exact: %s%%" % summary["files_every_code_object_exact_pct"],
         "outputs that do not compile:    %d" % summary["outputs_not_compiling"],
         "exceptions (not Decompilation): %d" % summary["exceptions_other_than_DecompilationError"],
+        "outputs not exact:              %d (%d raised; %d marked '# dynalens:'; unmarked: %s)" % (
+            summary["outputs_not_exact"], summary["outputs_raised"],
+            summary["outputs_not_exact_marked"],
+            ", ".join(summary["outputs_not_exact_unmarked"]) or "none"),
+        "modules failing as a whole:     %d" % summary["modules_failing_as_a_whole"],
         "decompile seconds:              %.2f (functions alone: %.2f, class bodies alone: "
         "%.2f, whole modules: %.2f)" % (
             summary["decompile_seconds"], summary["function_decompile_seconds"],
             summary["class_body_decompile_seconds"], summary["module_decompile_seconds"]),
+        "of which verifying and marking: %.2f CPU seconds" % summary["marking_cpu_seconds"],
         "functions per second:           %s (per CPU-second: %s; compile() does %s)" % (
             summary["functions_per_second"], summary["functions_per_cpu_second"],
             summary["compile_functions_per_second"]),

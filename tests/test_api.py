@@ -30,9 +30,10 @@ def core(monkeypatch):
     fake.calls = []
     fake.fail_with = None
 
-    def decompile_code(code, indent="    ", temp_prefix="__temp_", name=None):
+    def decompile_code(code, indent="    ", temp_prefix="__temp_", name=None, strict=False,
+                       function=None):
         fake.calls.append({"code": code, "indent": indent, "temp_prefix": temp_prefix,
-                           "name": name})
+                           "name": name, "strict": strict, "function": function})
         if fake.fail_with is not None:
             raise fake.fail_with
         if code.co_name == "<module>":
@@ -115,7 +116,10 @@ class Sample(Base):
 def test_functions_methods_and_code_objects_reach_their_code(core, obj, code):
     text = decompile(obj)
     assert core.calls[-1]["code"] is code
-    assert text.replace("b=2", "b") == core.decompile_code(code)  # defaults: see below
+    # the function object travels with its code (defaults, annotations: see below)
+    function = getattr(obj, "__func__", obj)
+    assert core.calls[-1]["function"] is (function if function is not code else None)
+    assert text == core.decompile_code(code)
 
 
 def test_lambda_and_generator_objects(core):
@@ -150,19 +154,51 @@ def with_defaults(a, b=SENTINEL, c=(1, "two", None), *, d=len, e=3.5, f):
     return a
 
 
-def test_function_defaults_are_written_into_the_def(core):
+def test_function_defaults_are_written_into_the_def():
     assert decompile(sample_function).startswith("def sample_function(a, b=2):")
     text = decompile(with_defaults)
     assert text.startswith(
         "def with_defaults(a, b=SENTINEL, c=(1, 'two', None), *, d=len, e=3.5, f):")
-    # A code object has no defaults to show, and an unnameable default leaves its group alone.
+    # A code object has no defaults to show.
     assert decompile(with_defaults.__code__).startswith("def with_defaults(a, b, c, *, d, e, f):")
     hidden = object()
 
     def local(x=hidden, *, y=1):
         return x
 
-    assert decompile(local).startswith("def local(x, *, y=1):")
+    # A default with no source form keeps its place, and the output says so.
+    lines = decompile(local).splitlines()
+    assert lines[0].startswith("# dynalens: not exact: default of x is <object object at")
+    assert lines[1] == "def local(x=..., *, y=1):"
+    with pytest.raises(DecompilationError, match="default of x"):
+        decompile(local, strict=True)
+
+
+def test_defaults_and_annotations_come_from_the_function_object():
+    import json.decoder
+    text = decompile(json.decoder.JSONDecoder.decode)
+    assert text.startswith("def decode(self, s, _w=WHITESPACE.match):")
+    namespace = dict(vars(json.decoder))
+    exec(text, namespace)
+    assert namespace["decode"].__defaults__ == json.decoder.JSONDecoder.decode.__defaults__
+    assert decompile(lambda x, y=2: x + y).strip() == "lambda x, y=2: x + y"
+
+    def annotated(a: int, *rest: str, key: "Sample" = None, **more: list) -> dict:
+        return {}
+
+    assert decompile(annotated).startswith(
+        "def annotated(a: int, *rest: str, key: 'Sample'=None, **more: list) -> dict:")
+
+
+def test_nested_function_without_free_variables_is_a_top_level_def():
+    def outer():
+        def inner(a, b=3):
+            return a * b
+        return inner
+
+    namespace = {}
+    exec(decompile(outer()), namespace)  # depyf's usage
+    assert namespace["inner"](2) == 6
 
 
 def test_module_uses_fresh_pyc_and_compiles_stale_source(core, tmp_path, monkeypatch):
@@ -497,3 +533,20 @@ def test_unsupported_running_python_is_refused_with_both_versions(monkeypatch):
     with pytest.raises(RuntimeError) as info:
         decompile(test_unsupported_running_python_is_refused_with_both_versions)
     assert "3.16.0" in str(info.value) and "3.8 to 3.15" in str(info.value)
+
+
+@pytest.mark.skipif(sys.version_info < (3, 10), reason="X | Y annotations: 3.10+")
+def test_union_annotations_and_wrappers():
+    import functools
+    namespace = {}
+    exec("def f(a: int | None, b: 'list[str]' = None) -> dict | list:\n    return {}\n", namespace)
+    assert decompile(namespace["f"]).startswith(
+        "def f(a: int | None, b: 'list[str]'=None) -> dict | list:")
+
+    @functools.wraps(namespace["f"])
+    def wrapper(*args, **kwargs):
+        return namespace["f"](*args, **kwargs)
+
+    # the wrapper carries f's annotations, which are not about its own parameters
+    text = decompile(wrapper)
+    assert "    def wrapper(*args, **kwargs):" in text and "dynalens" not in text

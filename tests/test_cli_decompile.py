@@ -105,7 +105,7 @@ def test_verify_failure_exits_1(capsys, monkeypatch):
     # A core that returns valid but wrong source: --verify must notice and fail the run.
     import types
     fake = types.ModuleType("dynalens.decompiler.render")
-    fake.decompile_code = lambda code, indent="    ", temp_prefix="__temp_", name=None: (
+    fake.decompile_code = lambda code, indent="    ", temp_prefix="__temp_", name=None, **_: (
         "def %s():\n%sreturn 'wrong'\n" % (name or code.co_name, indent))
     monkeypatch.setitem(sys.modules, "dynalens.decompiler.render", fake)
     status = cli.main(["decompile", "json:dumps", "--verify"])
@@ -122,3 +122,26 @@ def test_subcommand_is_required_and_help_lists_decompile(capsys):
     with pytest.raises(SystemExit):
         cli.main(["--help"])
     assert "decompile" in capsys.readouterr().out
+
+
+def test_marked_output_is_reported_and_strict_fails(capsys, monkeypatch, tmp_path):
+    # A core whose output for one function does not verify: the output carries the marker
+    # and stderr says so (exit 0); --strict prints nothing and exits 1.
+    from dynalens.decompiler import render
+    path = tmp_path / "marked.py"
+    path.write_text("def f(a):\n    return a + 1\n\ndef g():\n    return 2\n")
+    original = render.unparse
+
+    def wrong_unparse(stmts):
+        return original(stmts).replace("a + 1", "a - 1")
+
+    monkeypatch.setattr(render, "unparse", wrong_unparse)
+    assert cli.main(["decompile", str(path)]) == 0
+    captured = capsys.readouterr()
+    lines = captured.out.splitlines()
+    at = lines.index("def f(a):")
+    assert lines[at - 1].startswith("# dynalens: not exact: in f at instruction")
+    assert "dynalens: 1 not exact, 0 could not be decompiled" in captured.err
+    assert cli.main(["decompile", str(path), "--strict"]) == 1
+    captured = capsys.readouterr()
+    assert captured.out == "" and "exactly (--strict)" in captured.err

@@ -36,6 +36,9 @@ def _decompile_arguments(parser):
     parser.add_argument("--verify", action="store_true",
                         help="recompile the output and compare bytecode for every code object; "
                              "report on stderr, exit 1 if any is not exact")
+    parser.add_argument("--strict", action="store_true",
+                        help="fail (exit 1, no output) instead of marking a code object that "
+                             "is not exact or cannot be decompiled with a '# dynalens:' line")
     parser.add_argument("--indent", type=int, default=4, metavar="N",
                         help="spaces per indentation level (default 4)")
 
@@ -48,18 +51,32 @@ def _run_decompile(args):
         raise UsageError("--indent must be at least 1, got %d" % args.indent)
     target = _load_target(args.target)
     try:
-        decompiler = Decompiler(target, indent=args.indent)
+        decompiler = Decompiler(target, indent=args.indent, strict=args.strict)
         text = decompiler.decompile()
     except TypeError as exc:
         raise UsageError(str(exc))
     except DecompilationError as exc:
-        sys.stderr.write("dynalens: cannot decompile %s: %s\n" % (args.target, exc))
+        sys.stderr.write("dynalens: cannot decompile %s%s: %s\n" % (
+            args.target, " exactly (--strict)" if args.strict else "", exc))
         return EXIT_NOT_EXACT
     sys.stdout.write(text if text.endswith("\n") else text + "\n")
     sys.stdout.flush()
+    _report_marks(text)
     if not args.verify:
         return EXIT_OK
     return _report_verification(decompiler, text, _decompile_code, " " * args.indent)
+
+
+def _report_marks(text):
+    """One line on stderr when the output says, in ``# dynalens:`` lines, that some of it is
+    not exact or could not be decompiled (the lines themselves say where and why)."""
+    from .decompiler.marking import NOT_DECOMPILED, NOT_EXACT
+    lines = [line.lstrip(" \t") for line in text.splitlines()]
+    inexact = sum(1 for line in lines if line.startswith(NOT_EXACT))
+    failed = sum(1 for line in lines if line.startswith(NOT_DECOMPILED))
+    if inexact or failed:
+        sys.stderr.write("dynalens: %d not exact, %d could not be decompiled (see the "
+                         "'# dynalens:' lines; --strict fails instead)\n" % (inexact, failed))
 
 
 def _load_target(spec):

@@ -21,6 +21,7 @@ import types
 from .._version_guard import PycVersionError, check_running_python
 from .._version_guard import python_version_for_magic as _version_for_header
 from .errors import DecompilationError
+from .signature import is_literal
 from .unparse_compat import to_source
 
 __all__ = ["decompile", "Decompiler", "PycVersionError", "load_pyc", "python_version_for_magic"]
@@ -28,13 +29,21 @@ __all__ = ["decompile", "Decompiler", "PycVersionError", "load_pyc", "python_ver
 _ACCEPTED = ("a function, method, lambda, generator/coroutine function or object, "
              "staticmethod/classmethod, code object, class, module, or the path (str or "
              "os.PathLike) of a .pyc or .py file")
-_OPTIONS = ("indent", "temp_prefix", "name")
+_OPTIONS = ("indent", "temp_prefix", "name", "strict", "generated")
 
 
 
 
 def decompile(obj, **options):
-    """Source text for ``obj``; see :class:`Decompiler` for ``indent``, ``temp_prefix``, ``name``.
+    """Source text for ``obj``; see :class:`Decompiler` for ``indent``, ``temp_prefix``, ``name``
+    and ``strict``.
+
+    The text is verified before it is returned: a code object in it that does not recompile
+    exactly has a ``# dynalens: not exact: <first difference>`` line above its ``def`` (above
+    the statement holding a lambda or comprehension), and a function that cannot be decompiled
+    keeps its place and signature under ``# dynalens: could not decompile: <why>`` and gets
+    its original code object back when the output runs. With ``strict=True`` either raises
+    DecompilationError instead.
 
     Accepted: functions (plain, lambda, generator, coroutine, async generator), bound methods,
     staticmethod/classmethod objects, generator/coroutine objects, code objects, classes (an
@@ -53,14 +62,21 @@ class Decompiler(object):
 
     ``indent`` is the indentation unit (a string, or a number of spaces as in depyf);
     ``temp_prefix`` names the temporaries used where bytecode has no plain statement form;
-    ``name`` renames the decompiled function (useful for code objects Dynamo generated).
+    ``name`` renames the decompiled function (useful for code objects Dynamo generated);
+    ``strict=True`` raises DecompilationError for output that would otherwise be marked as not
+    exact or hold a function that could not be decompiled (see :func:`decompile`);
+    ``generated=True`` says no source compiles to the code (Dynamo's transformed code): it is
+    then verified by the dataflow check (same operations, same order) instead of bytecode.
     """
 
-    def __init__(self, code_or_obj, *, indent="    ", temp_prefix="__temp_", name=None):
+    def __init__(self, code_or_obj, *, indent="    ", temp_prefix="__temp_", name=None,
+                 strict=False, generated=False):
         check_running_python()  # outside 3.8-3.15 the opcode tables would misread bytecode
         self.indent = _indent_text(indent)
         self.temp_prefix = _check_str("temp_prefix", temp_prefix)
         self.name = None if name is None else _check_str("name", name)
+        self.strict = bool(strict)
+        self.generated = bool(generated)
         self.kind, self.target = _resolve(code_or_obj)
         # A function object also knows its default values, which its code object does not.
         self.function = _function_of(code_or_obj)
@@ -68,7 +84,7 @@ class Decompiler(object):
         self.code = self.target if self.kind == "code" else None
 
     def decompile(self, indentation=None, temp_prefix=None, overwite_fn_name=None,
-                  overwrite_fn_name=None):
+                  overwrite_fn_name=None, strict=None):
         """Source text. Arguments override the constructor's options for this call only.
 
         ``overwite_fn_name`` keeps depyf's spelling; ``overwrite_fn_name`` is the same option
@@ -86,12 +102,11 @@ class Decompiler(object):
                                                                          temp_prefix)
         name = overwite_fn_name if overwite_fn_name is not None else overwrite_fn_name
         name = self.name if name is None else _check_str("overwite_fn_name", name)
+        strict = self.strict if strict is None else bool(strict)
         if self.kind == "class":
-            return _render_class(self.target, indent, prefix)
-        text = _decompile_code(self.target, indent, prefix, name)
-        if self.function is not None:
-            text = _with_defaults(text, self.function, name or self.target.co_name, indent)
-        return text
+            return _render_class(self.target, indent, prefix, strict)
+        return _decompile_code(self.target, indent, prefix, name, strict, self.function,
+                               self.generated)
 
     def __repr__(self):
         what = self.target.__qualname__ if self.kind == "class" else getattr(
@@ -291,14 +306,17 @@ def load_pyc(path):
 # Calling the core
 
 
-def _decompile_code(code, indent, temp_prefix, name):
+def _decompile_code(code, indent, temp_prefix, name, strict=False, function=None,
+                    generated=False):
     try:
         from .render import decompile_code
     except ImportError as exc:
         raise DecompilationError("the decompiler core (dynalens.decompiler.render) cannot be "
                                  "imported: %s" % exc) from exc
     try:
-        text = decompile_code(code, indent=indent, temp_prefix=temp_prefix, name=name)
+        options = {"generated": True} if generated else {}
+        text = decompile_code(code, indent=indent, temp_prefix=temp_prefix, name=name,
+                              strict=strict, function=function, **options)
     except DecompilationError:
         raise
     except Exception as exc:  # a bug in the core: keep the contract, keep the cause
@@ -317,11 +335,14 @@ _SKIPPED_ATTRIBUTES = frozenset(["__module__", "__qualname__", "__dict__", "__we
                                  "__doc__", "__firstlineno__", "__static_attributes__",
                                  "__annotations__", "__annotate__", "__classdictcell__",
                                  "__orig_bases__", "__parameters__", "__type_params__"])
-_LITERAL_TYPES = (int, float, complex, str, bytes, bool, type(None), type(Ellipsis))
 
 
-def _render_class(cls, indent, temp_prefix):
-    lines = _class_lines(cls, indent, temp_prefix)
+def _render_class(cls, indent, temp_prefix, strict=False):
+    stubs = []
+    lines = _class_lines(cls, indent, temp_prefix, strict, stubs)
+    if stubs:  # a method that could not be decompiled gets its code back (fallback.py)
+        from .fallback import helper_lines
+        lines = [(line, False) for line in helper_lines(indent) + ["", ""]] + lines
     return "\n".join(line for line, _ in lines) + "\n"
 
 
@@ -345,7 +366,7 @@ def _block_lines(text):
     return [(line, number + 1 in inside) for number, line in enumerate(lines)]
 
 
-def _class_lines(cls, indent, temp_prefix):
+def _class_lines(cls, indent, temp_prefix, strict, stubs):
     header = [_type_name(base, cls) for base in cls.__bases__ if base is not object]
     metaclass = type(cls)
     if metaclass is not type and not any(type(base) is metaclass for base in cls.__bases__):
@@ -359,7 +380,7 @@ def _class_lines(cls, indent, temp_prefix):
     for attribute, value in list(cls.__dict__.items()):
         if attribute in _SKIPPED_ATTRIBUTES:
             continue
-        body.extend(_member_lines(cls, attribute, value, indent, temp_prefix))
+        body.extend(_member_lines(cls, attribute, value, indent, temp_prefix, strict, stubs))
     # One blank line between definitions, none at the edges of the body.
     tidy = []
     for line, inside in body:
@@ -383,12 +404,19 @@ def _docstring_source(doc):
 _BLANK = [("", False)]
 
 
-def _member_lines(cls, attribute, value, indent, temp_prefix):
+def _member_lines(cls, attribute, value, indent, temp_prefix, strict, stubs):
     def function_lines(function, decorator=None, name=None):
         code = function.__code__
-        text = _decompile_code(code, "    ", temp_prefix, name)
-        text = _with_defaults(text, function, name or code.co_name, "    ")
-        text = _definition_only(text, name or code.co_name, code, indent)
+        try:
+            text = _decompile_code(code, "    ", temp_prefix, name, strict, function)
+            text = _definition_only(text, name or code.co_name, code, indent)
+        except DecompilationError as exc:
+            if strict:
+                raise
+            text = _method_stub(function, name or code.co_name, exc, indent)
+            if text is None:
+                raise
+            stubs.append(code)
         out = _BLANK + ([("@" + decorator, False)] if decorator else [])
         return out + _block_lines(text) + _BLANK
 
@@ -407,98 +435,71 @@ def _member_lines(cls, attribute, value, indent, temp_prefix):
                 out.extend(function_lines(function, decorator, name=attribute))
         return out
     if isinstance(value, type) and value.__qualname__.startswith(cls.__qualname__ + "."):
-        return _BLANK + _class_lines(value, indent, temp_prefix) + _BLANK
-    if _is_literal(value):
+        return _BLANK + _class_lines(value, indent, temp_prefix, strict, stubs) + _BLANK
+    if is_literal(value):
         return _block_lines("%s = %r" % (attribute, value))
     return [("# %s = <%s object: not decompiled>" % (attribute, type(value).__name__), False)]
 
 
-def _with_defaults(text, function, name, indent):
-    """``text`` with the function's default values written into its ``def``.
-
-    Defaults are evaluated where the function is defined, so they are not in its code object
-    and the core cannot know them; the function object does. A value is written when it is a
-    literal or a global of the function's module bound to that very object (sentinels,
-    constants); if any default of a group (positional, keyword-only) cannot be written, that
-    group is left as the core rendered it rather than shown wrongly. The function's own code
-    is unchanged by this, so the output verifies exactly as before."""
-    positional = function.__defaults__ or ()
-    keyword = function.__kwdefaults__ or {}
-    if not positional and not keyword or function.__code__.co_name == "<lambda>":
-        return text
+def _method_stub(function, name, exc, indent):
+    """A method that could not be decompiled: its signature, and the decorator that gives it
+    its original code object back (fallback.py); None when its closure cannot be rebuilt."""
     import ast
-    try:
-        tree = ast.parse(text)
-    except SyntaxError:
-        return text
-    node = _find_def(tree, name)
-    if node is None:
-        return text
-    changed = False
-    values = [_value_expr(value, function) for value in positional]
-    if values and None not in values and len(values) <= len(node.args.args) + len(
-            getattr(node.args, "posonlyargs", [])) and not node.args.defaults:
-        node.args.defaults = values
-        changed = True
-    if keyword and not any(node.args.kw_defaults):
-        exprs = [(_value_expr(keyword[arg.arg], function) if arg.arg in keyword else None)
-                 for arg in node.args.kwonlyargs]
-        if all(expr is not None for arg, expr in zip(node.args.kwonlyargs, exprs)
-               if arg.arg in keyword):
-            node.args.kw_defaults = exprs
-            changed = True
-    if not changed:
-        return text
-    return _reindent(to_source(tree), indent) + "\n"
-
-
-def _find_def(tree, name):
-    import ast
-    queue = list(tree.body)
-    while queue:
-        node = queue.pop(0)
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == name:
-            return node
-        queue.extend(getattr(node, "body", []))
-    return None
-
-
-def _value_expr(value, function):
-    import ast
-    if _is_literal(value):
-        try:
-            return ast.parse(repr(value), mode="eval").body
-        except (SyntaxError, ValueError):
-            return None
-    for global_name, global_value in function.__globals__.items():
-        if global_value is value and global_name.isidentifier():
-            return ast.Name(id=global_name, ctx=ast.Load())
-    import builtins
-    for builtin_name in ("print", "len", "repr", "str", "int", "float", "object", "list",
-                         "dict", "tuple", "set", "type"):
-        if getattr(builtins, builtin_name) is value:
-            return ast.Name(id=builtin_name, ctx=ast.Load())
-    return None
+    from . import fallback
+    from .definitions import CO_ASYNC_GENERATOR, CO_COROUTINE, arguments_of
+    from .marking import NOT_DECOMPILED
+    from .signature import apply_signature
+    code = function.__code__
+    if [v for v in code.co_freevars if v != "__class__"]:
+        return None
+    node_type = (ast.AsyncFunctionDef if code.co_flags & (CO_COROUTINE | CO_ASYNC_GENERATOR)
+                 else ast.FunctionDef)
+    node = node_type(name=name, args=arguments_of(code), decorator_list=[], returns=None,
+                     type_comment=None, body=fallback.function_stub(code, exc, None))
+    if hasattr(ast, "TypeAlias"):
+        node.type_params = []
+    notes = apply_signature([node], function, name)
+    from .render import unparse
+    text = _reindent(unparse([node]), indent)
+    from .marking import NOT_EXACT
+    head = [NOT_DECOMPILED + fallback.failure_text(exc, code)] + [NOT_EXACT + n for n in notes]
+    return "\n".join(head + [fallback.decorator_line(code), text])
 
 
 def _definition_only(text, name, code, indent):
-    """The ``def name`` statement alone from the core's output for one function.
+    """The ``def name`` statement alone from the core's output for one function, with the
+    marker comments directly above it.
 
-    Decompiled on its own, a method comes back inside the classes and functions its qualified
-    name lists (so that it recompiles to the same code object); inside a class rendering only
-    the definition itself belongs."""
+    Decompiled on its own, a method with class cells comes back inside its class (so that it
+    recompiles to the same code object); inside a class rendering only the definition itself
+    belongs. Cut as lines, not re-rendered, so the comments stay."""
     import ast
     try:
         tree = ast.parse(text)
     except SyntaxError as exc:
         raise DecompilationError("internal error: the core's output does not parse: %s" % exc,
                                  code=code) from exc
-    node = _find_def(tree, name)
-    if node is None:
+    node = None
+    queue = list(tree.body)
+    while queue:
+        current = queue.pop(0)
+        if isinstance(current, (ast.FunctionDef, ast.AsyncFunctionDef)) and \
+                current.name == name:
+            node = current
+            break
+        queue.extend(getattr(current, "body", []))
+    if node is None or (len(tree.body) == 1 and node is tree.body[0]):
         return _reindent(text, indent)
-    if node is tree.body[-1] and len(tree.body) == 1:
-        return _reindent(text, indent)
-    return _reindent(to_source(node), indent)
+    lines = text.split("\n")
+    first = min([node.lineno] + [d.lineno for d in node.decorator_list]) - 1
+    while first > 0 and lines[first - 1].lstrip().startswith("# dynalens:"):
+        first -= 1
+    chunk = lines[first:node.end_lineno]
+    depth = node.col_offset
+    inside = set(number for number, flag in enumerate(_block_lines("\n".join(chunk)))
+                 if flag[1])
+    chunk = [line if number in inside else line[depth:] for number, line in enumerate(chunk)]
+    return _reindent("\n".join(chunk) + "\n", indent)
 
 
 def _reindent(text, indent):
@@ -509,20 +510,6 @@ def _reindent(text, indent):
     except ImportError:
         return text
     return reindent(text, indent)
-
-
-def _is_literal(value, depth=0):
-    if depth > 4:
-        return False
-    if isinstance(value, _LITERAL_TYPES):
-        return not isinstance(value, float) or value == value and value not in (
-            float("inf"), float("-inf"))
-    if isinstance(value, (tuple, list, frozenset, set)):
-        return all(_is_literal(item, depth + 1) for item in value)
-    if isinstance(value, dict):
-        return all(_is_literal(k, depth + 1) and _is_literal(v, depth + 1)
-                   for k, v in value.items())
-    return False
 
 
 def _type_name(cls, user):

@@ -10,7 +10,7 @@ serves ``if`` statements, ``while`` tests, conditional expressions and value-con
 
 import ast
 
-from .expressions import ITER_SLOTS, IterMarker, LoopItem, const, name
+from .expressions import ITER_SLOTS, FunctionValue, IterMarker, LoopItem, const, name
 from .instructions import KEEP_JUMPS, NONE_JUMPS, POP_JUMPS, PY, TOP_TESTED_WHILE
 from .statements import Chunk, ChunkEnd, Loop, NotAChunk, _NoStatements
 from .errors import DecompilationError
@@ -85,6 +85,15 @@ def jump_test(chunk):
     if kind == "POP_JUMP_IF_NOT_NONE":
         return ast.Compare(left=expr, ops=[ast.IsNot()], comparators=[const(None)])
     raise AssertionError(kind)
+
+
+class _Jump(object):
+    """The jump a conditional expression tested in a condition stands for (_ifexp_test)."""
+
+    __slots__ = ("op", "target", "index")
+
+    def __init__(self, op, target, index):
+        self.op, self.target, self.index = op, target, index
 
 
 class BranchMixin(object):
@@ -341,7 +350,10 @@ class BranchMixin(object):
                 if nxt is not None:
                     return nxt
             raise ChunkEnd(ins)
-        first = Chunk(None, self.pop(stack, ins), ins)
+        first = self.pop(stack, ins)
+        if isinstance(first, FunctionValue):  # `(lambda: 0) or v`
+            first = self.lambda_expr(first, ins)
+        first = Chunk(None, first, ins)
         chunks = [first]
         limit = self.range_end
         k = self.after(ins)
@@ -359,7 +371,8 @@ class BranchMixin(object):
                 v = self.read_value(k, join, stack)
                 if v is None:
                     break
-                chunks.append(Chunk(k, v, None))
+                # `v or (lambda: 0)`: a function made as the last operand is a lambda there
+                chunks.append(Chunk(k, self.value(v, ins), None))
                 expr = self.parse_value(chunks, join)
                 if expr is None:
                     self.fail("unrecognised and/or expression", ins)
@@ -367,7 +380,11 @@ class BranchMixin(object):
                 return join
             c = self.read_chunk(k, stack, limit, chunks)
             if c is None:
-                break
+                found = self._ifexp_test(chunks, k, stack, limit)
+                if found is None:
+                    break
+                chunks, k = found
+                continue
             if c.jump.op in KEEP_JUMPS:
                 # an and/or value only continues this condition if every jump so far stays
                 # inside it (`(a or b) and c`); otherwise it starts the body
@@ -386,6 +403,52 @@ class BranchMixin(object):
                 return self.if_statement(expr, true, false, stack, out, ins)
         self.fail("unrecognised condition", ins)
 
+    def _ifexp_test(self, chunks, k, stack, limit):
+        """A conditional expression tested in a condition (``if (a if b else c) and d:``).
+
+        The compiler branches instead of computing the value: the test's chunks jump to the
+        else part when false; the body's chunks and the else part's chunks both jump to one
+        label L (the condition is false) or go on at J, and the body ends with ``JUMP J``.
+        Returns the chunks with the conditional expression as one chunk (its jump: to L when
+        false, falling through at J) and where reading goes on, or None."""
+        instrs = self.instrs
+        if k >= self.n or instrs[k].op != "JUMP" or instrs[k].target <= k + 1:
+            return None
+        join = instrs[k].target
+        if join > limit:
+            return None
+        label = self.label
+        for first in range(len(chunks) - 1):
+            if not any(label(c.jump.target) == label(k + 1) for c in chunks[first:]):
+                continue
+            for split in range(first + 1, len(chunks)):
+                body_start = chunks[split].start
+                test = self.parse_cond(chunks[first:split], body_start, k + 1, body_start)
+                if test is None:
+                    continue
+                false = chunks[-1].jump.target
+                body = self.parse_cond(chunks[split:], k, false, k)
+                if body is None:
+                    continue
+                orelse_chunks = []
+                at = k + 1
+                while at < join:
+                    c = self.read_chunk(at, stack, join, orelse_chunks)
+                    if c is None:
+                        break
+                    orelse_chunks.append(c)
+                    at = self.after(c.jump)
+                if at != join or not orelse_chunks:
+                    return None
+                orelse = self.parse_cond(orelse_chunks, join, false, join)
+                if orelse is None:
+                    return None
+                jump = _Jump("POP_JUMP_IF_FALSE", false, join - 1)
+                merged = Chunk(chunks[first].start,
+                               ast.IfExp(test=test, body=body, orelse=orelse), jump)
+                return chunks[:first] + [merged], join
+        return None
+
     op_POP_JUMP_IF_FALSE = op_POP_JUMP_IF_TRUE = conditional
     op_POP_JUMP_IF_NONE = op_POP_JUMP_IF_NOT_NONE = conditional
     op_JUMP_IF_FALSE_OR_POP = op_JUMP_IF_TRUE_OR_POP = conditional
@@ -397,6 +460,10 @@ class BranchMixin(object):
             return None
         jump = self.instrs[false - 1]
         if jump.op != "JUMP" or jump.target <= false:
+            return None
+        if any(ins.index < t < jump.target for t in self._sibling_targets):
+            # an earlier test of the same condition jumps into the branches: they belong to
+            # the whole condition (`1 if a or c else 2`), not to a conditional inside it
             return None
         trial = list(stack)
         test = trial.pop()
@@ -434,6 +501,13 @@ class BranchMixin(object):
                         body.pop()  # the loop's own back edge
                     out.append(ast.If(test=test, body=body or [ast.Pass()], orelse=[]))
                     return end
+                nxt = self.instrs[true] if true < self.n else None
+                if PY >= (3, 12) and nxt is not None and nxt.op == "JUMP" and \
+                        nxt.target in loop.continue_targets and true + 1 == loop.last:
+                    # `if test: continue` last in the loop body, whose end was threaded to
+                    # the loop head too: both ways continue, and the test keeps its sense
+                    out.append(ast.If(test=test, body=[ast.Continue()], orelse=[]))
+                    return true + 1
                 out.append(ast.If(test=negate(test), body=[ast.Continue()], orelse=[]))
                 return true
             self.fail("backward conditional jump outside a loop", ins)
@@ -451,6 +525,18 @@ class BranchMixin(object):
                 # the body's own branches leave through copies of the final exit, so what
                 # follows the body is not after the `if` but its `else`
                 return self._if_else_to_end(test, true, body_end, end, stack, out, ins)
+        if else_end is None and PY >= (3, 12) and true < body_end < end:
+            join = self._jump_past(true, body_end, end)
+            if join is not None:
+                # 3.12+ threads the jump over the else into the body's last test
+                # (`elif c: x = f(x); if x: continue` jumps straight past the else)
+                body_stack = list(stack)
+                body, _ = self.walk(true, body_end, body_stack, ctx)
+                else_stack = list(stack)
+                orelse, _ = self.walk(body_end, join, else_stack, ctx)
+                if len(body_stack) == len(stack) == len(else_stack):
+                    out.append(ast.If(test=test, body=body or [ast.Pass()], orelse=orelse))
+                    return join
         if else_end is not None:
             body_stack = list(stack)
             body, _ = self.walk(true, body_end - 1, body_stack, ctx)
@@ -478,6 +564,21 @@ class BranchMixin(object):
         assertion = self._as_assert(node)
         out.append(assertion or node)
         return body_end
+
+    def _jump_past(self, start, stop, end):
+        """The one place past ``stop`` (up to ``end``) that jumps in [start, stop) go to,
+        loop jumps aside: where an if body whose end jumps over an else continues."""
+        loop = self.ctx.loop
+        found = set()
+        for k in range(start, stop):
+            ins = self.instrs[k]
+            t = ins.target
+            if t is None or t <= stop or t > end or ins.op == "FOR_ITER":
+                continue
+            if loop is not None and (t in loop.continue_targets or t == loop.break_target):
+                continue
+            found.add(t)
+        return found.pop() if len(found) == 1 else None
 
     def _exits_inside(self, start, stop):
         n = self.n
@@ -676,6 +777,11 @@ class BranchMixin(object):
         if chunks is None:
             return None
         test = self.parse_cond(chunks, body_start, exit_, body_start)
+        if test is None and chunks and chunks[-1].jump.target != exit_ and \
+                self._same_exit(chunks[-1].jump.target, exit_):
+            # 3.12+ threads the top test's exit to where the jump after the loop goes, or
+            # leaves through a copy of the re-raise after the loop (in a finally body)
+            test = self.parse_cond(chunks, body_start, chunks[-1].jump.target, body_start)
         if test is None:
             return None
         break_target = self._break_target(body_start, exit_, exit_)

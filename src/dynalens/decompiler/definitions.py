@@ -7,6 +7,7 @@ defaults, keyword defaults and annotations ``MAKE_FUNCTION`` consumed.
 
 import ast
 
+from . import fallback
 from .annotate import CO_FUTURE_ANNOTATIONS, function_annotations, unstringify
 from .expressions import FunctionValue, Marker, const, name
 from .statements import AppendStmt
@@ -51,7 +52,13 @@ class DefinitionMixin(object):
 
     def function_def(self, fv, fname, ins):
         code = fv.code
-        body = self.decompile_nested(code, "function")
+        try:
+            body = self.decompile_nested(code, "function")
+            fallback.check_renders(body, getattr(self, "session", None))
+        except Exception as exc:  # its own failure: the enclosing code goes on around a stub
+            body = fallback.function_stub(code, exc, getattr(self, "session", None))
+            if body is None:
+                raise
         annotations = fv.annotations
         annotate = getattr(fv, "annotate", None)
         if not annotations and annotate is not None:  # 3.14+: an __annotate__ function
@@ -76,7 +83,17 @@ class DefinitionMixin(object):
         code = fv.code
         if code.co_name in COMPREHENSIONS:
             self.fail("comprehension function used as a value", ins)
-        body = self.decompile_nested(code, "lambda")
+        try:
+            body = self.decompile_nested(code, "lambda")
+            fallback.check_renders(body, getattr(self, "session", None))
+        except Exception as exc:
+            # a lambda, or an annotation scope called where it is made (3.12+: the
+            # `<generic parameters of C>` function of `class C[T]:`), can be rebuilt from its
+            # original code as an expression (fallback.py)
+            made = fallback.function_expression(code, fv, exc, getattr(self, "session", None))
+            if made is None:
+                raise
+            return made
         args = arguments_of(code, fv.defaults, fv.kwdefaults, fv.annotations)
         if len(body) == 1 and isinstance(body[0], ast.Return):
             expr = body[0].value if body[0].value is not None else const(None)
@@ -90,7 +107,13 @@ class DefinitionMixin(object):
 
     def class_def(self, cv, ins):
         fv = cv.function
-        body = self.decompile_nested(fv.code, "class")
+        try:
+            body = self.decompile_nested(fv.code, "class")
+            fallback.check_renders(body, getattr(self, "session", None))
+        except Exception as exc:
+            body = fallback.class_stub(fv.code, exc, getattr(self, "session", None))
+            if body is None:
+                raise
         node = ast.ClassDef(name=cv.name, bases=cv.bases, keywords=cv.keywords,
                             body=body or [ast.Pass()], decorator_list=list(cv.decorators))
         if hasattr(ast, "TypeAlias"):
@@ -104,6 +127,10 @@ class DefinitionMixin(object):
                                              if hasattr(iterable, "iterable") else iterable)
         if node is None:
             self.fail("unrecognised comprehension body", ins)
+        if code.co_flags & CO_COROUTINE:
+            # an asynchronous list/set/dict comprehension (one that awaits) is a coroutine
+            # the compiler awaits where it is called: that await is not written in source
+            node._awaited_by_compiler = True
         return node
 
 
@@ -140,7 +167,11 @@ def comprehension_from_statements(kind, stmts, outer_iterable):
                 element.append(stmt)
                 return True
             if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Yield):
-                element.append(AppendStmt(value=stmt.value.value, key=None))
+                # `yield` and `yield None` compile alike; a generator expression's element
+                # is never empty: `(None for _ in x)`
+                value = stmt.value.value
+                element.append(AppendStmt(value=const(None) if value is None else value,
+                                          key=None))
                 return True
             return False
         return False

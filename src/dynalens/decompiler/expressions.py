@@ -11,6 +11,7 @@ its own.
 """
 
 import ast
+import math
 import sys
 
 from .errors import DecompilationError
@@ -208,12 +209,41 @@ def const(value):
         return ast.parse(text, mode="eval").body
     if value is Ellipsis:
         return ast.Constant(value=Ellipsis)
+    if type(value) is complex:
+        return _complex(value)
     if isinstance(value, (int, float)) and not isinstance(value, bool) and (
             value < 0 or (value == 0 and str(value).startswith("-"))):
         # a folded negative literal: as a unary minus, unparse puts the parentheses that
         # `(-1) ** x` needs, and the compiler folds it back to the same constant
         return ast.UnaryOp(op=ast.USub(), operand=ast.Constant(value=-value))
     return ast.Constant(value=value)
+
+
+def _complex(value):
+    """A complex constant as source the compiler folds back to the very same value, signs of
+    zero included: its repr does not (``(-0-1j)`` reads as ``0 - 1j``, real part +0.0), and
+    ``-1j`` in source is ``complex(-0.0, -1.0)``, a negative imaginary literal's usual form."""
+    real, imag = value.real, value.imag
+    if real != real or imag != imag or abs(real) == float("inf") or abs(imag) == float("inf"):
+        return ast.Constant(value=value)  # ast.unparse spells these itself
+
+    def imaginary(magnitude):
+        return ast.Constant(value=complex(0.0, magnitude))
+
+    negative_real = math.copysign(1.0, real) < 0
+    negative_imag = math.copysign(1.0, imag) < 0
+    if real == 0:
+        if not negative_real and not negative_imag:
+            return imaginary(imag)                                          # 2j
+        if negative_real and negative_imag:
+            return ast.UnaryOp(op=ast.USub(), operand=imaginary(-imag))     # -2j
+        zero_minus = ast.BinOp(left=ast.Constant(value=0), op=ast.Sub(),
+                               right=imaginary(abs(imag)))
+        if not negative_real:
+            return zero_minus                                               # 0 - 2j
+        return ast.UnaryOp(op=ast.USub(), operand=zero_minus)               # -(0 - 2j)
+    return ast.BinOp(left=const(real), op=ast.Sub() if negative_imag else ast.Add(),
+                     right=imaginary(abs(imag)))                            # 1.5 - 2j
 
 
 def store_ctx(node):

@@ -188,7 +188,18 @@ class HandlerMixin(ColdHandlerMixin):
             # generated code: values computed before the try wait on the stack for code in
             # or after it; they must not be evaluated under the handler
             self.spill(stack, out, len(out))
-        finalbody, _ = self.walk(fstart, fend, [*stack, CurrentExc()], ctx.but(open=ctx.open | {h}))
+        # the compiler copies the final RERAISE into each branch that ends the finally body
+        # (`finally: if x: ... else: ...`): those copies end the body, they raise nothing
+        ends = dict((k, fend) for k in self.finally_reraise_ends_of(fstart, fend))
+        saved_ends = self.finally_reraise_ends
+        if ends:
+            self.finally_reraise_ends = dict(saved_ends)
+            self.finally_reraise_ends.update(ends)
+        try:
+            finalbody, _ = self.walk(fstart, fend, [*stack, CurrentExc()],
+                                     ctx.but(open=ctx.open | {h}))
+        finally:
+            self.finally_reraise_ends = saved_ends
         copies = ctx.finally_copies + ((fstart, length, h),)
         inner = ctx.but(open=opened, finally_copies=copies)
         pre_handler = h
@@ -198,7 +209,11 @@ class HandlerMixin(ColdHandlerMixin):
             pre_handler = h - 1
         cold = False
         body_stack = list(stack)
-        if self._same_code(body_end, fstart, length) and body_end + length == pre_handler:
+        if (self._same_code(body_end, fstart, length) and body_end + length == pre_handler
+                or self._returning_copy_end(body_end, fstart, fend) == pre_handler):
+            # (the second: a try/finally that ends the function, whose finally body has
+            # branches or a loop: the normal exit's copy ends each way out with the
+            # implicit `return None`)
             body, _ = self._try_body(i, body_end, pre_handler, stack, inner, body_stack)
         elif self.cold_try_join(h, body_end, cleanup + 3) is not None:
             # 3.12+: the handler lies past the code that follows; the normal exit's copy of
@@ -227,6 +242,74 @@ class HandlerMixin(ColdHandlerMixin):
         if cold:
             return join
         return max(join, cleanup + 3) if join < cleanup + 3 else join
+
+    finally_reraise_ends = {}  # index of a copied RERAISE in a finally body -> its end
+
+    def op_RERAISE(self, ins, stack, out):
+        end = self.finally_reraise_ends.get(ins.index)
+        if end is not None:
+            return end  # a copy of the finally body's own exit: the body ends here
+        return super().op_RERAISE(ins, stack, out)
+
+    def _returning_copy_end(self, start, fstart, fend):
+        """Where the normal exit's copy of the finally body [fstart, fend] starting at
+        ``start`` ends, when it is that body with each exit (the final RERAISE and its copies)
+        a ``return None``; None when it is not."""
+        instrs = self.instrs
+        at = {}  # handler index -> copy index
+        jumps = []
+        exits = self.finally_reraise_ends_of(fstart, fend)
+        k, j = start, fstart
+        while j <= fend:
+            if k >= self.n:
+                return None
+            a, b = instrs[j], instrs[k]
+            at[j] = k
+            if a.op == "RERAISE" and (j == fend or j in exits):
+                size = self._return_none_at(k)
+                if not size:
+                    return None
+                k, j = k + size, j + 1
+                continue
+            if a.op != b.op or (a.target is None) != (b.target is None):
+                return None
+            if a.target is not None:
+                jumps.append((a.target, b.target))
+            elif a.argval != b.argval and a.argval == a.argval:
+                return None
+            k, j = k + 1, j + 1
+        for target, copied in jumps:
+            if not fstart <= target <= fend:
+                return None
+            if target == fend and (copied >= self.n or self._return_none_at(copied)):
+                continue  # the exit, jumped to: any copy of the return will do (one beyond
+                # the code is a detached copy of the function's exit, statements.ExitBlocks)
+            if at.get(target) != copied:
+                return None
+        # copies of the return that only jumps from the copy reach (`while` in the finally
+        # body: the test that skips the loop goes to one of its own) belong to it too
+        targets = set(copied for _, copied in jumps)
+        while k in targets and self._return_none_at(k):
+            k += self._return_none_at(k)
+        return k
+
+    def finally_reraise_ends_of(self, fstart, fend):
+        """The RERAISEs in [fstart, fend) that are copies of the one at ``fend``: same
+        handler (a RERAISE of a try nested in the finally body has its own)."""
+        final_handlers = self._handlers_of(fend)
+        return set(k for k in range(fstart, fend) if self.instrs[k].op == "RERAISE"
+                   and self.instrs[k].arg == 0 and self._handlers_of(k) == final_handlers)
+
+    def _return_none_at(self, k):
+        instrs = self.instrs
+        if k >= self.n:
+            return 0
+        if instrs[k].op == "RETURN_CONST" and instrs[k].argval is None:
+            return 1
+        if k + 1 < self.n and instrs[k].op == "LOAD_CONST" and instrs[k].argval is None and \
+                instrs[k + 1].op == "RETURN_VALUE":
+            return 2
+        return 0
 
     def _carry_stack(self, stack, body_stack, body, ins):
         """Generated code (Dynamo) may consume in a try body values pushed before the try and

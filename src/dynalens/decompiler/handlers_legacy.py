@@ -335,7 +335,16 @@ class LegacyHandlerMixin(object):
         ctx = self.ctx
         fend = self._finally_end(ins.index + 1, f)
         length = fend - f
-        finalbody, _ = self.walk(f, fend, list(stack) + [PrevExc(), CurrentExc()], ctx)
+        ends = dict((k, fend) for k in self.finally_reraise_ends_of(f, fend)) \
+            if f in self.returning_copies and instrs[fend].op == "RERAISE" else {}
+        saved_ends = self.finally_reraise_ends
+        if ends:
+            self.finally_reraise_ends = dict(saved_ends)
+            self.finally_reraise_ends.update(ends)
+        try:
+            finalbody, _ = self.walk(f, fend, list(stack) + [PrevExc(), CurrentExc()], ctx)
+        finally:
+            self.finally_reraise_ends = saved_ends
         copies = ctx.finally_copies + ((f, length, f),) if length and \
             instrs[fend].op == "RERAISE" else ctx.finally_copies
         pre, join = self._forward_jump_before(f)
@@ -344,6 +353,8 @@ class LegacyHandlerMixin(object):
         tail = self._inlined_tail(ins.index + 1, f, length) if pre == f else None
         if tail is not None:
             pre = tail
+        if f in self.returning_copies:
+            pre, tail = self.returning_copies[f], None
         body, _ = self.walk(ins.index + 1, pre, list(stack), ctx.but(finally_copies=copies))
         if len(body) == 1 and isinstance(body[0], ast.Try) and not body[0].finalbody:
             body[0].finalbody = finalbody or [ast.Pass()]
@@ -377,6 +388,8 @@ class LegacyHandlerMixin(object):
                 return None
         return None
 
+    returning_copies = {}  # finally handler -> start of its normal path's returning copy
+
     def _finally_end(self, body_start, f):
         """The RERAISE (3.8: END_FINALLY) that ends the finally handler at ``f``: the first
         whose body has a copy on the normal path (3.9/3.10), else the first at depth 0."""
@@ -399,6 +412,16 @@ class LegacyHandlerMixin(object):
             if instrs[k].op == "RERAISE" and length <= pre and \
                     self._same_code(pre - length, f, length):
                 return k
+        for k in candidates:
+            # a try/finally that ends the function, whose finally body has branches or a
+            # loop: each way out ends with (a copy of) this RERAISE, and with `return None`
+            # in the copy on the normal path (which then ends where the handler starts)
+            if instrs[k].op == "RERAISE":
+                for start in range(body_start, pre):
+                    if self._returning_copy_end(start, f, k) == pre:
+                        self.returning_copies = dict(self.returning_copies)
+                        self.returning_copies[f] = start
+                        return k
         for k in candidates:
             if instrs[k].op != "RERAISE":
                 continue

@@ -19,6 +19,7 @@ indexes.
 
 import dis
 import sys
+import threading
 
 PY = sys.version_info[:2]
 # Where CALL finds the NULL / self slot: below the callable before 3.13, above it after.
@@ -248,8 +249,8 @@ class _LegacyState(object):
         self.retarget = unthread(raws) if PY < (3, 10) else {}
         self.reachable = block_stacks(raws, self.retarget)
         if PY < (3, 10):
-            # a dead JUMP_FORWARD right after a return or raise is the jump over an else
-            # branch: it keeps the if/else shape of the source
+            # a dead JUMP_FORWARD right after a return, raise or break is the jump over an
+            # else branch: it keeps the if/else (elif) shape of the source
             self.reachable = dict(self.reachable)
             last_back = {}
             for raw in raws:
@@ -270,7 +271,9 @@ class _LegacyState(object):
                 if raws[k].offset in self.reachable or raws[k - 1].offset not in self.reachable:
                     continue
                 if (raws[k].opname == "JUMP_FORWARD" and
-                        raws[k - 1].opname in ("RETURN_VALUE", "RAISE_VARARGS", "RERAISE")) or \
+                        (raws[k - 1].opname in ("RETURN_VALUE", "RAISE_VARARGS", "RERAISE") or
+                         raws[k - 1].opname == "JUMP_ABSOLUTE" and
+                         raws[k - 1].argval > raws[k - 1].offset)) or \
                         raws[k].offset in self.retarget:  # a jump unthread() sends elsewhere
                     self.reachable[raws[k].offset] = self.reachable[raws[k - 1].offset]
                 elif raws[k].opname == "POP_EXCEPT" and k + 1 < len(raws) and \
@@ -439,6 +442,38 @@ def _raw_rewrites(raws):
     return replace, skip
 
 
+_SHARED = threading.local()
+
+
+class shared_disassembly(object):
+    """``with shared_disassembly():`` -- within it, :func:`raw_instructions` disassembles each
+    code object once: the decompiler and the verification of its output (verify.py) read the
+    same original code objects, and ``dis`` is a large share of what both cost."""
+
+    def __enter__(self):
+        self.outer = getattr(_SHARED, "cache", None)
+        if self.outer is None:
+            _SHARED.cache = {}
+        return self
+
+    def __exit__(self, *exc):
+        if self.outer is None:
+            _SHARED.cache = None
+        return False
+
+
+def raw_instructions(code):
+    """``list(dis.get_instructions(code))``, shared within :class:`shared_disassembly`. Callers
+    must not change the list."""
+    cache = getattr(_SHARED, "cache", None)
+    if cache is None:
+        return list(dis.get_instructions(code))
+    entry = cache.get(id(code))
+    if entry is None or entry[0] is not code:
+        entry = cache[id(code)] = (code, list(dis.get_instructions(code)))
+    return entry[1]
+
+
 def normalize(code):
     """Return (instructions, offset_to_index) for ``code``.
 
@@ -446,7 +481,7 @@ def normalize(code):
     the first normalized instruction at or after it, so that jumps to a dropped ``NOP`` land on
     what follows it.
     """
-    raws = list(dis.get_instructions(code))
+    raws = raw_instructions(code)
     out = []
     offset_to_index = {}
     raw_jump_targets = []
@@ -701,7 +736,7 @@ def exception_entries(code, offset_to_index):
 def _legacy_entries(code, offset_to_index):
     """One entry per run of instructions whose innermost SETUP_* block is the same."""
     from .legacy_blocks import block_stacks, unthread
-    raws = list(dis.get_instructions(code))
+    raws = raw_instructions(code)
     stacks = block_stacks(raws, unthread(raws) if PY < (3, 10) else None)
     end_index = offset_to_index[len(code.co_code)]
     handler_of = {}

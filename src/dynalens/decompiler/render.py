@@ -19,12 +19,14 @@ from .annotate import (CO_FUTURE_ANNOTATIONS, AnnotationMixin, annotate_owner,
                        place_annotations)
 from .conditional_returns import fold_conditional_returns
 from .errors import DecompilationError
+from .marking import finish
+from .signature import apply_signature, mark_signature
 from .expressions import IterMarker, name
 from .cold_blocks import exception_only_blocks
 from .handlers import HandlerMixin
 from .handlers_legacy import LegacyHandlerMixin
 from .inline_comprehensions import InlineComprehensionMixin
-from .instructions import KEEPS_DEAD_CODE, exception_entries, normalize
+from .instructions import KEEPS_DEAD_CODE, exception_entries, normalize, shared_disassembly
 from .legacy_structure import (LegacyLoopMixin, compound_ends_before_else, else_for_dead_return,
                                ends_with_dead_return)
 from .exception_groups import ExceptStarMixin
@@ -92,10 +94,14 @@ def code_kind(code):
 class Session(object):
     """What the decompilation of one code object and its nested ones learns along the way."""
 
-    def __init__(self, temp_prefix="__temp_"):
+    def __init__(self, temp_prefix="__temp_", strict=False):
         self.imported_names = set()
         self.temp_prefix = temp_prefix
         self.temp_count = 0
+        self.strict = strict  # a nested function that fails fails the whole (no stub)
+        self.fallbacks = {}  # id(code) -> fallback.Fallback, for stubs (see fallback.py)
+        self.validate = False  # render each nested body as it is made (fallback.check_renders)
+        self.generated = False  # no source compiles to it (Dynamo's): verify by dataflow
 
 
 def decompile_body(code, kind=None, session=None):
@@ -385,7 +391,14 @@ def wrap_for_closure(code, stmts):
     # cells the compiler makes for a class body: the class statement makes them again
     cells = [v for v in code.co_freevars
              if v not in ("__class__", "__classdict__", "__conditional_annotations__")]
-    if not parents and not cells:
+    # an asynchronous comprehension (before 3.12) is valid only inside an `async def`
+    asynchronous = code_kind(code) == "comprehension" and bool(code.co_flags & CO_COROUTINE)
+    if not parents and not cells and not asynchronous:
+        return stmts
+    if not cells and code_kind(code) in ("function", "lambda") and not _CLASS_CELLS.intersection(
+            code.co_freevars):
+        # Nothing to capture: a top-level def of its own name (``exec(src, ns); ns[name]``
+        # finds it), which verifies all the same (qualified names are matched by their tail).
         return stmts
     if not parents:
         parents = [("__closure__", True)]
@@ -402,7 +415,8 @@ def wrap_for_closure(code, stmts):
                 prefix = [ast.Assign(targets=[name(v, ast.Store()) for v in cells],
                                      value=ast.Constant(value=None), lineno=0)]
                 cells = []
-            body = [_function(pname, prefix + body)]
+            body = [_function(pname, prefix + body, asynchronous)]
+            asynchronous = False
         else:
             if code_kind(code) == "function" and not _CLASS_CELLS.intersection(code.co_freevars):
                 continue  # a method needs its class only for the class cells
@@ -414,9 +428,10 @@ def wrap_for_closure(code, stmts):
             if hasattr(ast, "TypeAlias"):
                 node.type_params = []
             body = [node]
-    if cells:
-        body = [_function("__closure__", [ast.Assign(targets=[name(v, ast.Store()) for v in cells],
-                                                      value=ast.Constant(value=None), lineno=0)] + body)]
+    if cells or asynchronous:
+        prefix = [ast.Assign(targets=[name(v, ast.Store()) for v in cells],
+                             value=ast.Constant(value=None), lineno=0)] if cells else []
+        body = [_function("__closure__", prefix + body, asynchronous)]
     return body
 
 
@@ -431,9 +446,10 @@ def _unmangled_private_names(code):
     return any(_unmangled_private_names(c) for c in code.co_consts if hasattr(c, "co_code"))
 
 
-def _function(fname, body):
-    node = ast.FunctionDef(name=fname, args=arguments_of_empty(), body=body, decorator_list=[],
-                           returns=None, type_comment=None)
+def _function(fname, body, asynchronous=False):
+    node_type = ast.AsyncFunctionDef if asynchronous else ast.FunctionDef
+    node = node_type(name=fname, args=arguments_of_empty(), body=body, decorator_list=[],
+                     returns=None, type_comment=None)
     if hasattr(ast, "TypeAlias"):
         node.type_params = []
     return node
@@ -520,27 +536,61 @@ def reindent(source, indent):
     return "".join(out)
 
 
-def decompile_code(code, indent="    ", temp_prefix="__temp_", name=None):
-    """Source text that compiles back to ``code`` (see module docstring)."""
+def decompile_code(code, indent="    ", temp_prefix="__temp_", name=None, strict=False,
+                   function=None, generated=False):
+    """Source text that compiles back to ``code`` (see module docstring), verified: a code
+    object in it that does not recompile exactly is marked (marking.py), a nested function that
+    cannot be decompiled is a stub that gets its original code back (fallback.py); with
+    ``strict`` either raises DecompilationError. ``function``, the function object of
+    ``code`` when there is one, gives the ``def`` its defaults and annotations (signature.py).
+    ``generated`` says no source compiles to ``code`` (Dynamo's): the dataflow check decides."""
     if not hasattr(code, "co_code"):
         raise TypeError("decompile_code() needs a code object, got %s" % type(code).__name__)
+    if isinstance(indent, int):
+        indent = " " * indent
+    with shared_disassembly():
+        return _decompile_code(code, indent, temp_prefix, name, strict, function, generated)
+
+
+def _decompile_code(code, indent, temp_prefix, name, strict, function, generated):
     try:
-        session = Session(temp_prefix)
-        stmts = definition_for(code, name, session)
-        if code_kind(code) != "module":
-            stmts = wrap_for_closure(code, stmts)
-            stmts = _module_imports(session.imported_names) + stmts
-            if code.co_flags & CO_FUTURE_ANNOTATIONS:
-                # annotations were compiled as strings: only this import does that again
-                stmts.insert(0, ast.ImportFrom(module="__future__", level=0, names=[
-                    ast.alias(name="annotations", asname=None)]))
-        source = unparse(stmts)
+        try:
+            session, stmts, source, notes = _render(code, name, temp_prefix, strict, function,
+                                                    False, generated)
+        except Exception as exc:
+            if strict or isinstance(exc, (DecompilationError, RecursionError)):
+                raise
+            # Rendering the text failed (an expression the walker left unfinished): once more,
+            # rendering each nested body as it is made, so that the function at fault becomes
+            # a stub and the rest is kept.
+            session, stmts, source, notes = _render(code, name, temp_prefix, strict, function,
+                                                    True, generated)
     except DecompilationError:
         raise
     except RecursionError as exc:
         raise DecompilationError("nesting too deep to decompile", code) from exc
     except Exception as exc:
         raise DecompilationError("internal error: %s: %s" % (type(exc).__name__, exc), code) from exc
-    if isinstance(indent, int):
-        indent = " " * indent
-    return reindent(source, indent) + "\n"
+    text = finish(code, reindent(source, indent) + "\n", session, indent, strict)
+    if notes:
+        text = mark_signature(text, notes, name or code.co_name, strict, code)
+    return text
+
+
+def _render(code, name, temp_prefix, strict, function, validate, generated):
+    """(session, statements, text, signature notes) for ``code``, before verification."""
+    session = Session(temp_prefix, strict)
+    session.validate = validate
+    session.generated = generated
+    stmts = definition_for(code, name, session)
+    notes = []
+    if function is not None:
+        notes = apply_signature(stmts, function, name or code.co_name)
+    if code_kind(code) != "module":
+        stmts = wrap_for_closure(code, stmts)
+        stmts = _module_imports(session.imported_names) + stmts
+        if code.co_flags & CO_FUTURE_ANNOTATIONS:
+            # annotations were compiled as strings: only this import does that again
+            stmts.insert(0, ast.ImportFrom(module="__future__", level=0, names=[
+                ast.alias(name="annotations", asname=None)]))
+    return session, stmts, unparse(stmts), notes

@@ -293,8 +293,8 @@ class StatementWalker(StackMachine):
         cold = exception_only_code(instrs) if PY >= (3, 12) else ()
         for ins in instrs:
             t = ins.target
-            if t is None or t > ins.index or ins.index in cold:
-                continue
+            if t is None or t > ins.index or ins.index in cold and t not in cold:
+                continue  # (a loop inside a handler jumps back inside it: that one counts)
             if ins.op == "JUMP":
                 self.back_jumps.setdefault(t, []).append(ins.index)
             elif ins.op in POP_JUMPS:
@@ -316,9 +316,9 @@ class StatementWalker(StackMachine):
                 break
             x, y = instrs[top], instrs[bottom]
             if length == 0:
-                if x.op not in POP_JUMPS or self.label(x.target) != self.label(exit_):
+                if x.op not in POP_JUMPS or not self._same_exit(x.target, exit_):
                     break
-            elif not (x.op == y.op and x.line == y.line and (
+            elif not (x.op == y.op and self._same_line(top, bottom) and (
                     x.argval == y.argval if x.target is None else
                     y.target is not None and self.label(x.target) == self.label(y.target))):
                 break
@@ -326,7 +326,8 @@ class StatementWalker(StackMachine):
         # both copies of the test start the `while` line: trim a statement that matched by chance
         best = length
         while best > 0 and not (instrs[b - best].line is not None and
-                                instrs[b - best].line == instrs[j + 1 - best].line):
+                                instrs[b - best].line == instrs[j + 1 - best].line or
+                                self._handler_entry(b - best)):
             best -= 1
         if best:
             length = best
@@ -336,6 +337,32 @@ class StatementWalker(StackMachine):
         prev = self.while_loops.get(head)
         if prev is None or prev[1] < j:
             self.while_loops[head] = (b, j, exit_, length)
+
+    def _same_line(self, top, bottom):
+        return self.instrs[top].line == self.instrs[bottom].line or self._handler_entry(top)
+
+    def _handler_entry(self, k):
+        """The first instruction of a handler (after PUSH_EXC_INFO) starts no line when the
+        code before the handler ended on the same line (a finally body copied there)."""
+        return k > 0 and self.instrs[k].line is None and self.instrs[k - 1].op == "PUSH_EXC_INFO"
+
+    def _same_exit(self, target, exit_):
+        """Whether a jump to ``target`` leaves a loop the way falling into ``exit_`` does: the
+        same label, or the jump there threaded (3.12+: a while's top test in a for body goes
+        straight to the for's head, where the jump after the bottom test goes)."""
+        label = self.label
+        if label(target) == label(exit_):
+            return True
+        after = self.instrs[exit_] if exit_ < self.n else None
+        if after is None:
+            return False
+        if after.op == "JUMP" and after.target is not None:
+            return label(target) == label(after.target)
+        there = self.instrs[target] if target < self.n else None
+        # 3.12+: a copy of a re-raise (a loop in a finally body leaves through either)
+        return there is not None and there.op == after.op == "RERAISE" and \
+            there.arg == after.arg and [e.target for e in self.chain(target)] == \
+            [e.target for e in self.chain(exit_)]
 
     def chain(self, i):
         """Exception entries that handle an exception at ``i``, innermost first."""
@@ -777,6 +804,19 @@ class StatementWalker(StackMachine):
                     return False
                 extra = 0
                 count -= 1
+            elif op == "BUILD_SLICE":  # a slice target before 3.12: a[i:j] = ...
+                if extra < ins.argval:
+                    return False
+                extra -= ins.argval - 1
+            elif op == "BINARY_SLICE":  # 3.12+: a[i:j][k] = ...
+                if extra < 3:
+                    return False
+                extra -= 2
+            elif op == "STORE_SLICE":  # 3.12+: a[i:j] = ...
+                if extra != 3:
+                    return False
+                extra = 0
+                count -= 1
             elif op == "UNPACK_SEQUENCE" and not extra:
                 count += ins.argval - 1
             elif op == "UNPACK_EX" and not extra:
@@ -1002,7 +1042,9 @@ class StatementWalker(StackMachine):
         if not isinstance(it, IterMarker):
             stack.append(it)
             return
-        if ins.argval == "await":
+        if ins.argval == "await" and getattr(it.iterable, "_awaited_by_compiler", False):
+            stack.append(it.iterable)
+        elif ins.argval == "await":
             stack.append(ast.Await(value=it.iterable))
         else:
             stack.append(ast.YieldFrom(value=it.iterable))

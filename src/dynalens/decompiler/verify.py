@@ -33,7 +33,13 @@ import dis
 import sys
 import warnings
 
-__all__ = ["VerifyResult", "verify", "SOURCE_DOES_NOT_COMPILE"]
+try:  # the decompiler shares its disassembly of the original; verify.py also works alone
+    from .instructions import raw_instructions
+except ImportError:
+    def raw_instructions(code):
+        return list(dis.get_instructions(code))
+
+__all__ = ["VerifyResult", "verify", "check_tree", "Difference", "SOURCE_DOES_NOT_COMPILE"]
 
 # Every difference for source that fails to compile starts with this, so that callers (the
 # round-trip benchmark) can count such outputs without compiling a second time.
@@ -144,6 +150,86 @@ def verify(code, source, temporaries=False):
     return first
 
 
+class Difference(object):
+    """One code object of the original whose recompiled counterpart does not match.
+
+    ``code`` is the original, ``compiled`` its counterpart in the recompiled source (None when
+    the source does not compile or has none), ``line`` where a person should look in that
+    source (the counterpart's first line, the syntax error's line, else 1) and ``difference``
+    the first mismatch in words."""
+
+    __slots__ = ("code", "compiled", "line", "difference")
+
+    def __init__(self, code, compiled, line, difference):
+        self.code, self.compiled, self.line, self.difference = code, compiled, line, difference
+
+    def __repr__(self):
+        return "Difference(%s, line %s: %s)" % (_qualname(self.code), self.line, self.difference)
+
+
+def check_tree(code, source, temporaries=False, skip=()):
+    """Verify ``source`` against ``code`` and every code object nested in it, one by one.
+
+    Returns ``(differences, found)``: a :class:`Difference` for each original code object whose
+    own bytecode (or, with ``temporaries``, dataflow) does not match its counterpart, in
+    program order, and ``found``, mapping ``id(original)`` to its recompiled counterpart for
+    the code objects in ``skip`` (ids of originals the caller replaced on purpose: they and
+    what they hold are not compared). ``source`` is compiled once; when it matches as a whole
+    (the usual case) each code object is normalized once. Counterparts are paired by name and
+    order among the code objects each side loads, so one mismatch does not hide another."""
+    skip = frozenset(skip)
+    found = {}
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            module = compile(source, code.co_filename, "exec", dont_inherit=True)
+    except SyntaxError as exc:
+        return [Difference(code, None, exc.lineno or 1, "%s: %s: %s (line %s)" % (
+            SOURCE_DOES_NOT_COMPILE, type(exc).__name__, exc.msg, exc.lineno))], found
+    except Exception as exc:
+        return [Difference(code, None, 1, "%s: %s: %s" % (
+            SOURCE_DOES_NOT_COMPILE, type(exc).__name__, exc))], found
+    candidates = [module] if code.co_name == "<module>" else _find_candidates(module, code)
+    if not candidates:
+        return [Difference(code, None, 1, "no code object named %r in the recompiled source"
+                           % (_qualname(code),))], found
+    cache = {}  # each code object is normalized once, whatever is compared after
+    if not skip:  # the usual case: one comparison of the whole tree says it all
+        for candidate in candidates:
+            if _Comparer(code, candidate, cache).run() is None:
+                return [], found
+        if temporaries:
+            for candidate in candidates:
+                if _dataflow(code, candidate) is None:
+                    return [], found
+    candidate = candidates[0]
+    differences = []
+    _check_pair(code, candidate, temporaries, skip, found, differences, cache)
+    return differences, found
+
+
+def _check_pair(expected, got, temporaries, skip, found, out, cache):
+    if id(expected) in skip:
+        found[id(expected)] = got
+        return
+    own = _Comparer(expected, got, cache).run(nested=False)
+    if own is not None and temporaries and _dataflow(expected, got) is None:
+        return
+    if own is not None:
+        out.append(Difference(expected, got, got.co_firstlineno, own))
+    pending = {}
+    for child in _nested_codes(got):
+        pending.setdefault(child.co_name, []).append(child)
+    for child in _nested_codes(expected):
+        partners = pending.get(child.co_name)
+        if partners:
+            _check_pair(child, partners.pop(0), temporaries, skip, found, out, cache)
+        elif own is None:  # otherwise the parent's own difference already says it
+            out.append(Difference(child, None, got.co_firstlineno, "in %s: no code object "
+                                  "named %r in the recompiled source"
+                                  % (_qualname(got), child.co_name)))
+
+
 def _dataflow(expected, got):
     """The dataflow check, with nested code objects compared as bytecode first."""
     from dynalens.decompiler.dataflow import dataflow_difference
@@ -231,7 +317,7 @@ class _Normalized(object):
     __slots__ = ("instructions", "keys", "exception_ranges")
 
     def __init__(self, code, top_name):
-        raw = _split_superinstructions(dis.get_instructions(code))
+        raw = _split_superinstructions(raw_instructions(code))
         kept = [ins for ins in raw if ins.opname not in _DROPPED]
         # A dropped instruction (EXTENDED_ARG prefix, NOP) that is jumped to stands for the next
         # kept one; an offset past the end maps to len(kept). A split superinstruction's offset
@@ -527,16 +613,27 @@ def _docstring(code):
 class _Comparer(object):
     """Walks two code objects in step and returns the first difference as text (or None)."""
 
-    def __init__(self, expected, got):
+    def __init__(self, expected, got, cache=None):
         self.expected = expected
         self.got = got
         self.top_name = expected.co_name
         self.got_top_name = got.co_name
+        self.cache = {} if cache is None else cache  # shared by check_tree's comparisons
 
-    def run(self):
-        return self._compare(self.expected, self.got, _qualname(self.expected))
+    def _normalized(self, code, top_name):
+        key = (id(code), top_name)
+        entry = self.cache.get(key)
+        if entry is None or entry[0] is not code:
+            entry = self.cache[key] = (code, _Normalized(code, top_name))
+        return entry[1]
 
-    def _compare(self, expected, got, where):
+    def run(self, nested=True):
+        """The first difference, or None; with ``nested=False`` the code objects' own
+        instructions only (nested code objects compared by name where they are loaded)."""
+        return self._compare(self.expected, self.got, _qualname(self.expected), nested)
+
+
+    def _compare(self, expected, got, where, recurse=True):
         prefix = "in %s" % where
         if expected.co_name != got.co_name:
             return "%s: expected code named %r, got %r" % (prefix, expected.co_name, got.co_name)
@@ -550,9 +647,20 @@ class _Comparer(object):
         want, have = _docstring(expected), _docstring(got)
         if want != have:
             return "%s: expected docstring %r, got %r" % (prefix, _short(want), _short(have))
+        if _identical(expected, got):
+            # the same bytes, names and constants: nothing to normalize (most of the time,
+            # decompiled output is laid out so that the compiler makes the very same bytes)
+            if recurse:
+                for a, b in zip(expected.co_consts, got.co_consts):
+                    if isinstance(a, _CodeType):
+                        nested = self._compare(a, b, _qualname(a) if hasattr(a, "co_qualname")
+                                               else "%s.%s" % (where, a.co_name))
+                        if nested is not None:
+                            return nested
+            return None
 
-        left = _Normalized(expected, self.top_name)
-        right = _Normalized(got, self.got_top_name)
+        left = self._normalized(expected, self.top_name)
+        right = self._normalized(got, self.got_top_name)
         for number in range(max(len(left.keys), len(right.keys))):
             lkey = left.keys[number] if number < len(left.keys) else None
             rkey = right.keys[number] if number < len(right.keys) else None
@@ -562,7 +670,7 @@ class _Comparer(object):
                 return "%s at instruction #%d: expected %s, got %s" % (
                     prefix, number, _describe(lins, lkey), _describe(rins, rkey))
             ins = left.instructions[number]
-            if isinstance(ins.argval, _CodeType):
+            if recurse and isinstance(ins.argval, _CodeType):
                 nested = self._compare(ins.argval, right.instructions[number].argval,
                                        "%s.%s" % (where, ins.argval.co_name)
                                        if not hasattr(ins.argval, "co_qualname")
@@ -578,6 +686,28 @@ class _Comparer(object):
             return "%s: exception table differs: expected %s, got %s" % (
                 prefix, _ranges_text(left.exception_ranges), _ranges_text(right.exception_ranges))
         return None
+
+
+_SAME_FIELDS = ("co_code", "co_names", "co_varnames", "co_cellvars", "co_freevars",
+                "co_exceptiontable")
+
+
+def _identical(expected, got):
+    """Whether two code objects have the same instructions, names and constants (nested code
+    objects by name only: the caller compares them), so they do the same thing."""
+    for field in _SAME_FIELDS:
+        if getattr(expected, field, None) != getattr(got, field, None):
+            return False
+    if len(expected.co_consts) != len(got.co_consts):
+        return False
+    for a, b in zip(expected.co_consts, got.co_consts):
+        if isinstance(a, _CodeType) or isinstance(b, _CodeType):
+            if not (isinstance(a, _CodeType) and isinstance(b, _CodeType)
+                    and a.co_name == b.co_name):
+                return False
+        elif _const_key(a) != _const_key(b):
+            return False
+    return True
 
 
 def _flag_text(flags):

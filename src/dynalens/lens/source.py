@@ -82,7 +82,8 @@ def _label_noise(text):
 def _decompile(code, name):
     from dynalens.decompiler.api import decompile
 
-    return decompile(code, name=name)
+    # Dynamo's code: no source compiles back to its bytecode, the dataflow check decides
+    return decompile(code, name=name, generated=True)
 
 
 def function_source(code, name, path, header_lines=(), on_failure=None):
