@@ -167,7 +167,7 @@ class Dumper:
                 "Dynamo's transformed bytecode of %s, decompiled by dynalens." % rec.function,
                 "Under `with dynalens.debug():` this file's code runs in place of Dynamo's, so a",
                 "breakpoint here is hit with live values."]
-            clean, notes, removed = simplify(rec.transformed_code)
+            clean, notes, removed = simplify(rec.transformed_code, warn=self._surface_warning)
             theader = theader + _notes_header(notes) + _nested_convention_note(
                 [code for _, code, _ in resumes])
             res = function_source(clean, tname, tpath, theader,
@@ -212,7 +212,7 @@ class Dumper:
         # resume functions called from the transformed code
         for rname, rcode, rglobals in resumes:
             rfile = "__resume_code_%d_for_%s.py" % (n, _safe(rname))
-            rclean, rnotes, _ = simplify(rcode)
+            rclean, rnotes, _ = simplify(rcode, warn=self._surface_warning)
             res = function_source(rclean, rname, os.path.join(folder, rfile),
                                   header + ["Resume function %s, created by Dynamo at a graph "
                                             "break." % rname] + _notes_header(rnotes),
@@ -311,6 +311,9 @@ class Dumper:
     def _decompile_failed(self, code, exc):
         self.warn("decompile", "could not decompile %s (%s: %s); wrote its disassembly instead"
                   % (code.co_name, type(exc).__name__, _one_line(str(exc))))
+
+    def _surface_warning(self, text):
+        self.warn("torch-surface", text)
 
     def _write(self, name, text, kind, dc, graph=None):
         path = os.path.join(self.folder, name)
