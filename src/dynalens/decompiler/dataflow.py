@@ -35,6 +35,7 @@ __all__ = ["dataflow_difference", "SUPPORTED"]
 SUPPORTED = (3, 11) <= sys.version_info[:2] <= (3, 13)
 _PY311 = sys.version_info[:2] == (3, 11)
 _NULL_AFTER_GLOBAL = sys.version_info >= (3, 13)  # 3.13 pushes `f + NULL`, 3.11/3.12 `NULL + f`
+_CELL_BY_LOAD_FAST = sys.version_info >= (3, 13)  # 3.13: LOAD_CLOSURE is LOAD_FAST of a cell
 _MAX_STATES = 20000
 _MAX_PURE_STEPS = 100000
 
@@ -150,6 +151,7 @@ class _Side(object):
     def __init__(self, code, private):
         self.code = code
         self.private = private
+        self.cells = frozenset(code.co_cellvars + code.co_freevars)
         raw = _split_superinstructions(dis.get_instructions(code))
         self.instructions = [ins for ins in raw if ins.opname not in ("CACHE",)]
         self.index_at = {}
@@ -210,7 +212,9 @@ class _Side(object):
                 stack.append(NULL)
             elif op in ("LOAD_CONST", "LOAD_SMALL_INT") and not hasattr(ins.argval, "co_code"):
                 stack.append(("const", _const_key(ins.argval)))
-            elif op == "LOAD_CLOSURE":
+            elif op == "LOAD_CLOSURE" or (_CELL_BY_LOAD_FAST and op in _LOCAL_LOADS
+                                          and ins.argval in self.cells):
+                # the cell itself (3.13+ spells LOAD_CLOSURE as LOAD_FAST on the cell's slot)
                 stack.append(("cell", ins.argval))
                 state.pc += _spelled_cell_length(self.instructions, state.pc, ins.argval)
             elif (op in ("LOAD_METHOD", "LOAD_ATTR") and ins.argval in _CONTAINER_METHODS
@@ -218,7 +222,9 @@ class _Side(object):
                 receiver = stack.pop()
                 stack.append(("method", ins.argval))
                 stack.append(receiver)
-            elif op == "LIST_TO_TUPLE" and stack and self._feeds_call(state.pc + 1):
+            elif (op == "LIST_TO_TUPLE" or (op == "CALL_INTRINSIC_1"
+                                            and ins.argrepr == "INTRINSIC_LIST_TO_TUPLE")) \
+                    and stack and self._feeds_call(state.pc + 1):
                 # the star-arguments of a call: CALL_FUNCTION_EX, next, makes the same tuple
                 # itself (nothing can change the list in between)
                 stack.append(("tuple-of", stack.pop()))
@@ -242,17 +248,19 @@ class _Side(object):
                 if names.pop(ins.argval, None) is None:
                     raise _Unsupported("deletes temporary %r that is not set (#%d)"
                                        % (ins.argval, state.pc))
-            elif op in ("BUILD_TUPLE", "BUILD_SLICE") and len(stack) >= (ins.arg or 0) and all(
+            elif op == "BUILD_TUPLE" and len(stack) >= (ins.arg or 0) and all(
                     value[0] == "const" for value in stack[len(stack) - (ins.arg or 0):]):
-                # a tuple or slice of constants is a constant (the compiler folds some, Dynamo
-                # builds them): neither has an identity anyone relies on
+                # a tuple of constants is a constant (the compiler folds some, Dynamo builds
+                # them): it has no identity anyone relies on
                 items = [item[1] for item in stack[len(stack) - ins.arg:]] if ins.arg else []
                 del stack[len(stack) - len(items):]
-                if op == "BUILD_TUPLE":
-                    stack.append(("const", ("tuple", tuple(items))))
-                else:
-                    items += [_const_key(None)] * (3 - len(items))
-                    stack.append(("const", ("slice",) + tuple(items)))
+                stack.append(("const", ("tuple", tuple(items))))
+            elif op == "BUILD_SLICE" and len(stack) >= ins.arg:
+                # building a slice runs no code and cannot fail: a value made of its parts
+                # (3.12+ compiles `x[a:b]` to BINARY_SLICE, which builds the same slice)
+                items = stack[len(stack) - ins.arg:]
+                del stack[len(stack) - ins.arg:]
+                stack.append(_slice_value(items))
             else:
                 return
             state.pc += 1
@@ -300,13 +308,20 @@ def _spelled_cell_length(instructions, pc, name):
     functions); source has no syntax for that and the decompiler writes
     ``(lambda: name).__closure__[0]``, which is that very cell: LOAD_CLOSURE, BUILD_TUPLE 1,
     LOAD_CONST <lambda>, MAKE_FUNCTION (closure), LOAD_ATTR __closure__, LOAD_CONST 0,
-    BINARY_SUBSCR. Returns 6 when that sequence follows (the rest of it), else 0.
+    BINARY_SUBSCR (3.13: SET_FUNCTION_ATTRIBUTE 8 after MAKE_FUNCTION). Returns the length
+    of the rest of that sequence when it follows, else 0.
     """
-    rest = instructions[pc + 1:pc + 7]
-    if len(rest) < 6 or [ins.opname for ins in rest] != [
-            "BUILD_TUPLE", "LOAD_CONST", "MAKE_FUNCTION", "LOAD_ATTR", "LOAD_CONST",
-            "BINARY_SUBSCR"]:
+    spelling = ["BUILD_TUPLE", "LOAD_CONST", "MAKE_FUNCTION", "LOAD_ATTR", "LOAD_CONST",
+                "BINARY_SUBSCR"]
+    if _CELL_BY_LOAD_FAST:  # 3.13: MAKE_FUNCTION takes the closure from the next instruction
+        spelling.insert(3, "SET_FUNCTION_ATTRIBUTE")
+    rest = instructions[pc + 1:pc + 1 + len(spelling)]
+    if [ins.opname for ins in rest] != spelling:
         return 0
+    if _CELL_BY_LOAD_FAST:
+        if rest[3].arg != 8:  # the closure
+            return 0
+        rest = rest[:3] + rest[4:]
     lambda_code = rest[1].argval
     if (rest[0].arg != 1 or not hasattr(lambda_code, "co_code")
             or lambda_code.co_name != "<lambda>" or lambda_code.co_freevars != (name,)
@@ -317,7 +332,15 @@ def _spelled_cell_length(instructions, pc, name):
             if ins.opname not in ("COPY_FREE_VARS", "RESUME", "CACHE", "NOP")]
     if body != ["LOAD_DEREF", "RETURN_VALUE"]:
         return 0
-    return 6
+    return len(spelling)
+
+
+def _slice_value(items):
+    """The value of ``slice(*items)`` (2 or 3 stack values): a constant when they all are."""
+    items = list(items) + [("const", _const_key(None))] * (3 - len(items))
+    if all(item[0] == "const" for item in items):
+        return ("const", ("slice",) + tuple(item[1] for item in items))
+    return ("slice-of",) + tuple(items)
 
 
 def _event_key(ins, state):
@@ -404,6 +427,14 @@ def _describe(side, state):
         _check_effect(ins, 3, 1)
         return _Step(("container.%s" % stack[-3][1],), [stack[-2], stack[-1]],
                      {"next": (pc + 1, 3, 0, (), (("const", _const_key(None)),))})
+    if op in ("BINARY_SLICE", "STORE_SLICE"):
+        # 3.12+: `x[a:b]` in one instruction, the same as BUILD_SLICE 2 and the subscript
+        popped, pushed = (3, 1) if op == "BINARY_SLICE" else (4, 0)
+        _check_effect(ins, popped, pushed)
+        side._need(stack, popped, ins)
+        operands = stack[len(stack) - popped:len(stack) - 2] + [_slice_value(stack[-2:])]
+        key = ("BINARY_SUBSCR",) if op == "BINARY_SLICE" else ("STORE_SUBSCR",)
+        return _Step(key, operands, {"next": (pc + 1, popped, pushed, (), ())})
     if op == "CALL_FUNCTION_EX":
         popped = 3 + (ins.arg & 1)
         _check_effect(ins, popped, 1)
@@ -456,6 +487,10 @@ def _apply(state, successor, results, kwnames_used):
     return new
 
 
+# values made of other values (renamed part by part)
+_COMPOSITE = frozenset(["slice-of", "tuple-of"])
+
+
 def _canonical(pair):
     """The pair of states with fresh values renamed in order of appearance (hashable)."""
     names = {}
@@ -465,6 +500,8 @@ def _canonical(pair):
             if value not in names:
                 names[value] = ("c", len(names))
             return names[value]
+        if value and value[0] in _COMPOSITE:
+            return (value[0],) + tuple(rename(part) for part in value[1:])
         return value
 
     parts = []
