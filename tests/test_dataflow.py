@@ -339,3 +339,25 @@ def test_star_arguments_from_a_list_display():
                  "def f(a, b):\n    return g(a, *b)\n")
     assert not check("def f(a, b):\n    return g(*[a, *b])\n",
                      "def f(a, b):\n    return g(b, *a)\n")
+
+
+@pytest.mark.skipif(sys.version_info[:2] != (3, 13),
+                    reason="cut from 3.13 code, where the NULL follows the callable")
+def test_attribute_then_null_is_the_method_call():
+    # Dynamo (torch 2.15, 3.13) calls o.m as LOAD_ATTR m (plain), PUSH_NULL, CALL; source's
+    # o.m(x) compiles to the method form of LOAD_ATTR. Calling the attribute is the call.
+    import dis
+    import opcode
+
+    code = code_of("def f(o, x):\n    t = o.m\n    return t(x)\n")
+    raw = bytearray(code.co_code)
+    for ins in dis.get_instructions(code):
+        if ins.opname in ("STORE_FAST", "LOAD_FAST") and ins.argval == "t":
+            raw[ins.offset:ins.offset + 2] = bytes([opcode.opmap["NOP"], 0])
+    bare = code.replace(co_code=bytes(raw))
+    assert [i.opname for i in dis.get_instructions(bare) if i.opname != "NOP"][2:5] == [
+        "LOAD_ATTR", "PUSH_NULL", "LOAD_FAST"]
+    result = verify(bare, "def f(o, x):\n    return o.m(x)\n", temporaries=True)
+    assert result and result.how == "dataflow"
+    assert not verify(bare, "def f(o, x):\n    return o.n(x)\n", temporaries=True)
+    assert not verify(bare, "def f(o, x):\n    return o.m(o)\n", temporaries=True)

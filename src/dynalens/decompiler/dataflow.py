@@ -445,6 +445,15 @@ def _describe(side, state):
                      {"next": (pc + 1, popped, 1, (), ())})
     if op in _LOCAL_LOADS:  # an unbound local: raises, and nothing follows
         return _Step(("LOAD_FAST", ins.argval, "unbound"), [], {})
+    if op == "LOAD_METHOD" or (op == "LOAD_ATTR" and not _PY311 and ins.arg & 1):
+        # o.m for a call: CPython pushes the function and o, or the attribute and a NULL;
+        # either way the call does what calling the attribute does. So both read as the
+        # plain attribute plus a NULL, as Dynamo also writes it (LOAD_ATTR, PUSH_NULL)
+        _check_effect(ins, 1, 2)
+        side._need(stack, 1, ins)
+        before, after = ((), (NULL,)) if _NULL_AFTER_GLOBAL else ((NULL,), ())
+        return _Step(("LOAD_ATTR", _const_key(ins.argval), ins.argval), [stack[-1]],
+                     {"next": (pc + 1, 1, 1, before, after)})
     if op == "LOAD_GLOBAL":
         before, after = (), ()
         if ins.arg & 1:
