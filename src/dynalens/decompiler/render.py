@@ -21,6 +21,7 @@ from .conditional_returns import fold_conditional_returns
 from .errors import DecompilationError
 from .expressions import IterMarker, name
 from .cold_blocks import exception_only_blocks
+from .generated_layout import move_jumped_over_handlers
 from .handlers import HandlerMixin
 from .handlers_legacy import LegacyHandlerMixin
 from .inline_comprehensions import InlineComprehensionMixin
@@ -43,6 +44,7 @@ class CodeWalker(AnnotationMixin, MatchMixin, ExceptStarMixin, InlineComprehensi
     def __init__(self, code, kind, session):
         instrs, offset_to_index = normalize(code)
         entries = exception_entries(code, offset_to_index)
+        instrs, entries = move_jumped_over_handlers(instrs, entries)
         StatementWalker.__init__(self, code, instrs, entries,
                                  lambda c, k: decompile_body(c, k, session))
         self.cleanup_starts.update(exception_only_blocks(instrs, entries))
