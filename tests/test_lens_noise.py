@@ -157,3 +157,20 @@ def test_code_without_bookkeeping_is_left_alone():
     warnings = []
     simple, notes, n = simplify(f.__code__, warn=warnings.append)
     assert n == 0 and not warnings
+
+
+def test_unknown_resume_calling_convention_is_named():
+    from dynalens.lens.dump import _nested_convention_note
+
+    def torch_dynamo_resume_in_f_at_3(___stack0, x):
+        return x
+
+    def known(__nested_resume_fns, __nested_frame_values, x):
+        return x
+
+    warnings = []
+    assert _nested_convention_note([torch_dynamo_resume_in_f_at_3.__code__],
+                                   warn=warnings.append) == []
+    assert len(warnings) == 1 and "'resume calling convention'" in warnings[0]
+    assert _nested_convention_note([known.__code__], warn=pytest.fail)
+    assert _nested_convention_note([], warn=pytest.fail) == []
