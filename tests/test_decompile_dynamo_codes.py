@@ -38,6 +38,16 @@ def test_resume_inside_with_whose_handler_is_jumped_over():
     assert result, result.difference
 
 
+def test_handler_jumped_over_with_a_value_on_the_stack_stays_in_place():
+    # torch 2.15 on 3.13, the optimizer's step wrapper: a context manager's __exit__ handler
+    # jumped over with None on the stack; the walker reads it where it is (moving it to the
+    # end is only the fallback when the walk fails)
+    code = _load("py313_torch215_exit_handler_jumped_over.marshal", (3, 13))
+    source = decompile(code)
+    result = verify(code, source, temporaries=True)
+    assert result, result.difference
+
+
 def test_compiled_code_layout_is_left_alone():
     from dynalens.decompiler.generated_layout import move_jumped_over_handlers
     from dynalens.decompiler.instructions import exception_entries, normalize

@@ -14,8 +14,9 @@ No source compiles to that, and the walker meets a jump it cannot place ("unstru
 The same code with the handler moved to the end (and the jump, now to the next instruction,
 dropped) runs exactly the same: control never falls into or out of the moved block, and every
 jump and exception-table entry follows the instructions it names. This module does that move
-on the normalized instructions, before structuring; compiled code never has the shape, so it
-is untouched.
+on the normalized instructions, before structuring. It is a fallback (render.decompile_body
+uses it when the walk of the code as laid out fails): other generated code with a handler
+after its body, 3.11-style, is read fine where it is, and compiled code never has the shape.
 """
 
 from .cold_blocks import exception_only_code
