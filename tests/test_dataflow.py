@@ -361,3 +361,24 @@ def test_attribute_then_null_is_the_method_call():
     assert result and result.how == "dataflow"
     assert not verify(bare, "def f(o, x):\n    return o.n(x)\n", temporaries=True)
     assert not verify(bare, "def f(o, x):\n    return o.m(o)\n", temporaries=True)
+
+
+def test_is_none_by_identity_test_is_the_none_branch():
+    # torch 2.15's profiler template tests `cm is not None` with IS_OP and a truth jump; source
+    # compiles it to POP_JUMP_IF_NONE (3.11+). Built from source: a stored test, the store
+    # and load erased, is IS_OP then the jump.
+    import dis
+    import opcode
+
+    code = code_of("def f(a):\n    t = a is not None\n    if t:\n        g(a)\n")
+    raw = bytearray(code.co_code)
+    for ins in dis.get_instructions(code):
+        if ins.opname in ("STORE_FAST", "LOAD_FAST", "TO_BOOL") and ins.argval == "t" \
+                or ins.opname == "TO_BOOL":
+            raw[ins.offset:ins.offset + 2] = bytes([opcode.opmap["NOP"], 0])
+    bare = code.replace(co_code=bytes(raw))
+    assert "IS_OP" in [i.opname for i in dis.get_instructions(bare)]
+    result = verify(bare, "def f(a):\n    if a is not None:\n        g(a)\n", temporaries=True)
+    assert result and result.how == "dataflow", result.difference
+    assert not verify(bare, "def f(a):\n    if a is None:\n        g(a)\n", temporaries=True)
+    assert not verify(bare, "def f(a):\n    if a:\n        g(a)\n", temporaries=True)

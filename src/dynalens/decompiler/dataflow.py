@@ -255,6 +255,13 @@ class _Side(object):
                 items = [item[1] for item in stack[len(stack) - ins.arg:]] if ins.arg else []
                 del stack[len(stack) - len(items):]
                 stack.append(("const", ("tuple", tuple(items))))
+            elif op == "IS_OP":
+                # identity runs no code and cannot fail: a value made of its operands
+                self._need(stack, 2, ins)
+                right, left = stack.pop(), stack.pop()
+                stack.append(("is", left, right, bool(ins.arg)))
+            elif op == "TO_BOOL" and stack and stack[-1][0] == "is":
+                pass  # already a bool
             elif op == "BUILD_SLICE" and len(stack) >= ins.arg:
                 # building a slice runs no code and cannot fail: a value made of its parts
                 # (3.12+ compiles `x[a:b]` to BINARY_SLICE, which builds the same slice)
@@ -335,6 +342,19 @@ def _spelled_cell_length(instructions, pc, name):
     return len(spelling)
 
 
+def _none_test(value):
+    """(x, negated) when ``value`` is ``x is None`` (negated: ``is not``), else None."""
+    if value[0] != "is":
+        return None
+    _, left, right, negated = value
+    none = ("const", _const_key(None))
+    if right == none:
+        return left, negated
+    if left == none:
+        return right, negated
+    return None
+
+
 def _slice_value(items):
     """The value of ``slice(*items)`` (2 or 3 stack values): a constant when they all are."""
     items = list(items) + [("const", _const_key(None))] * (3 - len(items))
@@ -385,7 +405,16 @@ def _describe(side, state):
         side._need(stack, 1, ins)
         target = side.target(ins)
         yes, no = (target, pc + 1) if taken_when else (pc + 1, target)
-        return _Step(("branch", kind), [stack[-1]],
+        operand = stack[-1]
+        tested = _none_test(operand) if kind == "truth" else None
+        if tested is not None:
+            # `if x is None` / `if x is not None` as IS_OP and a truth test: the same branch
+            # as the one-instruction None test 3.11+ compiles it to
+            operand, negated = tested
+            kind = "is None"
+            if negated:
+                yes, no = no, yes
+        return _Step(("branch", kind), [operand],
                      {"yes": (yes, 1, 0, (), ()), "no": (no, 1, 0, (), ())})
     if op in _OR_POP:
         side._need(stack, 1, ins)
@@ -497,7 +526,7 @@ def _apply(state, successor, results, kwnames_used):
 
 
 # values made of other values (renamed part by part)
-_COMPOSITE = frozenset(["slice-of", "tuple-of"])
+_COMPOSITE = frozenset(["slice-of", "tuple-of", "is"])
 
 
 def _canonical(pair):
@@ -505,6 +534,8 @@ def _canonical(pair):
     names = {}
 
     def rename(value):
+        if not isinstance(value, tuple):
+            return value
         if value and value[0] == "v":
             if value not in names:
                 names[value] = ("c", len(names))
