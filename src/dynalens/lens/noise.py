@@ -5,7 +5,9 @@ Dynamo wraps the code that prepares a graph's arguments in two calls that only o
 profiler range ("Pregraph bytecode"). Each torch version spells them its own way; the forms
 known are recognised here, by shape, in one place (`PROFILER_FORMS`), so a torch that keeps a
 form needs no change and a torch with a new one gets a named warning rather than a silent
-loss (`unrecognised_bookkeeping`).
+loss (`unrecognised_bookkeeping`). They live here, not in a table of torch versions, because
+what varies is a bytecode shape and only its recogniser can tell it apart; the versions are
+recorded beside each form for the reader and the warning.
 
 Form "inline" (torch 2.13): the calls run unconditionally,
 
@@ -39,6 +41,7 @@ used elsewhere) leaves the code untouched.
 """
 
 import re
+import sys
 
 ENTER = "record_pregraph_bytecode_enter"
 EXIT = "record_pregraph_bytecode_exit"
@@ -230,8 +233,6 @@ def _starts_gate(instructions, k):
 
 def _pops(inst):
     """Values an instruction of the templates takes off the stack (None: not one of them)."""
-    import sys
-
     name = inst.opname
     if name in ("STORE_FAST", "POP_TOP", "TO_BOOL", "LOAD_ATTR", "LOAD_METHOD") \
             or name in _BRANCHES:
