@@ -33,7 +33,9 @@ In both forms the calls sit *between* pushing the graph function and calling it,
 arguments alive on the stack across them: no Python source compiles to that shape, so the code
 cannot come back exact, and it is the noise users of the reference tool complain about. We take
 the bookkeeping out (and the temporaries only it uses) with Dynamo's own bytecode assembler,
-decompile what remains, and say so in the file. Nothing is computed differently; only the
+decompile what remains, and say so in the file. The assembler runs in its safe mode, so
+nothing else of Dynamo's code is rewritten on the way (its default cleaning turns, e.g.,
+BINARY_SLICE into BUILD_SLICE + BINARY_SUBSCR from 3.12). Nothing is computed differently; only the
 profiler range is missing when the cleaned code runs under `debug()`.
 
 Anything unexpected (a jump or exception-table edge into the removed instructions, a temporary
@@ -83,7 +85,7 @@ def _strip(code):
         return None
 
     try:
-        new_code, _ = transform_code_object(code, transform)
+        new_code, _ = transform_code_object(code, transform, safe=True)
     except Exception:
         return code, 0, None
     if not removed:
@@ -383,7 +385,7 @@ def strip_unreachable(code, prune_locals=False):
         return None
 
     try:
-        new_code, _ = transform_code_object(code, transform)
+        new_code, _ = transform_code_object(code, transform, safe=True)
     except Exception:
         return code, 0, 0
     return (new_code, removed[0], moved[0]) if removed else (code, 0, 0)
