@@ -35,8 +35,8 @@ cannot come back exact, and it is the noise users of the reference tool complain
 the bookkeeping out (and the temporaries only it uses) with Dynamo's own bytecode assembler,
 decompile what remains, and say so in the file. The assembler runs in its safe mode, so
 nothing else of Dynamo's code is rewritten on the way (its default cleaning turns, e.g.,
-BINARY_SLICE into BUILD_SLICE + BINARY_SUBSCR from 3.12). Nothing is computed differently; only the
-profiler range is missing when the cleaned code runs under `debug()`.
+BINARY_SLICE into BUILD_SLICE + BINARY_SUBSCR from 3.12). Nothing is computed differently;
+only the profiler range is missing when the cleaned code runs under `debug()`.
 
 Anything unexpected (a jump or exception-table edge into the removed instructions, a temporary
 used elsewhere) leaves the code untouched.
