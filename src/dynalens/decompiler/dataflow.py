@@ -14,7 +14,11 @@ operands (by identity), with the same exception handlers, along every control-fl
 may differ is only what cannot be observed: stack shuffles (SWAP, COPY, POP_TOP, PUSH_NULL),
 loads of constants and locals, and stores to *temporaries* -- local names that only one side
 has. A value stored in a temporary is the same value when loaded back, so ``t = f(); g(t)``
-matches ``f()`` left on the stack for ``g``.
+matches ``f()`` left on the stack for ``g``. Identity tests and slices run no code and cannot
+fail, so they are values made of their operands, not events: ``x is None`` then a truth jump
+is the one-instruction None jump, and ``x[a:b]`` in one instruction (3.12+) is BUILD_SLICE and
+the subscript. A method-form attribute load for a call is the plain load and a NULL (torch
+2.15 writes calls that way): the call then does the same.
 
 Paths are explored once per distinct state (values renamed canonically), so loops and joins
 terminate. Anything the model does not know is a difference, never a pass: an instruction not
