@@ -9,7 +9,7 @@ loss (`unrecognised_bookkeeping`). They live here, not in a table of torch versi
 what varies is a bytecode shape and only its recogniser can tell it apart; the versions are
 recorded beside each form for the reader and the warning.
 
-Form "inline" (torch 2.13): the calls run unconditionally,
+Form "inline" (torch 2.13 and 2.14): the calls run unconditionally,
 
     tmp_2 = (tmp_1 := __import_torch_dot__dynamo_dot_utils.record_pregraph_bytecode_enter)()
     ... the graph's arguments are pushed on the stack ...
@@ -311,7 +311,7 @@ def _gated_region(instructions, index_of, start, function, temps, stores):
 
 PROFILER_FORMS = (
     # (name, torch versions seen emitting it, planner)
-    ("inline", "2.13", _plan),
+    ("inline", "2.13, 2.14", _plan),
     ("gated", "2.15", _plan_gated),
 )
 
