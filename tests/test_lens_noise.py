@@ -174,3 +174,42 @@ def test_unknown_resume_calling_convention_is_named():
     assert len(warnings) == 1 and "'resume calling convention'" in warnings[0]
     assert _nested_convention_note([known.__code__], warn=pytest.fail)
     assert _nested_convention_note([], warn=pytest.fail) == []
+
+
+def test_unknown_form_in_a_real_run_is_a_warning_in_the_index(tmp_path, monkeypatch):
+    # a torch whose bookkeeping no known form matches (simulated: no forms known): the dump
+    # keeps the calls, index.json names the surface, the program's results are unchanged
+    import json
+    import warnings
+
+    import torch
+
+    from dynalens.lens import noise
+    from dynalens.lens.api import prepare_debug
+
+    monkeypatch.setattr(noise, "PROFILER_FORMS", ())
+
+    def fn(x):
+        return torch.sin(x) + 1
+
+    x = torch.arange(4.0)
+    torch._dynamo.reset()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        with prepare_debug(str(tmp_path), report=False) as run:
+            got = torch.compile(fn, backend="eager")(x)
+    torch._dynamo.reset()
+    assert torch.equal(got, fn(x))
+    with open(tmp_path / "index.json", encoding="utf-8") as fh:
+        index = json.load(fh)
+    named = [w for w in index["warnings"]
+             if "unrecognised torch surface 'profiler bookkeeping'" in w]
+    assert named and "fn" in named[0], index["warnings"]
+    entry = index["compiles"][0]["transformed_code"]
+    assert entry["profiler_bookkeeping_removed"] == 0
+    # kept, the calls still verify: the dataflow check holds the stack values in temporaries
+    from dynalens.decompiler.dataflow import SUPPORTED
+    if SUPPORTED:
+        assert entry["verified"] and entry["verified_by"] == "dataflow", entry["difference"]
+    with open(tmp_path / entry["file"], encoding="utf-8") as fh:
+        assert "record_pregraph_bytecode" in fh.read()
