@@ -268,3 +268,117 @@ def test_cell_passed_as_a_value():
     assert verify(code, source, temporaries=True)
     wrong = source.replace("__closure__[0]", "__closure__[0].cell_contents")
     assert not verify(code, wrong, temporaries=True)
+
+
+def _erase(code, first, last):
+    """``code`` with the instructions from opname ``first`` (its first occurrence) through the
+    next ``last`` replaced by NOPs (caches included): generated code's shapes made from real
+    compiled code, on every Python version the check supports."""
+    import dis
+    import opcode
+
+    ins = list(dis.get_instructions(code))
+    start = next(k for k, i in enumerate(ins) if i.opname == first)
+    stop = next(k for k in range(start, len(ins)) if ins[k].opname == last)
+    end = ins[stop + 1].offset
+    raw = bytearray(code.co_code)
+    raw[ins[start].offset:end] = bytes([opcode.opmap["NOP"], 0]) * ((end - ins[start].offset) // 2)
+    return code.replace(co_code=bytes(raw))
+
+
+def test_cell_loaded_by_its_slot_is_the_cell():
+    # 3.13 loads a cell with LOAD_FAST on its slot (LOAD_CLOSURE before); Dynamo passes cells
+    # to resume functions that way. Built from the spelled form with the spelling erased.
+    source = textwrap.dedent("""
+        def outer():
+            x = 1
+            def f():
+                return g((lambda: x).__closure__[0])
+            return f
+    """)
+    f_code = [c for c in code_of(source, "outer").co_consts if hasattr(c, "co_code")][0]
+    bare = _erase(f_code, "BUILD_TUPLE", "BINARY_SUBSCR")
+    assert verify(bare, source, temporaries=True)
+    assert not verify(bare, source.replace("g((lambda: x).__closure__[0])", "g(x)"),
+                      temporaries=True)
+
+
+def test_cell_loaded_by_its_slot_decompiles_to_the_cell():
+    from dynalens.decompiler.api import decompile
+
+    source = textwrap.dedent("""
+        def outer():
+            x = 1
+            def f():
+                return g((lambda: x).__closure__[0])
+            return f
+    """)
+    f_code = [c for c in code_of(source, "outer").co_consts if hasattr(c, "co_code")][0]
+    bare = _erase(f_code, "BUILD_TUPLE", "BINARY_SUBSCR")
+    text = decompile(bare)
+    assert "(lambda: x).__closure__[0]" in text, text
+
+
+def test_slice_built_or_sliced_in_one_instruction_is_the_same():
+    # a[b:c] is BINARY_SLICE from 3.12 on; Dynamo builds the slice with BUILD_SLICE and
+    # subscripts: slice(b, c) and slice(b, c, None) are the same slice
+    assert check("def f(a, b, c):\n    return a[b:c:None]\n",
+                 "def f(a, b, c):\n    return a[b:c]\n")
+    assert check("def f(a, b, c, v):\n    a[b:c:None] = v\n",
+                 "def f(a, b, c, v):\n    a[b:c] = v\n")
+    assert not check("def f(a, b, c):\n    return a[b:c:None]\n",
+                     "def f(a, b, c):\n    return a[c:b]\n")
+    assert not check("def f(a, b, c):\n    return a[b:c:b]\n",
+                     "def f(a, b, c):\n    return a[b:c]\n")
+
+
+def test_star_arguments_from_a_list_display():
+    # CALL_FUNCTION_EX makes the tuple itself: g(*[a, *b]) is g(a, *b) (3.12+ converts with
+    # CALL_INTRINSIC_1 INTRINSIC_LIST_TO_TUPLE, 3.11 with LIST_TO_TUPLE)
+    assert check("def f(a, b):\n    return g(*[a, *b])\n",
+                 "def f(a, b):\n    return g(a, *b)\n")
+    assert not check("def f(a, b):\n    return g(*[a, *b])\n",
+                     "def f(a, b):\n    return g(b, *a)\n")
+
+
+@pytest.mark.skipif(sys.version_info[:2] != (3, 13),
+                    reason="cut from 3.13 code, where the NULL follows the callable")
+def test_attribute_then_null_is_the_method_call():
+    # Dynamo (torch 2.15, 3.13) calls o.m as LOAD_ATTR m (plain), PUSH_NULL, CALL; source's
+    # o.m(x) compiles to the method form of LOAD_ATTR. Calling the attribute is the call.
+    import dis
+    import opcode
+
+    code = code_of("def f(o, x):\n    t = o.m\n    return t(x)\n")
+    raw = bytearray(code.co_code)
+    for ins in dis.get_instructions(code):
+        if ins.opname in ("STORE_FAST", "LOAD_FAST") and ins.argval == "t":
+            raw[ins.offset:ins.offset + 2] = bytes([opcode.opmap["NOP"], 0])
+    bare = code.replace(co_code=bytes(raw))
+    assert [i.opname for i in dis.get_instructions(bare) if i.opname != "NOP"][2:5] == [
+        "LOAD_ATTR", "PUSH_NULL", "LOAD_FAST"]
+    result = verify(bare, "def f(o, x):\n    return o.m(x)\n", temporaries=True)
+    assert result and result.how == "dataflow"
+    assert not verify(bare, "def f(o, x):\n    return o.n(x)\n", temporaries=True)
+    assert not verify(bare, "def f(o, x):\n    return o.m(o)\n", temporaries=True)
+
+
+def test_is_none_by_identity_test_is_the_none_branch():
+    # torch 2.15's profiler template tests `cm is not None` with IS_OP and a truth jump; source
+    # compiles it to POP_JUMP_IF_NONE (3.11+). Built from source: a stored test, the store
+    # and load erased, is IS_OP then the jump.
+    import dis
+    import opcode
+
+    code = code_of("def f(a):\n    t = a is not None\n    if t:\n        g(a)\n")
+    raw = bytearray(code.co_code)
+    for ins in dis.get_instructions(code):
+        if ins.opname in ("STORE_FAST", "LOAD_FAST", "TO_BOOL") and ins.argval == "t" \
+                or ins.opname == "TO_BOOL":
+            raw[ins.offset:ins.offset + 2] = bytes([opcode.opmap["NOP"], 0])
+    bare = code.replace(co_code=bytes(raw))
+    assert "IS_OP" in [i.opname for i in dis.get_instructions(bare)]
+    result = verify(bare, "def f(a):\n    if a is not None:\n        g(a)\n", temporaries=True)
+    assert result and result.how == "dataflow", result.difference
+    assert not verify(bare, "def f(a):\n    if a is None:\n        g(a)\n", temporaries=True)
+    assert not verify(bare, "def f(a):\n    if a:\n        g(a)\n", temporaries=True)

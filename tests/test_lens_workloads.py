@@ -75,8 +75,10 @@ def test_every_dumped_file_compiles_and_is_indexed(runs, name):
 
 @pytest.mark.parametrize("name", NAMES)
 def test_dynamo_code_objects_decompile_and_verify(runs, name):
-    # every transformed code object and resume function; most verify by dataflow (torch 2.13
-    # leaves values on the stack between statements, which no source compiles to)
+    # every transformed code object and resume function, on whichever torch runs the tests
+    # (2.13 and 2.15: their profiler bookkeeping forms are both taken out); many verify by
+    # dataflow (torch leaves values on the stack between statements, which no source compiles
+    # to); every transformed code object is swapped by debug()
     run = runs[name][2]
     problems, count = [], 0
     for c in run.index["compiles"]:
@@ -89,7 +91,17 @@ def test_dynamo_code_objects_decompile_and_verify(runs, name):
                                                   entry.get("error") or entry.get("difference")))
             else:
                 assert entry["verified_by"] in ("bytecode", "dataflow")
+                if not label and not entry["swappable"]:   # debug() runs the file's code
+                    problems.append("%s %s: verified but not swapped" % (c["compile_id"],
+                                                                          c["function"]))
     assert count and not problems, "\n".join(problems)
+
+
+def test_every_torch_surface_recognised(runs):
+    # on the torch versions the lens knows (2.13, 2.15) nothing is "unrecognised"
+    unknown = [(name, w) for name in NAMES for w in runs[name][2].index["warnings"]
+               if "unrecognised torch surface" in w]
+    assert not unknown, unknown
 
 
 def _compile(run, function, n=0):

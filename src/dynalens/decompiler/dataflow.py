@@ -14,7 +14,11 @@ operands (by identity), with the same exception handlers, along every control-fl
 may differ is only what cannot be observed: stack shuffles (SWAP, COPY, POP_TOP, PUSH_NULL),
 loads of constants and locals, and stores to *temporaries* -- local names that only one side
 has. A value stored in a temporary is the same value when loaded back, so ``t = f(); g(t)``
-matches ``f()`` left on the stack for ``g``.
+matches ``f()`` left on the stack for ``g``. Identity tests and slices run no code and cannot
+fail, so they are values made of their operands, not events: ``x is None`` then a truth jump
+is the one-instruction None jump, and ``x[a:b]`` in one instruction (3.12+) is BUILD_SLICE and
+the subscript. A method-form attribute load for a call is the plain load and a NULL (torch
+2.15 writes calls that way): the call then does the same.
 
 Paths are explored once per distinct state (values renamed canonically), so loops and joins
 terminate. Anything the model does not know is a difference, never a pass: an instruction not
@@ -35,6 +39,7 @@ __all__ = ["dataflow_difference", "SUPPORTED"]
 SUPPORTED = (3, 11) <= sys.version_info[:2] <= (3, 13)
 _PY311 = sys.version_info[:2] == (3, 11)
 _NULL_AFTER_GLOBAL = sys.version_info >= (3, 13)  # 3.13 pushes `f + NULL`, 3.11/3.12 `NULL + f`
+_CELL_BY_LOAD_FAST = sys.version_info >= (3, 13)  # 3.13: LOAD_CLOSURE is LOAD_FAST of a cell
 _MAX_STATES = 20000
 _MAX_PURE_STEPS = 100000
 
@@ -150,6 +155,7 @@ class _Side(object):
     def __init__(self, code, private):
         self.code = code
         self.private = private
+        self.cells = frozenset(code.co_cellvars + code.co_freevars)
         raw = _split_superinstructions(dis.get_instructions(code))
         self.instructions = [ins for ins in raw if ins.opname not in ("CACHE",)]
         self.index_at = {}
@@ -210,7 +216,9 @@ class _Side(object):
                 stack.append(NULL)
             elif op in ("LOAD_CONST", "LOAD_SMALL_INT") and not hasattr(ins.argval, "co_code"):
                 stack.append(("const", _const_key(ins.argval)))
-            elif op == "LOAD_CLOSURE":
+            elif op == "LOAD_CLOSURE" or (_CELL_BY_LOAD_FAST and op in _LOCAL_LOADS
+                                          and ins.argval in self.cells):
+                # the cell itself (3.13+ spells LOAD_CLOSURE as LOAD_FAST on the cell's slot)
                 stack.append(("cell", ins.argval))
                 state.pc += _spelled_cell_length(self.instructions, state.pc, ins.argval)
             elif (op in ("LOAD_METHOD", "LOAD_ATTR") and ins.argval in _CONTAINER_METHODS
@@ -218,7 +226,9 @@ class _Side(object):
                 receiver = stack.pop()
                 stack.append(("method", ins.argval))
                 stack.append(receiver)
-            elif op == "LIST_TO_TUPLE" and stack and self._feeds_call(state.pc + 1):
+            elif (op == "LIST_TO_TUPLE" or (op == "CALL_INTRINSIC_1"
+                                            and ins.argrepr == "INTRINSIC_LIST_TO_TUPLE")) \
+                    and stack and self._feeds_call(state.pc + 1):
                 # the star-arguments of a call: CALL_FUNCTION_EX, next, makes the same tuple
                 # itself (nothing can change the list in between)
                 stack.append(("tuple-of", stack.pop()))
@@ -242,17 +252,26 @@ class _Side(object):
                 if names.pop(ins.argval, None) is None:
                     raise _Unsupported("deletes temporary %r that is not set (#%d)"
                                        % (ins.argval, state.pc))
-            elif op in ("BUILD_TUPLE", "BUILD_SLICE") and len(stack) >= (ins.arg or 0) and all(
+            elif op == "BUILD_TUPLE" and len(stack) >= (ins.arg or 0) and all(
                     value[0] == "const" for value in stack[len(stack) - (ins.arg or 0):]):
-                # a tuple or slice of constants is a constant (the compiler folds some, Dynamo
-                # builds them): neither has an identity anyone relies on
+                # a tuple of constants is a constant (the compiler folds some, Dynamo builds
+                # them): it has no identity anyone relies on
                 items = [item[1] for item in stack[len(stack) - ins.arg:]] if ins.arg else []
                 del stack[len(stack) - len(items):]
-                if op == "BUILD_TUPLE":
-                    stack.append(("const", ("tuple", tuple(items))))
-                else:
-                    items += [_const_key(None)] * (3 - len(items))
-                    stack.append(("const", ("slice",) + tuple(items)))
+                stack.append(("const", ("tuple", tuple(items))))
+            elif op == "IS_OP":
+                # identity runs no code and cannot fail: a value made of its operands
+                self._need(stack, 2, ins)
+                right, left = stack.pop(), stack.pop()
+                stack.append(("is", left, right, bool(ins.arg)))
+            elif op == "TO_BOOL" and stack and stack[-1][0] == "is":
+                pass  # already a bool
+            elif op == "BUILD_SLICE" and len(stack) >= ins.arg:
+                # building a slice runs no code and cannot fail: a value made of its parts
+                # (3.12+ compiles `x[a:b]` to BINARY_SLICE, which builds the same slice)
+                items = stack[len(stack) - ins.arg:]
+                del stack[len(stack) - ins.arg:]
+                stack.append(_slice_value(items))
             else:
                 return
             state.pc += 1
@@ -300,13 +319,20 @@ def _spelled_cell_length(instructions, pc, name):
     functions); source has no syntax for that and the decompiler writes
     ``(lambda: name).__closure__[0]``, which is that very cell: LOAD_CLOSURE, BUILD_TUPLE 1,
     LOAD_CONST <lambda>, MAKE_FUNCTION (closure), LOAD_ATTR __closure__, LOAD_CONST 0,
-    BINARY_SUBSCR. Returns 6 when that sequence follows (the rest of it), else 0.
+    BINARY_SUBSCR (3.13: SET_FUNCTION_ATTRIBUTE 8 after MAKE_FUNCTION). Returns the length
+    of the rest of that sequence when it follows, else 0.
     """
-    rest = instructions[pc + 1:pc + 7]
-    if len(rest) < 6 or [ins.opname for ins in rest] != [
-            "BUILD_TUPLE", "LOAD_CONST", "MAKE_FUNCTION", "LOAD_ATTR", "LOAD_CONST",
-            "BINARY_SUBSCR"]:
+    spelling = ["BUILD_TUPLE", "LOAD_CONST", "MAKE_FUNCTION", "LOAD_ATTR", "LOAD_CONST",
+                "BINARY_SUBSCR"]
+    if _CELL_BY_LOAD_FAST:  # 3.13: MAKE_FUNCTION takes the closure from the next instruction
+        spelling.insert(3, "SET_FUNCTION_ATTRIBUTE")
+    rest = instructions[pc + 1:pc + 1 + len(spelling)]
+    if [ins.opname for ins in rest] != spelling:
         return 0
+    if _CELL_BY_LOAD_FAST:
+        if rest[3].arg != 8:  # the closure
+            return 0
+        rest = rest[:3] + rest[4:]
     lambda_code = rest[1].argval
     if (rest[0].arg != 1 or not hasattr(lambda_code, "co_code")
             or lambda_code.co_name != "<lambda>" or lambda_code.co_freevars != (name,)
@@ -317,7 +343,28 @@ def _spelled_cell_length(instructions, pc, name):
             if ins.opname not in ("COPY_FREE_VARS", "RESUME", "CACHE", "NOP")]
     if body != ["LOAD_DEREF", "RETURN_VALUE"]:
         return 0
-    return 6
+    return len(spelling)
+
+
+def _none_test(value):
+    """(x, negated) when ``value`` is ``x is None`` (negated: ``is not``), else None."""
+    if value[0] != "is":
+        return None
+    _, left, right, negated = value
+    none = ("const", _const_key(None))
+    if right == none:
+        return left, negated
+    if left == none:
+        return right, negated
+    return None
+
+
+def _slice_value(items):
+    """The value of ``slice(*items)`` (2 or 3 stack values): a constant when they all are."""
+    items = list(items) + [("const", _const_key(None))] * (3 - len(items))
+    if all(item[0] == "const" for item in items):
+        return ("const", ("slice",) + tuple(item[1] for item in items))
+    return ("slice-of",) + tuple(items)
 
 
 def _event_key(ins, state):
@@ -362,7 +409,16 @@ def _describe(side, state):
         side._need(stack, 1, ins)
         target = side.target(ins)
         yes, no = (target, pc + 1) if taken_when else (pc + 1, target)
-        return _Step(("branch", kind), [stack[-1]],
+        operand = stack[-1]
+        tested = _none_test(operand) if kind == "truth" else None
+        if tested is not None:
+            # `if x is None` / `if x is not None` as IS_OP and a truth test: the same branch
+            # as the one-instruction None test 3.11+ compiles it to
+            operand, negated = tested
+            kind = "is None"
+            if negated:
+                yes, no = no, yes
+        return _Step(("branch", kind), [operand],
                      {"yes": (yes, 1, 0, (), ()), "no": (no, 1, 0, (), ())})
     if op in _OR_POP:
         side._need(stack, 1, ins)
@@ -404,6 +460,14 @@ def _describe(side, state):
         _check_effect(ins, 3, 1)
         return _Step(("container.%s" % stack[-3][1],), [stack[-2], stack[-1]],
                      {"next": (pc + 1, 3, 0, (), (("const", _const_key(None)),))})
+    if op in ("BINARY_SLICE", "STORE_SLICE"):
+        # 3.12+: `x[a:b]` in one instruction, the same as BUILD_SLICE 2 and the subscript
+        popped, pushed = (3, 1) if op == "BINARY_SLICE" else (4, 0)
+        _check_effect(ins, popped, pushed)
+        side._need(stack, popped, ins)
+        operands = stack[len(stack) - popped:len(stack) - 2] + [_slice_value(stack[-2:])]
+        key = ("BINARY_SUBSCR",) if op == "BINARY_SLICE" else ("STORE_SUBSCR",)
+        return _Step(key, operands, {"next": (pc + 1, popped, pushed, (), ())})
     if op == "CALL_FUNCTION_EX":
         popped = 3 + (ins.arg & 1)
         _check_effect(ins, popped, 1)
@@ -414,6 +478,15 @@ def _describe(side, state):
                      {"next": (pc + 1, popped, 1, (), ())})
     if op in _LOCAL_LOADS:  # an unbound local: raises, and nothing follows
         return _Step(("LOAD_FAST", ins.argval, "unbound"), [], {})
+    if op == "LOAD_METHOD" or (op == "LOAD_ATTR" and not _PY311 and ins.arg & 1):
+        # o.m for a call: CPython pushes the function and o, or the attribute and a NULL;
+        # either way the call does what calling the attribute does. So both read as the
+        # plain attribute plus a NULL, as Dynamo also writes it (LOAD_ATTR, PUSH_NULL)
+        _check_effect(ins, 1, 2)
+        side._need(stack, 1, ins)
+        before, after = ((), (NULL,)) if _NULL_AFTER_GLOBAL else ((NULL,), ())
+        return _Step(("LOAD_ATTR", _const_key(ins.argval), ins.argval), [stack[-1]],
+                     {"next": (pc + 1, 1, 1, before, after)})
     if op == "LOAD_GLOBAL":
         before, after = (), ()
         if ins.arg & 1:
@@ -456,15 +529,23 @@ def _apply(state, successor, results, kwnames_used):
     return new
 
 
+# values made of other values (renamed part by part)
+_COMPOSITE = frozenset(["slice-of", "tuple-of", "is"])
+
+
 def _canonical(pair):
     """The pair of states with fresh values renamed in order of appearance (hashable)."""
     names = {}
 
     def rename(value):
+        if not isinstance(value, tuple):
+            return value
         if value and value[0] == "v":
             if value not in names:
                 names[value] = ("c", len(names))
             return names[value]
+        if value and value[0] in _COMPOSITE:
+            return (value[0],) + tuple(rename(part) for part in value[1:])
         return value
 
     parts = []

@@ -31,6 +31,9 @@ TOP_TESTED_WHILE = PY < (3, 10)
 # `x is None` tests jump with POP_JUMP_IF_[NOT_]NONE from 3.11 on (so `is`/`is not` read the
 # same either way); before, they are IS_OP/COMPARE_OP with a polarity to keep.
 NONE_JUMPS = PY >= (3, 11)
+# 3.13 made LOAD_CLOSURE a pseudo-instruction: the cell of a closure variable is loaded with
+# LOAD_FAST on its slot (generated code, Dynamo's, does it to pass cells to resume functions)
+CLOSURE_IS_LOAD_FAST = PY >= (3, 13)
 KEEPS_DEAD_CODE = PY < (3, 10)
 
 # Conditional jumps that pop their operand, by normalized name -> value that makes them jump.
@@ -145,6 +148,15 @@ def _line_of(raw):
         line = raw.starts_line if isinstance(raw.starts_line, int) and not isinstance(
             raw.starts_line, bool) else None
     return line
+
+
+def _cell_loads(new, code):
+    """3.13+: a LOAD_FAST of a cell or free variable loads the cell itself (the compiler turns
+    LOAD_CLOSURE into it; reads of the value are LOAD_DEREF): say LOAD_CLOSURE, as before."""
+    cells = code.co_cellvars + code.co_freevars
+    for ins in new:
+        if ins.op == "LOAD_FAST" and ins.argval in cells:
+            ins.op = "LOAD_CLOSURE"
 
 
 def _normalize_one(raw, kw_names_pending, consts, legacy_state=None):
@@ -514,6 +526,8 @@ def normalize(code):
         new = _normalize_one(raw, kw_names_pending, code.co_consts, legacy)
         if not new:
             continue
+        if CLOSURE_IS_LOAD_FAST:
+            _cell_loads(new, code)
         for off in pending:
             offset_to_index[off] = len(out)
         pending = []

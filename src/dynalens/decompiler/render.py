@@ -23,6 +23,7 @@ from .marking import finish
 from .signature import apply_signature, mark_signature
 from .expressions import IterMarker, name
 from .cold_blocks import exception_only_blocks
+from .generated_layout import move_jumped_over_handlers
 from .handlers import HandlerMixin
 from .handlers_legacy import LegacyHandlerMixin
 from .inline_comprehensions import InlineComprehensionMixin
@@ -42,9 +43,14 @@ class CodeWalker(AnnotationMixin, MatchMixin, ExceptStarMixin, InlineComprehensi
                  LegacyLoopMixin, HandlerMixin, BranchMixin, DefinitionMixin, StatementWalker):
     """The walker for one code object: statement, branch, handler and definition handlers."""
 
-    def __init__(self, code, kind, session):
+    def __init__(self, code, kind, session, relayout=False):
         instrs, offset_to_index = normalize(code)
         entries = exception_entries(code, offset_to_index)
+        self.relaid = False
+        if relayout:
+            moved = move_jumped_over_handlers(instrs, entries)
+            self.relaid = moved[0] is not instrs
+            instrs, entries = moved
         StatementWalker.__init__(self, code, instrs, entries,
                                  lambda c, k: decompile_body(c, k, session))
         self.cleanup_starts.update(exception_only_blocks(instrs, entries))
@@ -107,8 +113,18 @@ class Session(object):
 def decompile_body(code, kind=None, session=None):
     """The body of ``code`` as a list of ``ast.stmt``."""
     kind = kind or code_kind(code)
-    walker = CodeWalker(code, kind, session or Session())
-    stmts, _ = walker.walk(0, walker.n, [], Context())
+    session = session or Session()
+    walker = CodeWalker(code, kind, session)
+    try:
+        stmts, _ = walker.walk(0, walker.n, [], Context())
+    except DecompilationError:
+        # generated code may jump over a handler laid out mid-code (generated_layout.py);
+        # code the walker reads as it is (a handler after its body, as 3.11 lays it out)
+        # is never moved
+        walker = CodeWalker(code, kind, session, relayout=True)
+        if not walker.relaid:
+            raise
+        stmts, _ = walker.walk(0, walker.n, [], Context())
     if (3, 12) <= sys.version_info < (3, 14) and kind in ("function", "lambda"):
         fold_conditional_returns(stmts)
     if KEEPS_DEAD_CODE and kind == "function":

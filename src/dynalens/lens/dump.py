@@ -181,9 +181,9 @@ class Dumper:
                 "Dynamo's transformed bytecode of %s, decompiled by dynalens." % rec.function,
                 "Under `with dynalens.debug():` this file's code runs in place of Dynamo's, so a",
                 "breakpoint here is hit with live values."]
-            clean, notes, removed = simplify(rec.transformed_code)
+            clean, notes, removed = simplify(rec.transformed_code, warn=self._surface_warning)
             theader = theader + _notes_header(notes) + _nested_convention_note(
-                [r["code"] for r in resumes])
+                [r["code"] for r in resumes], warn=self._surface_warning)
             res = function_source(clean, tname, tpath, theader,
                                   on_failure=self._decompile_failed)
             dc.clean_code = clean
@@ -233,7 +233,7 @@ class Dumper:
             _, rpath = atomic.claim(folder, lambda j: "__resume_code_%d_for_%s.py"
                                     % (j, _safe(rname)), start=n)
             rfile = os.path.basename(rpath)
-            rclean, rnotes, _ = simplify(rcode)
+            rclean, rnotes, _ = simplify(rcode, warn=self._surface_warning)
             res = function_source(rclean, rname, rpath,
                                   header + ["Resume function %s, created by Dynamo at a graph "
                                             "break%s." % (rname, "; it " + where if where else "")]
@@ -363,6 +363,9 @@ class Dumper:
         self.warn("decompile", "could not decompile %s (%s: %s); wrote its disassembly instead"
                   % (code.co_name, type(exc).__name__, _one_line(str(exc))))
 
+    def _surface_warning(self, text):
+        self.warn("torch-surface", text)
+
     def _write(self, name, text, kind, dc, graph=None):
         path = os.path.join(self.folder, name)
         atomic.write_text(path, text)
@@ -454,11 +457,18 @@ def _as_module(payload):
 _NESTED_ARGS = ("__nested_resume_fns", "__nested_frame_values")
 
 
-def _nested_convention_note(resume_codes):
+def _nested_convention_note(resume_codes, warn=None):
     """Header lines that explain torch's calling convention for resume functions (nested graph
-    breaks, as in torch 2.13), whose list building is most of a graph-break frame and reads as
-    noise without it."""
+    breaks, as in torch 2.13 and 2.15), whose list building is most of a graph-break frame and
+    reads as noise without it. Resume functions that take other first arguments are a
+    convention this lens does not know: `warn(text)` says so."""
     if not any(code.co_varnames[:2] == _NESTED_ARGS for code in resume_codes):
+        if resume_codes and warn is not None:
+            warn("unrecognised torch surface 'resume calling convention': %s takes (%s), not "
+                 "(%s) as torch 2.13 and 2.15 do; its call in the transformed code is left "
+                 "unexplained" % (resume_codes[0].co_name,
+                                  ", ".join(resume_codes[0].co_varnames[:2]),
+                                  ", ".join(_NESTED_ARGS)))
         return []
     return ["At a graph break this code calls a resume function as",
             "  __resume_at_<offset>_<n>(__nested_resume_fns, __nested_frame_values, *live_values):",

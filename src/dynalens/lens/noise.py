@@ -1,27 +1,57 @@
 """Remove torch's profiler bookkeeping from Dynamo's transformed code, before decompiling it.
 
-With `torch._dynamo.config.record_runtime_overhead` (on by default in torch 2.13), Dynamo wraps
-the code that prepares a graph's arguments in two calls that only open and close a profiler
-range ("Pregraph bytecode"):
+With `torch._dynamo.config.record_runtime_overhead` (on by default in torch 2.13 and 2.15),
+Dynamo wraps the code that prepares a graph's arguments in two calls that only open and close a
+profiler range ("Pregraph bytecode"). Each torch version spells them its own way; the forms
+known are recognised here, by shape, in one place (`PROFILER_FORMS`), so a torch that keeps a
+form needs no change and a torch with a new one gets a named warning rather than a silent
+loss (`unrecognised_bookkeeping`). They live here, not in a table of torch versions, because
+what varies is a bytecode shape and only its recogniser can tell it apart; the versions are
+recorded beside each form for the reader and the warning.
+
+Form "inline" (torch 2.13 and 2.14): the calls run unconditionally,
 
     tmp_2 = (tmp_1 := __import_torch_dot__dynamo_dot_utils.record_pregraph_bytecode_enter)()
     ... the graph's arguments are pushed on the stack ...
     (tmp_3 := __import_torch_dot__dynamo_dot_utils.record_pregraph_bytecode_exit)(tmp_2)
 
-The calls sit *between* pushing the graph function and calling it, with the arguments alive on
-the stack across them: no Python source compiles to that shape, so the code cannot come back
-exact, and it is the noise users of the reference tool complain about. We take these two calls
-out (and the temporaries only they use) with Dynamo's own bytecode assembler, decompile what
-remains, and say so in the file. Nothing is computed differently; only the profiler range is
-missing when the cleaned code runs under `debug()`.
+Form "gated" (torch 2.15): the calls run only while a profiler is attached, behind an `if`
+compiled from a template (`torch._dynamo.codegen._pregraph_marker_enter_template`):
+
+    tmp_3 = __import_torch_dot_autograd_dot_profiler._is_profiler_enabled
+    tmp_2 = __import_torch_dot__dynamo_dot_utils
+    tmp_1 = None
+    if tmp_3:
+        tmp_1 = tmp_2.record_pregraph_bytecode_enter()
+    <None, the template's implicit return value, pushed and popped>
+    ... the graph's arguments are pushed on the stack ...
+    if tmp_1 is not None:
+        tmp_2.record_pregraph_bytecode_exit(tmp_1)
+    <None pushed and popped>
+
+In both forms the calls sit *between* pushing the graph function and calling it, with the
+arguments alive on the stack across them: no Python source compiles to that shape, so the code
+cannot come back exact, and it is the noise users of the reference tool complain about. We take
+the bookkeeping out (and the temporaries only it uses) with Dynamo's own bytecode assembler,
+decompile what remains, and say so in the file. The assembler runs in its safe mode, so
+nothing else of Dynamo's code is rewritten on the way (its default cleaning turns, e.g.,
+BINARY_SLICE into BUILD_SLICE + BINARY_SUBSCR from 3.12). Nothing is computed differently;
+only the profiler range is missing when the cleaned code runs under `debug()`.
 
 Anything unexpected (a jump or exception-table edge into the removed instructions, a temporary
 used elsewhere) leaves the code untouched.
 """
 
+import re
+import sys
+
 ENTER = "record_pregraph_bytecode_enter"
 EXIT = "record_pregraph_bytecode_exit"
 UTILS_GLOBAL = "__import_torch_dot__dynamo_dot_utils"
+PROFILER_FLAG = "_is_profiler_enabled"
+# globals Dynamo installs for the modules it imports (`import_source`: "__import_" + the
+# module's name with "." spelled "_dot_"); the gated form reads torch's own modules only
+_TORCH_IMPORT_GLOBAL = re.compile(r"^__import_torch(_dot_\w+)?$")
 
 
 def has_bookkeeping(code):
@@ -30,34 +60,51 @@ def has_bookkeeping(code):
 
 def strip_profiler_bookkeeping(code):
     """(cleaned code object, number of calls removed); (code, 0) when there is nothing to do."""
+    code, removed, _ = _strip(code)
+    return code, removed
+
+
+def _strip(code):
+    """(code, number of calls removed, name of the form recognised or None)."""
     if not has_bookkeeping(code):
-        return code, 0
+        return code, 0, None
     try:
         from torch._dynamo.bytecode_transformation import transform_code_object
     except Exception:
-        return code, 0
+        return code, 0, None
     removed = []
 
     def transform(instructions, code_options):
-        plan = _plan(instructions)
-        if plan is None:
-            return None
-        drop, count = plan
-        instructions[:] = [inst for inst in instructions if id(inst) not in drop]
-        removed.append(count)
+        for form, _versions, planner in PROFILER_FORMS:
+            plan = planner(instructions)
+            if plan is not None:
+                drop, count = plan
+                instructions[:] = [inst for inst in instructions if id(inst) not in drop]
+                removed.append((count, form))
+                return None
         return None
 
     try:
-        new_code, _ = transform_code_object(code, transform)
+        new_code, _ = transform_code_object(code, transform, safe=True)
     except Exception:
-        return code, 0
+        return code, 0, None
     if not removed:
-        return code, 0
-    return new_code, removed[0]
+        return code, 0, None
+    return new_code, removed[0][0], removed[0][1]
+
+
+def unrecognised_bookkeeping(code, removed):
+    """A warning text when `code` calls the profiler bookkeeping in a form not taken out."""
+    if removed or not has_bookkeeping(code):
+        return None
+    return ("unrecognised torch surface 'profiler bookkeeping': %s calls %s in a form this "
+            "dynalens does not know (known: %s); the calls are kept in the decompiled code"
+            % (code.co_name, " and ".join(n for n in (ENTER, EXIT) if n in code.co_names),
+               ", ".join("%s (torch %s)" % (f, v) for f, v, _ in PROFILER_FORMS)))
 
 
 def _plan(instructions):
-    """ids of the instructions to drop and the number of calls, or None if unsafe."""
+    """Form "inline": ids of the instructions to drop and the number of calls, or None."""
     drop = set()
     temp_names = set()
     count = 0
@@ -80,27 +127,7 @@ def _plan(instructions):
         return None
     # temporaries that held the callables and the profiler context: their DELETE_FASTs go too,
     # and nothing else may read them
-    for inst in instructions:
-        if id(inst) in drop or inst.argval not in temp_names:
-            continue
-        if inst.opname in ("DELETE_FAST",):
-            drop.add(id(inst))
-        elif inst.opname.startswith(("LOAD_FAST", "STORE_FAST", "LOAD_DEREF", "STORE_DEREF")):
-            return None
-    kept = [x for x in instructions if id(x) not in drop]
-    for inst in kept:
-        target = getattr(inst, "target", None)
-        if target is not None and id(target) in drop:
-            return None
-        entry = getattr(inst, "exn_tab_entry", None)
-        if entry is not None and any(id(x) in drop for x in (entry.start, entry.end,
-                                                             entry.target)):
-            return None
-    for inst in instructions:
-        entry = getattr(inst, "exn_tab_entry", None)
-        if id(inst) in drop and entry is not None:
-            return None
-    return drop, count
+    return _checked_drop(instructions, drop, temp_names, count)
 
 
 def _call_span(instructions, attr_index):
@@ -150,6 +177,173 @@ def _call_span(instructions, attr_index):
     return start, j, names
 
 
+_LOCAL_LOADS = ("LOAD_FAST", "LOAD_FAST_CHECK", "LOAD_FAST_BORROW")
+_BRANCHES = ("POP_JUMP_IF_FALSE", "POP_JUMP_IF_TRUE", "POP_JUMP_IF_NONE",
+             "POP_JUMP_IF_NOT_NONE", "POP_JUMP_FORWARD_IF_FALSE", "POP_JUMP_FORWARD_IF_TRUE",
+             "POP_JUMP_FORWARD_IF_NONE", "POP_JUMP_FORWARD_IF_NOT_NONE")
+_FORWARD_JUMPS = ("JUMP_FORWARD", "JUMP", "JUMP_NO_INTERRUPT")
+
+
+def _plan_gated(instructions):
+    """Form "gated": ids of the instructions to drop and the number of calls, or None.
+
+    Each bookkeeping pair is two regions: the enter region starts where the profiler flag is
+    read (`__import_torch..profiler._is_profiler_enabled`) and the exit region where a local
+    the enter region stored is next read. A region is accepted only if every instruction in
+    it is one the templates use, on those locals, torch's import globals and the constant
+    None; its jumps stay inside it; it never pops a value it did not push (so the graph's
+    arguments, on the stack around it, are untouched); and it calls exactly its one
+    bookkeeping function.
+    """
+    index_of = {id(inst): k for k, inst in enumerate(instructions)}
+    drop, temps, count = set(), set(), 0
+    k = 0
+    while k < len(instructions):
+        if not _starts_gate(instructions, k):
+            k += 1
+            continue
+        enter = _gated_region(instructions, index_of, k, ENTER, temps, stores=True)
+        if enter is None:
+            return None
+        end, stored = enter
+        temps |= stored
+        follow = next((j for j in range(end + 1, len(instructions))
+                       if instructions[j].opname in _LOCAL_LOADS
+                       and instructions[j].argval in stored), None)
+        if follow is None:
+            return None
+        exit_ = _gated_region(instructions, index_of, follow, EXIT, stored, stores=False)
+        if exit_ is None:
+            return None
+        drop.update(id(x) for x in instructions[k:end + 1])
+        drop.update(id(x) for x in instructions[follow:exit_[0] + 1])
+        count += 2
+        k = exit_[0] + 1
+    if not count:
+        return None
+    return _checked_drop(instructions, drop, temps, count)
+
+
+def _starts_gate(instructions, k):
+    inst = instructions[k]
+    return (inst.opname == "LOAD_GLOBAL" and isinstance(inst.argval, str)
+            and _TORCH_IMPORT_GLOBAL.match(inst.argval) is not None
+            and k + 1 < len(instructions)
+            and instructions[k + 1].opname == "LOAD_ATTR"
+            and instructions[k + 1].argval == PROFILER_FLAG)
+
+
+def _pops(inst):
+    """Values an instruction of the templates takes off the stack (None: not one of them)."""
+    name = inst.opname
+    if name in ("STORE_FAST", "POP_TOP", "TO_BOOL", "LOAD_ATTR", "LOAD_METHOD") \
+            or name in _BRANCHES:
+        return 1
+    if name == "IS_OP":
+        return 2
+    if name == "PRECALL":
+        return (inst.arg or 0) + 2
+    if name == "CALL":
+        return 2 if sys.version_info[:2] == (3, 11) else (inst.arg or 0) + 2
+    if name in _LOCAL_LOADS or name in ("LOAD_GLOBAL", "LOAD_CONST", "NOP", "PUSH_NULL") \
+            or name in _FORWARD_JUMPS:
+        return 0
+    return None
+
+
+def _gated_region(instructions, index_of, start, function, temps, stores):
+    """(last index, locals stored) of one gated region starting at `start`, or None."""
+    import dis
+
+    pending = {}            # instruction index -> stack depth a jump arrives with
+    depth, falls, calls, attrs = 0, True, 0, 0
+    stored = set()
+    for k in range(start, len(instructions)):
+        inst = instructions[k]
+        incoming = ([depth] if falls else []) + ([pending.pop(k)] if k in pending else [])
+        if not incoming or len(set(incoming)) != 1:
+            return None
+        depth = incoming[0]
+        name, arg = inst.opname, inst.arg
+        pops = _pops(inst)
+        if pops is None or depth < pops or inst.exn_tab_entry is not None:
+            return None
+        if name == "LOAD_GLOBAL":
+            if (arg or 0) & 1 or not _TORCH_IMPORT_GLOBAL.match(str(inst.argval)):
+                return None
+        elif name in ("LOAD_ATTR", "LOAD_METHOD"):
+            if inst.argval == function:
+                attrs += 1
+            elif not (stores and inst.argval == PROFILER_FLAG):
+                return None
+        elif name == "STORE_FAST":
+            if not stores:
+                return None
+            stored.add(inst.argval)
+        elif name in _LOCAL_LOADS:
+            if inst.argval not in (stored if stores else temps):
+                return None
+        elif name == "LOAD_CONST":
+            if inst.argval is not None:
+                return None
+        elif name in ("CALL",):
+            calls += 1
+        try:
+            after = depth + dis.stack_effect(
+                inst.opcode, arg if inst.opcode >= dis.HAVE_ARGUMENT else None, jump=False)
+        except (ValueError, TypeError):
+            return None
+        falls = name not in _FORWARD_JUMPS
+        if name in _BRANCHES or name in _FORWARD_JUMPS:
+            target = index_of.get(id(inst.target))
+            if target is None or target <= k:
+                return None
+            arrives = depth - 1 if name in _BRANCHES else depth
+            if pending.setdefault(target, arrives) != arrives:
+                return None
+            if not falls:
+                after = depth
+        depth = after
+        if calls and falls and depth == 0 and not pending:
+            return (k, stored) if calls == 1 and attrs == 1 else None
+    return None
+
+
+PROFILER_FORMS = (
+    # (name, torch versions seen emitting it, planner)
+    ("inline", "2.13, 2.14", _plan),
+    ("gated", "2.15", _plan_gated),
+)
+
+
+def _checked_drop(instructions, drop, temps, count):
+    """(drop, count) after the checks shared by the forms, or None if dropping is unsafe:
+    the temporaries are used only by the dropped code (their `del`s go too), nothing left
+    jumps into the dropped code, and no exception-table edge touches it."""
+    drop = set(drop)
+    for inst in instructions:
+        if id(inst) in drop or inst.argval not in temps:
+            continue
+        if inst.opname == "DELETE_FAST":
+            drop.add(id(inst))
+        elif inst.opname.startswith(("LOAD_FAST", "STORE_FAST", "LOAD_DEREF", "STORE_DEREF")):
+            return None
+    kept = [x for x in instructions if id(x) not in drop]
+    for inst in kept:
+        target = getattr(inst, "target", None)
+        if target is not None and id(target) in drop:
+            return None
+        entry = getattr(inst, "exn_tab_entry", None)
+        if entry is not None and any(id(x) in drop for x in (entry.start, entry.end,
+                                                             entry.target)):
+            return None
+    for inst in instructions:
+        entry = getattr(inst, "exn_tab_entry", None)
+        if id(inst) in drop and entry is not None:
+            return None
+    return drop, count
+
+
 def strip_unreachable(code, prune_locals=False):
     """(code, instructions removed, stores moved); (code, 0, 0) if nothing to do or unsafe.
 
@@ -191,24 +385,31 @@ def strip_unreachable(code, prune_locals=False):
         return None
 
     try:
-        new_code, _ = transform_code_object(code, transform)
+        new_code, _ = transform_code_object(code, transform, safe=True)
     except Exception:
         return code, 0, 0
     return (new_code, removed[0], moved[0]) if removed else (code, 0, 0)
 
 
-def simplify(code):
+def simplify(code, warn=None):
     """Dynamo's code as far as source can express it: (code object, notes for the header).
+
+    `warn(text)` is called when the code holds a torch surface this module does not know.
 
     Takes out the profiler bookkeeping, unreachable instructions, values nothing reads, `del`s
     right before `return` (the frame drops its locals there anyway), and locals nothing live
     uses. Every step keeps what the code computes; each one that changed something adds a note.
     """
     notes = []
-    code, n = strip_profiler_bookkeeping(code)
+    original = code
+    code, n, form = _strip(code)
     if n:
         notes.append("torch's profiler bookkeeping (%d record_pregraph_bytecode_enter/exit "
-                     "calls, which only open and close a profiler range)" % n)
+                     "calls, which only open and close a profiler range%s)"
+                     % (n, ", run only while a profiler is active" if form == "gated" else ""))
+    problem = unrecognised_bookkeeping(original, n)
+    if problem and warn is not None:
+        warn(problem)
     before = code.co_varnames
     code, m, moves = strip_unreachable(code, prune_locals=True)
     if m:

@@ -94,7 +94,10 @@ def relabel(code, compiled, path, first_body_line, line_offset=0, ref=None):
         return None
 
     try:
-        new, _ = transform_code_object(code, transform)
+        # safe=True: torch's instruction cleaning otherwise rewrites some instructions (from
+        # 3.12 BINARY_SLICE into BUILD_SLICE + BINARY_SUBSCR, LOAD_ATTR's method form into
+        # LOAD_ATTR + PUSH_NULL; torch 2.15), and the bytes would no longer be Dynamo's
+        new, _ = transform_code_object(code, transform, safe=True)
     except Exception:
         return None
     same = ("co_code", "co_consts", "co_names", "co_varnames", "co_freevars", "co_cellvars",
