@@ -301,6 +301,17 @@ def prune_stale(root, cell, keep):
 # Running a cell
 
 
+def pytest_id(classname, name, root=ROOT):
+    """JUnit's ``tests.test_x.TestY`` + ``test_z`` -> ``tests/test_x.py::TestY::test_z``, the id
+    pytest takes back (after ``--``); the dotted form where no such file exists."""
+    parts = classname.split(".") if classname else []
+    for cut in range(len(parts), 0, -1):
+        path = "/".join(parts[:cut]) + ".py"
+        if os.path.isfile(os.path.join(root, path)):
+            return "::".join([path] + parts[cut:] + [name])
+    return "%s::%s" % (classname, name)
+
+
 def junit_counts(path):
     """({"passed", "failed", "errors", "skipped"}, [(test id, message line)]) from pytest's
     JUnit XML, or (None, []) when pytest wrote none (it crashed before the session ended)."""
@@ -311,7 +322,7 @@ def junit_counts(path):
     counts = {"passed": 0, "failed": 0, "errors": 0, "skipped": 0}
     failures = []
     for case in tree.iter("testcase"):
-        test_id = "%s::%s" % (case.get("classname", ""), case.get("name", ""))
+        test_id = pytest_id(case.get("classname", ""), case.get("name", ""))
         outcome = "passed"
         for child in case:
             if child.tag in ("failure", "error"):
@@ -435,11 +446,11 @@ class Runner(object):
 # Relocking
 
 
-def relock(cell, interpreter, log, timeout):
+def relock(cell, interpreter, log, timeout, locks_dir=LOCKS):
     """Install ``<cell>.in`` into a throwaway venv and write every installed version to
     ``<cell>.txt``, keeping the .in file's pip options (``--find-links``...). Returns the path."""
-    source = os.path.join(LOCKS, cell + ".in")
-    target = os.path.join(LOCKS, cell + ".txt")
+    source = os.path.join(locks_dir, cell + ".in")
+    target = os.path.join(locks_dir, cell + ".txt")
     options = []
     with open(source) as handle:
         for line in handle:
