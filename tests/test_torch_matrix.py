@@ -1,4 +1,4 @@
-"""The torch matrix runner (tools/torch_matrix.py) and its lock files.
+"""The torch matrix runner (tools/torch_matrix.py, versionrunner/torchcells.py) and its locks.
 
 Nothing here installs torch: cell selection, lock hashing, the reuse/build/skip decisions and the
 verdicts run against fakes; the pip bypass, one venv build (from a wheel made here, offline) and
@@ -25,6 +25,7 @@ if TOOLS not in sys.path:
 
 import torch_matrix as tm  # noqa: E402
 from versionrunner import discover  # noqa: E402
+from versionrunner import torchcells as tc  # noqa: E402
 
 RUNNING = "%d.%d" % sys.version_info[:2]
 RUNNING_FULL = "%d.%d.%d" % sys.version_info[:3]
@@ -35,18 +36,18 @@ RUNNING_FULL = "%d.%d.%d" % sys.version_info[:3]
 
 
 def test_cell_names_carry_torch_and_python():
-    assert tm.parse_cell_name("torch-2.15.0-py3.13") == ("2.15.0", "3.13")
-    assert tm.parse_cell_name("torch-2.14.1-py3.11") == ("2.14.1", "3.11")
+    assert tc.parse_cell_name("torch-2.15.0-py3.13") == ("2.15.0", "3.13")
+    assert tc.parse_cell_name("torch-2.14.1-py3.11") == ("2.14.1", "3.11")
     for bad in ("torch-2.15-py3.13", "torch-2.15.0-py313", "2.15.0-py3.13", "torch-2.15.0"):
         with pytest.raises(ValueError, match="torch-<X.Y.Z>-py<3.N>"):
-            tm.parse_cell_name(bad)
+            tc.parse_cell_name(bad)
 
 
 def test_the_repository_cells():
-    names = [c.name for c in tm.known_cells()]
-    assert names[0] == tm.MAIN_CELL == "torch-2.13.0-py3.11"
+    names = [c.name for c in tc.known_cells()]
+    assert names[0] == tc.MAIN_CELL == "torch-2.13.0-py3.11"
     assert "torch-2.15.0-py3.13" in names and "torch-2.15.0-py3.11" in names
-    main = tm.known_cells()[0]
+    main = tc.known_cells()[0]
     assert main.lock is None
     # The README cell is the torch that constraints.txt pins.
     with open(os.path.join(ROOT, "constraints.txt")) as handle:
@@ -58,7 +59,7 @@ def _requirement_lines(path):
         return [line.strip() for line in handle if line.strip() and not line.startswith("#")]
 
 
-@pytest.mark.parametrize("cell", [c for c in tm.known_cells() if c.lock],
+@pytest.mark.parametrize("cell", [c for c in tc.known_cells() if c.lock],
                          ids=lambda c: c.name)
 def test_every_lock_pins_every_package_exactly(cell):
     lines = _requirement_lines(cell.lock)
@@ -66,9 +67,9 @@ def test_every_lock_pins_every_package_exactly(cell):
     assert set(o.split()[0].split("=")[0] for o in options) <= {"--only-binary", "--find-links"}
     assert "--only-binary=:all:" in options          # nothing is built from source
     pins = [line for line in lines if not line.startswith("-")]
-    assert all(tm._PIN.match(line) and line == tm._PIN.match(line).group(0) for line in pins), \
-        [line for line in pins if not tm._PIN.match(line)]
-    locked = tm.read_pins(cell.lock)
+    assert all(tc.PIN.match(line) and line == tc.PIN.match(line).group(0) for line in pins), \
+        [line for line in pins if not tc.PIN.match(line)]
+    locked = tc.read_pins(cell.lock)
     assert len(locked) == len(pins)                  # no package twice
     assert locked["torch"] == cell.torch
     for name, version in [("transformers", "5.23.0"), ("debugpy", "1.8.22")]:
@@ -77,7 +78,7 @@ def test_every_lock_pins_every_package_exactly(cell):
         assert name in locked
     # The .in file's direct pins are what the lock holds, options included.
     source = cell.lock[:-4] + ".in"
-    direct = tm.read_pins(source)
+    direct = tc.read_pins(source)
     assert direct["torch"] == cell.torch
     assert all(locked[name] == version for name, version in direct.items())
     assert [o for o in _requirement_lines(source) if o.startswith("-")] == options
@@ -86,16 +87,16 @@ def test_every_lock_pins_every_package_exactly(cell):
 def test_a_lock_whose_name_and_torch_pin_disagree_is_refused(tmp_path):
     (tmp_path / "torch-2.15.0-py3.13.txt").write_text("torch==2.14.1\n")
     with pytest.raises(ValueError, match="pins torch==2.14.1 but its name says 2.15.0"):
-        tm.known_cells(str(tmp_path))
+        tc.known_cells(str(tmp_path))
     (tmp_path / "torch-2.15.0-py3.13.txt").write_text("numpy==2.5.5\n")
     with pytest.raises(ValueError, match="pins torch==None"):
-        tm.known_cells(str(tmp_path))
+        tc.known_cells(str(tmp_path))
 
 
 def _cells(tmp_path):
     for name in ("torch-2.15.0-py3.13", "torch-2.15.0-py3.11", "torch-2.14.1-py3.11"):
-        (tmp_path / (name + ".txt")).write_text("torch==%s\n" % tm.parse_cell_name(name)[0])
-    return tm.known_cells(str(tmp_path))
+        (tmp_path / (name + ".txt")).write_text("torch==%s\n" % tc.parse_cell_name(name)[0])
+    return tc.known_cells(str(tmp_path))
 
 
 def test_cells_sort_by_torch_then_python(tmp_path):
@@ -114,14 +115,14 @@ def test_cells_sort_by_torch_then_python(tmp_path):
     ("2.15/3.13, 2.15/3.11,2.15/3.13", ["torch-2.15.0-py3.13", "torch-2.15.0-py3.11"]),
 ])
 def test_cell_selection(tmp_path, spec, expected):
-    assert [c.name for c in tm.select_cells(_cells(tmp_path), spec)] == expected
+    assert [c.name for c in tc.select_cells(_cells(tmp_path), spec)] == expected
 
 
 def test_unknown_cell_names_the_known_ones(tmp_path):
     with pytest.raises(ValueError, match="no cell matches '2.1/3.13'.*torch-2.15.0-py3.13"):
-        tm.select_cells(_cells(tmp_path), "2.1/3.13")      # 2.1 is no prefix of 2.15
+        tc.select_cells(_cells(tmp_path), "2.1/3.13")      # 2.1 is no prefix of 2.15
     with pytest.raises(ValueError, match="no cell matches 'torch-2.16.0-py3.13'"):
-        tm.select_cells(_cells(tmp_path), "torch-2.16.0-py3.13")
+        tc.select_cells(_cells(tmp_path), "torch-2.16.0-py3.13")
 
 
 def test_bad_cells_on_the_command_line_are_usage_errors(capsys):
@@ -140,24 +141,24 @@ def test_bad_cells_on_the_command_line_are_usage_errors(capsys):
 def test_venv_key_follows_the_lock_and_the_interpreter(tmp_path):
     lock = tmp_path / "lock.txt"
     lock.write_text("torch==2.15.0\n")
-    key = tm.venv_key(str(lock), "3.13.0")
+    key = tc.venv_key(str(lock), "3.13.0")
     assert len(key) == 12 and int(key, 16) >= 0
-    assert tm.venv_key(str(lock), "3.13.0") == key           # stable: reused
-    assert tm.venv_key(str(lock), "3.13.1") != key           # a new interpreter release
+    assert tc.venv_key(str(lock), "3.13.0") == key           # stable: reused
+    assert tc.venv_key(str(lock), "3.13.1") != key           # a new interpreter release
     lock.write_text("torch==2.15.0\nnumpy==2.5.5\n")
-    assert tm.venv_key(str(lock), "3.13.0") != key           # a relock
-    cell = tm.Cell("torch-2.15.0-py3.13", "2.15.0", "3.13", str(lock))
-    assert tm.venv_dir("/cache", cell, key) == "/cache/torch-2.15.0-py3.13-" + key
+    assert tc.venv_key(str(lock), "3.13.0") != key           # a relock
+    cell = tc.Cell("torch-2.15.0-py3.13", "2.15.0", "3.13", str(lock))
+    assert tc.venv_dir("/cache", cell, key) == "/cache/torch-2.15.0-py3.13-" + key
 
 
 def test_venv_root_defaults_to_the_user_cache():
-    assert tm.venv_root({"HOME": "/home/u"}) == "/home/u/.cache/dynalens/venvs"
-    assert tm.venv_root({"HOME": "/home/u", "XDG_CACHE_HOME": "/c"}) == "/c/dynalens/venvs"
-    assert tm.venv_root({"HOME": "/home/u", "DYNALENS_VENV_ROOT": "/v"}) == "/v"
+    assert tc.venv_root({"HOME": "/home/u"}) == "/home/u/.cache/dynalens/venvs"
+    assert tc.venv_root({"HOME": "/home/u", "XDG_CACHE_HOME": "/c"}) == "/c/dynalens/venvs"
+    assert tc.venv_root({"HOME": "/home/u", "DYNALENS_VENV_ROOT": "/v"}) == "/v"
 
 
 def test_pip_env_bypasses_the_machine_configuration():
-    env = tm.pip_env({"PATH": "/bin", "PIP_CONSTRAINT": "/etc/cap.txt", "PYTHONPATH": "/x",
+    env = tc.pip_env({"PATH": "/bin", "PIP_CONSTRAINT": "/etc/cap.txt", "PYTHONPATH": "/x",
                       "PIP_INDEX_URL": "https://mirror/simple"})
     assert env["PIP_CONFIG_FILE"] == os.devnull
     assert "PIP_CONSTRAINT" not in env and "PYTHONPATH" not in env
@@ -175,7 +176,7 @@ def test_pip_itself_drops_a_global_constraint_under_the_bypass(tmp_path):
     capped = subprocess.run(command, env=base, capture_output=True, text=True, timeout=120)
     if capped.returncode != 0 or "constraint" not in capped.stdout:
         pytest.skip("this pip does not read XDG_CONFIG_DIRS: %s" % capped.stderr[-200:])
-    bypassed = subprocess.run(command, env=tm.pip_env(base), capture_output=True, text=True,
+    bypassed = subprocess.run(command, env=tc.pip_env(base), capture_output=True, text=True,
                               timeout=120)
     assert bypassed.returncode == 0 and "constraint" not in bypassed.stdout
 
@@ -183,9 +184,9 @@ def test_pip_itself_drops_a_global_constraint_under_the_bypass(tmp_path):
 def test_lock_mismatches():
     pins = {"torch": "2.15.0", "typing-extensions": "4.16.0", "pyyaml": "6.0.3"}
     ok = {"torch": "2.15.0", "typing_extensions": "4.16.0", "PyYAML": "6.0.3", "pip": "25.0"}
-    assert tm.lock_mismatches(pins, ok) == []
+    assert tc.lock_mismatches(pins, ok) == []
     wrong = {"torch": "2.14.1", "PyYAML": "6.0.3", "sympy": "1.14.0"}
-    assert tm.lock_mismatches(pins, wrong) == [
+    assert tc.lock_mismatches(pins, wrong) == [
         "torch is 2.14.1, the lock says 2.15.0",
         "typing-extensions==4.16.0 is not installed",
         "sympy==1.14.0 is installed but not in the lock (relock)"]
@@ -209,9 +210,9 @@ class Args(object):
 
 def _locked_cell(tmp_path, name="torch-2.15.0-py3.13"):
     lock = tmp_path / (name + ".txt")
-    lock.write_text("torch==%s\n" % tm.parse_cell_name(name)[0])
-    torch, python = tm.parse_cell_name(name)
-    return tm.Cell(name, torch, python, str(lock))
+    lock.write_text("torch==%s\n" % tc.parse_cell_name(name)[0])
+    torch, python = tc.parse_cell_name(name)
+    return tc.Cell(name, torch, python, str(lock))
 
 
 def _interpreter(version="3.13", full="3.13.0"):
@@ -235,7 +236,7 @@ class Recorder(object):
             raise RuntimeError(self.build_error)
         shutil.rmtree(target, ignore_errors=True)        # as build_venv does
         os.makedirs(os.path.join(target, "bin"))
-        open(os.path.join(target, tm.MARKER), "w").close()
+        open(os.path.join(target, tc.MARKER), "w").close()
         return self.probe(os.path.join(target, "bin", "python"))
 
     def probe(self, python):
@@ -267,7 +268,7 @@ def test_a_venv_is_built_once_then_reused(tmp_path):
     cell = _locked_cell(tmp_path)
     first = fake.runner(args, lines).run_cell(cell)
     assert first.venv_state.startswith("built in") and first.verdict() == "ok"
-    expected = tm.venv_dir(args.venv_root, cell, tm.venv_key(cell.lock, "3.13.0"))
+    expected = tc.venv_dir(args.venv_root, cell, tc.venv_key(cell.lock, "3.13.0"))
     assert fake.builds == [expected] and first.venv == expected
     second = fake.runner(args, lines).run_cell(cell)
     assert second.venv_state == "reused" and len(fake.builds) == 1
@@ -278,7 +279,7 @@ def test_a_build_cut_short_is_redone_and_a_relock_replaces_the_old_venv(tmp_path
     fake, lines = Recorder(), []
     args = Args(tmp_path)
     cell = _locked_cell(tmp_path)
-    half = tm.venv_dir(args.venv_root, cell, tm.venv_key(cell.lock, "3.13.0"))
+    half = tc.venv_dir(args.venv_root, cell, tc.venv_key(cell.lock, "3.13.0"))
     os.makedirs(os.path.join(half, "bin"))               # no marker: an interrupted build
     other_cell = os.path.join(args.venv_root, "torch-2.15.0-py3.11-" + "0" * 12)
     os.makedirs(other_cell)
@@ -308,7 +309,7 @@ def test_a_venv_with_another_torch_fails_the_cell(tmp_path):
 
 
 def test_the_readme_cell_uses_dot_venv_or_is_skipped(tmp_path):
-    main = tm.Cell(tm.MAIN_CELL, "2.13.0", "3.11")
+    main = tc.Cell(tc.MAIN_CELL, "2.13.0", "3.11")
     fake, lines = Recorder(torch="2.13.0+cpu"), []
     args = Args(tmp_path)
     result = fake.runner(args, lines).run_cell(main)
@@ -321,7 +322,7 @@ def test_the_readme_cell_uses_dot_venv_or_is_skipped(tmp_path):
 
 
 def test_failing_or_empty_test_runs_fail_the_cell():
-    result = tm.CellResult(tm.Cell("torch-2.15.0-py3.13", "2.15.0", "3.13", "x"))
+    result = tm.CellResult(tc.Cell("torch-2.15.0-py3.13", "2.15.0", "3.13", "x"))
     result.returncode, result.counts = 1, {"passed": 5, "failed": 1, "errors": 0, "skipped": 0}
     assert result.failed
     result.returncode, result.counts = 5, {"passed": 0, "failed": 0, "errors": 0, "skipped": 0}
@@ -331,10 +332,10 @@ def test_failing_or_empty_test_runs_fail_the_cell():
 
 
 def test_table_and_summary(tmp_path):
-    ok = tm.CellResult(tm.Cell("torch-2.15.0-py3.13", "2.15.0", "3.13", "x"))
+    ok = tm.CellResult(tc.Cell("torch-2.15.0-py3.13", "2.15.0", "3.13", "x"))
     ok.interpreter, ok.venv_state, ok.returncode, ok.seconds = "3.13.0", "reused", 0, 61.4
     ok.counts = {"passed": 50, "failed": 0, "errors": 0, "skipped": 2}
-    skipped = tm.CellResult(tm.Cell("torch-2.15.0-py3.11", "2.15.0", "3.11", "y"),
+    skipped = tm.CellResult(tc.Cell("torch-2.15.0-py3.11", "2.15.0", "3.11", "y"),
                             skipped="no CPython 3.11 found (PATH, pyenv, uv)")
     lines = tm.table([ok, skipped]).splitlines()
     assert lines[0].split() == ["cell", "python", "venv", "passed", "failed", "errors",
@@ -384,14 +385,14 @@ def test_build_venv_installs_exactly_the_lock(tmp_path):
     interpreter.path = getattr(sys, "_base_executable", sys.executable)
     target = str(tmp_path / "venvs" / "cell-0123456789ab")
     log_path = str(tmp_path / "build.log")
-    info = tm.build_venv(interpreter, str(lock), target, log_path, timeout=300)
+    info = tc.build_venv(interpreter, str(lock), target, log_path, timeout=300)
     assert info["packages"].get("torch") == "2.15.0" and info["python"] == RUNNING_FULL
-    assert os.path.exists(os.path.join(target, tm.MARKER))
+    assert os.path.exists(os.path.join(target, tc.MARKER))
     # A lock the venv cannot satisfy leaves no marker behind.
     lock.write_text("--no-index\n--find-links %s\ntorch==2.15.1\n" % wheels)
     with pytest.raises(RuntimeError, match="pip install -r .* failed"):
-        tm.build_venv(interpreter, str(lock), target, log_path, timeout=300)
-    assert not os.path.exists(os.path.join(target, tm.MARKER))
+        tc.build_venv(interpreter, str(lock), target, log_path, timeout=300)
+    assert not os.path.exists(os.path.join(target, tc.MARKER))
 
 
 @pytest.mark.slow
@@ -408,16 +409,16 @@ def test_relock_pins_what_the_direct_pins_pull_in(tmp_path):
         "# direct pins\n--no-index\n--only-binary=:all:\n--find-links %s\ntorch==2.15.0\n" % wheels)
     interpreter = _interpreter(RUNNING, RUNNING_FULL)
     interpreter.path = getattr(sys, "_base_executable", sys.executable)
-    target = tm.relock(cell, interpreter, log=print, timeout=300, locks_dir=str(locks))
+    target = tc.relock(cell, interpreter, log=print, timeout=300, locks_dir=str(locks))
     lines = _requirement_lines(target)
     assert lines[:3] == ["--no-index", "--only-binary=:all:", "--find-links %s" % wheels]
-    pins = tm.read_pins(target)
+    pins = tc.read_pins(target)
     assert pins["torch"] == "2.15.0" and pins["torchdep"] == "1.3.0"    # the newest, pinned
     assert "pip" not in pins
     with open(target) as handle:
         assert handle.readline().startswith("# Generated by `python tools/torch_matrix.py "
                                             "--relock %s`" % cell)
-    assert [c.name for c in tm.known_cells(str(locks))][1:] == [cell]
+    assert [c.name for c in tc.known_cells(str(locks))][1:] == [cell]
 
 
 def test_pytest_ids_come_back_in_the_form_pytest_takes(tmp_path):
@@ -449,7 +450,7 @@ def test_run_tests_counts_what_pytest_reports(tmp_path):
         def test_not_a_lens_test():
             raise AssertionError("deselected by -m torch")
     """))
-    result = tm.CellResult(tm.Cell("torch-2.15.0-py3.13", "2.15.0", "3.13", "x"))
+    result = tm.CellResult(tc.Cell("torch-2.15.0-py3.13", "2.15.0", "3.13", "x"))
     tm.run_tests(result, sys.executable, str(tmp_path / "work"),
                  [str(tests), "-p", "no:randomly", "-W", "ignore::pytest.PytestUnknownMarkWarning"],
                  timeout=300)

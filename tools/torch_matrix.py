@@ -3,74 +3,31 @@
     python tools/torch_matrix.py [--cells CELL,...] [--strict] [--list] [--venv-root DIR]
                                  [--relock CELL] [-- PYTEST ARGS]
 
-A cell is one torch release on one CPython minor version, named ``torch-<torch>-py<X.Y>``.
-``torch-2.13.0-py3.11`` is the README's own ``.venv`` (README command (b), constraints.txt):
-it is used as it is, never built here. Every other cell is a lock file,
-``tools/torch_matrix/locks/<cell>.txt``: exact pins of every package of its virtualenv, made by
-``--relock`` from the direct pins in ``<cell>.in``.
-
-Why locked venvs outside the clone: a torch from the package registry is the CUDA build, about
-5 GB with its nvidia-* packages, and takes minutes to install. Each venv lives in
-``~/.cache/dynalens/venvs/<cell>-<key>`` (``--venv-root``, ``$DYNALENS_VENV_ROOT``), where
-``<key>`` hashes the lock file and the interpreter's version, so every clone and every run reuses
-it until the lock changes; a fresh machine builds it once. A build that did not finish leaves no
-marker and is redone. dynalens itself is not installed into it: the tests import this clone's
-``src`` through PYTHONPATH, so one venv serves any clone.
-
-Why the machine's pip configuration is bypassed: a machine may cap torch in its pip config (a
-global ``constraint`` file) to keep installs at the build on its disk. A matrix venv is installed
-with ``PIP_CONFIG_FILE=/dev/null`` and without ``PIP_CONSTRAINT``, so only the lock decides the
-versions; a lock may list local wheel folders (``--find-links``), which pip ignores where absent.
-torch is never installed unpinned.
-
-A cell whose Python has no interpreter here (PATH, pyenv, uv; see versionrunner/discover.py) is
-shown as SKIPPED with the reason, never as passed; ``--strict`` makes a skipped cell fail the run.
-Exit status 1 when a cell failed (a test failed, the venv could not be built, the venv holds
-another torch than the cell's), 2 for bad arguments.
+For each cell (``torch-2.15.0-py3.13``...; see versionrunner/torchcells.py) it finds the
+interpreter (PATH, pyenv, uv, as tools/pyversions.py does), builds the cell's locked venv under
+``~/.cache/dynalens/venvs`` or reuses it, runs ``pytest -m torch`` there with this clone's
+``src`` on PYTHONPATH (dynalens is not installed into the shared venv), and prints one table of
+passed/failed/skipped and seconds per cell, then the failing tests. ``torch-2.13.0-py3.11`` is
+the README's own ``.venv``, used as it is. A cell whose Python is not found is shown as SKIPPED
+with the reason, never as passed; ``--strict`` makes that fail the run. Exit status 1 when a cell
+failed (a test failed, nothing ran, the venv could not be built or holds another torch), 2 for
+bad arguments.
 """
 
 import argparse
-import hashlib
-import json
 import os
-import re
-import shutil
-import subprocess
 import sys
-import tempfile
 import time
 import xml.etree.ElementTree as ElementTree
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
-LOCKS = os.path.join(HERE, "torch_matrix", "locks")
 if HERE not in sys.path:
     sys.path.insert(0, HERE)
 
 from versionrunner import discover  # noqa: E402
-
-MAIN_CELL = "torch-2.13.0-py3.11"     # README command (b): .venv with constraints.txt
-MARKER = "dynalens-matrix.json"       # written into a venv once its install is complete
-_CELL_NAME = re.compile(r"^torch-(?P<torch>\d+\.\d+\.\d+)-py(?P<python>3\.\d+)$")
-_PIN = re.compile(r"^(?P<name>[A-Za-z0-9][A-Za-z0-9._-]*)==(?P<version>[^\s;#]+)")
-_PROBE = ("import importlib.metadata as m, json, sys; print(json.dumps({'python': "
-          "'%d.%d.%d' % sys.version_info[:3], 'packages': {d.metadata['Name']: d.version "
-          "for d in m.distributions() if d.metadata['Name']}}))")
-# What ``python -m venv`` installs by itself (setuptools up to 3.11): never an error when the
-# lock does not name it; the lock pins setuptools where torch requires it, and pip is not locked.
-_BOOTSTRAP = {"pip", "setuptools"}
-
-
-class Cell(object):
-    """One torch release on one Python minor version; ``lock`` is None for the README venv."""
-
-    __slots__ = ("name", "torch", "python", "lock")
-
-    def __init__(self, name, torch, python, lock=None):
-        self.name, self.torch, self.python, self.lock = name, torch, python, lock
-
-    def __repr__(self):
-        return "Cell(%r)" % self.name
+from versionrunner import torchcells as cells  # noqa: E402
+from versionrunner.torchcells import MAIN_CELL, MARKER  # noqa: E402
 
 
 class CellResult(object):
@@ -104,198 +61,6 @@ class CellResult(object):
         if self.error:
             return "FAILED (%s)" % self.error
         return "FAILED" if self.failed else "ok"
-
-
-# ---------------------------------------------------------------------------------------------
-# Cells and lock files
-
-
-def normalize(name):
-    """PEP 503 name: ``PyYAML`` and ``pyyaml``, ``typing_extensions`` and ``typing-extensions``."""
-    return re.sub(r"[-_.]+", "-", name).lower()
-
-
-def parse_cell_name(name):
-    """``torch-2.15.0-py3.13`` -> ("2.15.0", "3.13"); ValueError for anything else."""
-    match = _CELL_NAME.match(name)
-    if not match:
-        raise ValueError("a cell is named torch-<X.Y.Z>-py<3.N>, got %r" % name)
-    return match.group("torch"), match.group("python")
-
-
-def read_pins(path):
-    """{normalized name: version} of a requirements file's ``name==version`` lines."""
-    pins = {}
-    with open(path) as handle:
-        for line in handle:
-            match = _PIN.match(line.strip())
-            if match:
-                pins[normalize(match.group("name"))] = match.group("version")
-    return pins
-
-
-def known_cells(locks_dir=LOCKS):
-    """The README cell, then one cell per lock file, in (torch, python) order."""
-    torch, python = parse_cell_name(MAIN_CELL)
-    cells = [Cell(MAIN_CELL, torch, python)]
-    names = sorted(f[:-4] for f in os.listdir(locks_dir) if f.endswith(".txt")) \
-        if os.path.isdir(locks_dir) else []
-    for name in names:
-        torch, python = parse_cell_name(name)
-        lock = os.path.join(locks_dir, name + ".txt")
-        pinned = read_pins(lock).get("torch")
-        if pinned != torch:
-            raise ValueError("%s pins torch==%s but its name says %s" % (lock, pinned, torch))
-        cells.append(Cell(name, torch, python, lock))
-    cells.sort(key=lambda c: (tuple(int(p) for p in c.torch.split(".")),
-                              discover.version_key(c.python)))
-    return cells
-
-
-def select_cells(cells, spec):
-    """Cells named in ``spec`` (comma-separated names, or ``TORCH/PY`` such as ``2.15/3.13``,
-    either half may be ``*``); all cells for an empty spec. ValueError names the known cells."""
-    if not spec:
-        return list(cells)
-    chosen = []
-    for part in [p.strip() for p in spec.split(",") if p.strip()]:
-        if "/" in part:
-            torch, _, python = part.partition("/")
-            hits = [c for c in cells
-                    if (torch == "*" or c.torch == torch or c.torch.startswith(torch + "."))
-                    and (python == "*" or c.python == python)]
-        else:
-            hits = [c for c in cells if c.name == part]
-        if not hits:
-            raise ValueError("no cell matches %r (cells: %s)"
-                             % (part, ", ".join(c.name for c in cells)))
-        chosen.extend(c for c in hits if c not in chosen)
-    return chosen
-
-
-def venv_root(env=None):
-    env = os.environ if env is None else env
-    if env.get("DYNALENS_VENV_ROOT"):
-        return env["DYNALENS_VENV_ROOT"]
-    cache = env.get("XDG_CACHE_HOME") or os.path.join(env.get("HOME") or
-                                                      os.path.expanduser("~"), ".cache")
-    return os.path.join(cache, "dynalens", "venvs")
-
-
-def venv_key(lock_path, python_version):
-    """12 hex digits over the lock's bytes and the interpreter's full version ("3.13.0"): a
-    changed lock or a new interpreter release gets a new venv, anything else reuses it."""
-    digest = hashlib.sha256()
-    with open(lock_path, "rb") as handle:
-        digest.update(handle.read())
-    digest.update(b"\0python " + python_version.encode("ascii"))
-    return digest.hexdigest()[:12]
-
-
-def venv_dir(root, cell, key):
-    return os.path.join(root, "%s-%s" % (cell.name, key))
-
-
-def pip_env(env=None):
-    """The environment of a matrix install: no machine pip config, no constraint from it."""
-    env = dict(os.environ if env is None else env)
-    env["PIP_CONFIG_FILE"] = os.devnull
-    for name in ("PIP_CONSTRAINT", "PIP_REQUIRE_VIRTUALENV", "PYTHONPATH", "PYTHONHOME"):
-        env.pop(name, None)
-    env["PIP_DISABLE_PIP_VERSION_CHECK"] = "1"
-    return env
-
-
-def lock_mismatches(pins, installed):
-    """Lines saying where the venv's packages differ from the lock (empty when they agree)."""
-    have = {normalize(name): version for name, version in installed.items()}
-    lines = []
-    for name, version in sorted(pins.items()):
-        if name not in have:
-            lines.append("%s==%s is not installed" % (name, version))
-        elif have[name] != version:
-            lines.append("%s is %s, the lock says %s" % (name, have[name], version))
-    for name in sorted(set(have) - set(pins) - _BOOTSTRAP):
-        lines.append("%s==%s is installed but not in the lock (relock)" % (name, have[name]))
-    return lines
-
-
-# ---------------------------------------------------------------------------------------------
-# Venvs
-
-
-def probe_venv(python):
-    """{"python": "3.13.0", "packages": {name: version}} of a venv's interpreter, or None."""
-    try:
-        out = subprocess.run([python, "-c", _PROBE], stdout=subprocess.PIPE,
-                             stderr=subprocess.DEVNULL, universal_newlines=True, timeout=120,
-                             env=discover._clean_env())
-    except (OSError, subprocess.SubprocessError):
-        return None
-    if out.returncode != 0:
-        return None
-    try:
-        return json.loads(out.stdout)
-    except ValueError:
-        return None
-
-
-def _run_logged(command, log_path, env, timeout):
-    """Run ``command`` with its output appended to ``log_path``; returns the exit status."""
-    with open(log_path, "a") as log:
-        log.write("$ %s\n" % " ".join(command))
-        log.flush()
-        try:
-            return subprocess.run(command, stdout=log, stderr=subprocess.STDOUT, env=env,
-                                  timeout=timeout).returncode
-        except subprocess.TimeoutExpired:
-            log.write("\n(timed out after %ss)\n" % timeout)
-            return 124
-
-
-def build_venv(interpreter, lock, target, log_path, timeout):
-    """Make ``target`` a venv of ``interpreter`` holding exactly ``lock``; raise RuntimeError.
-
-    The marker is written last, so a build cut short is seen as absent and made again.
-    """
-    if os.path.exists(target):
-        shutil.rmtree(target)
-    parent = os.path.dirname(target)
-    if not os.path.isdir(parent):
-        os.makedirs(parent)
-    env = pip_env()
-    if _run_logged([interpreter.path, "-m", "venv", target], log_path, env, 300) != 0:
-        raise RuntimeError("python -m venv failed, see %s" % log_path)
-    python = os.path.join(target, "bin", "python")
-    status = _run_logged([python, "-m", "pip", "install", "--no-cache-dir", "--require-virtualenv",
-                          "-r", lock], log_path, env, timeout)
-    if status != 0:
-        raise RuntimeError("pip install -r %s failed (exit %d), see %s"
-                           % (os.path.relpath(lock, ROOT), status, log_path))
-    info = probe_venv(python)
-    if info is None:
-        raise RuntimeError("the new venv's python does not run, see %s" % log_path)
-    wrong = lock_mismatches(read_pins(lock), info["packages"])
-    if wrong:
-        raise RuntimeError("the venv does not match its lock: " + "; ".join(wrong[:3]))
-    with open(os.path.join(target, MARKER), "w") as handle:
-        json.dump({"lock": os.path.basename(lock), "python": info["python"]}, handle)
-    return info
-
-
-def prune_stale(root, cell, keep):
-    """Other venvs of this cell (an older lock or interpreter): each is gigabytes."""
-    removed = []
-    if not os.path.isdir(root):
-        return removed
-    for name in sorted(os.listdir(root)):
-        path = os.path.join(root, name)
-        if path != keep and name.startswith(cell.name + "-") and \
-                re.match(r"^[0-9a-f]{12}$", name[len(cell.name) + 1:]):
-            shutil.rmtree(path, ignore_errors=True)
-            removed.append(path)
-    return removed
-
 
 # ---------------------------------------------------------------------------------------------
 # Running a cell
@@ -358,7 +123,7 @@ def run_tests(result, python, work, pytest_args, timeout):
                "--junitxml", junit] + list(pytest_args)
     with open(result.log, "w"):
         pass
-    result.returncode = _run_logged(command, result.log, cell_env(python), timeout)
+    result.returncode = cells.run_logged(command, result.log, cell_env(python), timeout)
     result.counts, result.failures = junit_counts(junit)
     if result.counts is None:
         result.error = "pytest ended without a report (exit %d), see %s" % (result.returncode,
@@ -368,8 +133,8 @@ def run_tests(result, python, work, pytest_args, timeout):
 class Runner(object):
     """Resolves, builds or reuses, and tests each cell; the seams are for the tests."""
 
-    def __init__(self, args, log=None, find_native=discover.find_native, build=build_venv,
-                 probe=probe_venv, test=run_tests):
+    def __init__(self, args, log=None, find_native=discover.find_native, build=cells.build_venv,
+                 probe=cells.probe_venv, test=run_tests):
         self.args = args
         self.log = log or (lambda text: print(text, flush=True))
         self._find_native = find_native
@@ -394,8 +159,8 @@ class Runner(object):
             if interpreter is None:
                 result.skipped = "no CPython %s found (PATH, pyenv, uv)" % cell.python
                 return result, None
-            key = venv_key(cell.lock, interpreter.full_version)
-            venv = venv_dir(self.args.venv_root, cell, key)
+            key = cells.venv_key(cell.lock, interpreter.full_version)
+            venv = cells.venv_dir(self.args.venv_root, cell, key)
             python = os.path.join(venv, "bin", "python")
             result.venv = venv
             info = self._probe(python) if os.path.exists(os.path.join(venv, MARKER)) else None
@@ -418,10 +183,10 @@ class Runner(object):
                     result.error = str(exc)
                     return result, None
                 result.venv_state = "built in %.0fs" % (time.perf_counter() - started)
-                for path in prune_stale(self.args.venv_root, cell, venv):
+                for path in cells.prune_stale(self.args.venv_root, cell, venv):
                     self.log("%s removed the stale venv %s" % (cell.name, _short(path)))
         result.interpreter = info["python"]
-        torch = {normalize(k): v for k, v in info["packages"].items()}.get("torch", "")
+        torch = {cells.normalize(k): v for k, v in info["packages"].items()}.get("torch", "")
         if torch.split("+")[0] != cell.torch:
             result.error = "%s holds torch %s, not %s" % (_short(venv), torch or "(none)",
                                                           cell.torch)
@@ -440,56 +205,6 @@ class Runner(object):
             result.seconds = time.perf_counter() - started
         self.log("%s %s in %.0fs" % (cell.name, result.verdict(), result.seconds))
         return result
-
-
-# ---------------------------------------------------------------------------------------------
-# Relocking
-
-
-def relock(cell, interpreter, log, timeout, locks_dir=LOCKS):
-    """Install ``<cell>.in`` into a throwaway venv and write every installed version to
-    ``<cell>.txt``, keeping the .in file's pip options (``--find-links``...). Returns the path."""
-    source = os.path.join(locks_dir, cell + ".in")
-    target = os.path.join(locks_dir, cell + ".txt")
-    options = []
-    with open(source) as handle:
-        for line in handle:
-            if line.startswith("-"):
-                options.append(line.strip())
-    scratch = tempfile.mkdtemp(prefix="dynalens-relock-")
-    try:
-        venv = os.path.join(scratch, "venv")
-        log_path = os.path.join(scratch, "relock.log")
-        env = pip_env()
-        python = os.path.join(venv, "bin", "python")
-        if _run_logged([interpreter.path, "-m", "venv", venv], log_path, env, 300) != 0 or \
-                _run_logged([python, "-m", "pip", "install", "--no-cache-dir", "-r", source],
-                            log_path, env, timeout) != 0:
-            with open(log_path) as handle:
-                log(handle.read()[-4000:])
-            raise RuntimeError("installing %s failed" % source)
-        info = probe_venv(python)
-        if info is None:
-            raise RuntimeError("the relock venv's python does not run")
-    finally:
-        shutil.rmtree(scratch, ignore_errors=True)
-    write_lock(target, cell, info["python"], options, info["packages"])
-    return target
-
-
-def write_lock(target, cell, python_version, options, packages):
-    """The lock file: a header, the .in file's pip options, then ``name==version`` sorted."""
-    pinned = sorted((name, version) for name, version in packages.items()
-                    if normalize(name) != "pip")
-    with open(target, "w") as handle:
-        handle.write("# Generated by `python tools/torch_matrix.py --relock %s` from %s.in on\n"
-                     "# CPython %s: every package of the cell's venv, pinned. Edit the .in file,"
-                     " then relock.\n" % (cell, cell, python_version))
-        for option in options:
-            handle.write(option + "\n")
-        for name, version in pinned:
-            handle.write("%s==%s\n" % (name, version))
-
 
 # ---------------------------------------------------------------------------------------------
 # Report and command line
@@ -541,12 +256,13 @@ def parse_args(argv):
                         help="show each cell's interpreter and venv; build and run nothing")
     parser.add_argument("--strict", action="store_true",
                         help="a cell skipped for want of an interpreter fails the run")
-    parser.add_argument("--venv-root", default=venv_root(), metavar="DIR",
+    parser.add_argument("--venv-root", default=cells.venv_root(), metavar="DIR",
                         help="where the locked venvs live (default %(default)s)")
     parser.add_argument("--main-venv", default=os.path.join(ROOT, ".venv"), metavar="DIR",
                         help="the README venv, cell %s (default .venv)" % MAIN_CELL)
     parser.add_argument("--work", default=os.path.join(ROOT, "tmp", "torch_matrix"),
-                        metavar="DIR", help="logs and JUnit XML per cell (default tmp/torch_matrix)")
+                        metavar="DIR",
+                        help="logs and JUnit XML per cell (default tmp/torch_matrix)")
     parser.add_argument("--timeout", type=int, default=1500, metavar="S",
                         help="seconds for one cell's tests (default %(default)s)")
     parser.add_argument("--build-timeout", type=int, default=3600, metavar="S",
@@ -556,16 +272,16 @@ def parse_args(argv):
     args = parser.parse_args(argv)
     args.pytest_args = pytest_args
     try:
-        args.cells = select_cells(known_cells(), args.cells)
+        args.cells = cells.select_cells(cells.known_cells(), args.cells)
     except ValueError as exc:
         parser.error(str(exc))
     if args.relock:
         try:
-            parse_cell_name(args.relock)
+            cells.parse_cell_name(args.relock)
         except ValueError as exc:
             parser.error(str(exc))
-        if not os.path.exists(os.path.join(LOCKS, args.relock + ".in")):
-            parser.error("no %s.in in %s" % (args.relock, LOCKS))
+        if not os.path.exists(os.path.join(cells.LOCKS, args.relock + ".in")):
+            parser.error("no %s.in in %s" % (args.relock, cells.LOCKS))
     return args
 
 
@@ -583,7 +299,8 @@ def list_cells(args, find_native=discover.find_native):
             lines.append("%-22s SKIPPED (no CPython %s found (PATH, pyenv, uv))"
                          % (cell.name, cell.python))
             continue
-        venv = venv_dir(args.venv_root, cell, venv_key(cell.lock, interpreter.full_version))
+        key = cells.venv_key(cell.lock, interpreter.full_version)
+        venv = cells.venv_dir(args.venv_root, cell, key)
         state = "built" if os.path.exists(os.path.join(venv, MARKER)) else "to build"
         lines.append("%-22s %s -> %s (%s)" % (cell.name, interpreter.label(), _short(venv),
                                               state))
@@ -596,12 +313,12 @@ def main(argv=None):
         print("\n".join(list_cells(args)))
         return 0
     if args.relock:
-        python = parse_cell_name(args.relock)[1]
+        python = cells.parse_cell_name(args.relock)[1]
         interpreter = discover.find_native(python)
         if interpreter is None:
             print("no CPython %s found (PATH, pyenv, uv)" % python, file=sys.stderr)
             return 1
-        print("wrote %s" % relock(args.relock, interpreter, print, args.build_timeout))
+        print("wrote %s" % cells.relock(args.relock, interpreter, print, args.build_timeout))
         return 0
     started = time.perf_counter()
     runner = Runner(args)
