@@ -318,7 +318,14 @@ def main(argv=None):
         if interpreter is None:
             print("no CPython %s found (PATH, pyenv, uv)" % python, file=sys.stderr)
             return 1
-        print("wrote %s" % cells.relock(args.relock, interpreter, print, args.build_timeout))
+        print("relocking %s: installing %s.in into a scratch venv of %s ..."
+              % (args.relock, args.relock, interpreter.label()), flush=True)
+        try:
+            target = cells.relock(args.relock, interpreter, print, args.build_timeout)
+        except RuntimeError as exc:
+            print("relock failed: %s" % exc, file=sys.stderr)
+            return 1
+        print("wrote %s" % os.path.relpath(target, ROOT))
         return 0
     started = time.perf_counter()
     runner = Runner(args)
