@@ -262,6 +262,24 @@ def test_a_missing_python_is_skipped_with_the_reason(tmp_path):
     assert tm.exit_status([result]) == 0 and tm.exit_status([result], strict=True) == 1
 
 
+@pytest.mark.parametrize("strict", [True, False])
+def test_the_command_line_shows_a_missing_python_as_skipped(tmp_path, strict):
+    # No pyenv or uv under this HOME, nothing on PATH: only the running interpreter is found,
+    # so a cell of another Python has none.
+    other = "3.13" if RUNNING != "3.13" else "3.11"
+    env = dict(os.environ, HOME=str(tmp_path), PATH=str(tmp_path / "nothing"))
+    for name in ("PYENV_ROOT", "UV_PYTHON_INSTALL_DIR", "DYNALENS_VENV_ROOT", "XDG_CACHE_HOME"):
+        env.pop(name, None)
+    command = [sys.executable, os.path.join(TOOLS, "torch_matrix.py"), "--cells",
+               "2.15/" + other, "--work", str(tmp_path / "work")] + (["--strict"] if strict else [])
+    done = subprocess.run(command, env=env, capture_output=True, text=True, timeout=120)
+    reason = "SKIPPED (no CPython %s found (PATH, pyenv, uv))" % other
+    assert reason in done.stdout and "1 cells, 0 failed, 1 skipped" in done.stdout, done.stderr
+    assert done.returncode == (1 if strict else 0)
+    assert ("--strict: a skipped cell fails the run" in done.stdout) == strict
+    assert not (tmp_path / ".cache").exists()            # nothing was built
+
+
 def test_a_venv_is_built_once_then_reused(tmp_path):
     fake, lines = Recorder(), []
     args = Args(tmp_path)

@@ -339,6 +339,8 @@ def main(argv=None):
             for test_id, message in result.failures:
                 print("  %s: %s" % (test_id, message[:160]))
     status = exit_status(results, args.strict)
+    if args.strict and any(r.skipped for r in results):
+        print("\n--strict: a skipped cell fails the run")
     print("\ntorch matrix: %d cells, %d failed, %d skipped; %.0fs in all"
           % (len(results), sum(r.failed for r in results),
              sum(bool(r.skipped) for r in results), time.perf_counter() - started))
