@@ -62,6 +62,7 @@ class CellResult(object):
             return "FAILED (%s)" % self.error
         return "FAILED" if self.failed else "ok"
 
+
 # ---------------------------------------------------------------------------------------------
 # Running a cell
 
@@ -112,6 +113,8 @@ def cell_env(venv_python):
 
 
 def run_tests(result, python, work, pytest_args, timeout):
+    """``pytest -m torch`` with the venv's python; fills ``result`` from the JUnit report (a
+    run cut off by ``timeout`` or crashed before the report is an error, not a count)."""
     folder = os.path.join(work, result.cell.name)
     if not os.path.isdir(folder):
         os.makedirs(folder)
@@ -205,6 +208,7 @@ class Runner(object):
             result.seconds = time.perf_counter() - started
         self.log("%s %s in %.0fs" % (cell.name, result.verdict(), result.seconds))
         return result
+
 
 # ---------------------------------------------------------------------------------------------
 # Report and command line

@@ -120,6 +120,7 @@ def select_cells(cells, spec):
 
 
 def venv_root(env=None):
+    """Where the locked venvs live: $DYNALENS_VENV_ROOT, else the user's cache folder."""
     env = os.environ if env is None else env
     if env.get("DYNALENS_VENV_ROOT"):
         return env["DYNALENS_VENV_ROOT"]
@@ -164,6 +165,7 @@ def lock_mismatches(pins, installed):
     for name in sorted(set(have) - set(pins) - _BOOTSTRAP):
         lines.append("%s==%s is installed but not in the lock (relock)" % (name, have[name]))
     return lines
+
 
 # ---------------------------------------------------------------------------------------------
 # Venvs
@@ -240,6 +242,7 @@ def prune_stale(root, cell, keep):
             shutil.rmtree(path, ignore_errors=True)
             removed.append(path)
     return removed
+
 
 # ---------------------------------------------------------------------------------------------
 # Relocking
