@@ -328,6 +328,37 @@ def test_pyc_of_another_version_names_both_versions(tmp_path):
     assert isinstance(info.value, DecompilationError)
 
 
+@pytest.mark.parametrize("magic, version", [(62211, "2.7"), (3379, "3.6"), (3394, "3.7")])
+def test_pyc_of_an_unsupported_version_says_so(tmp_path, magic, version):
+    # a crafted header is enough (no 2.7/3.6 interpreter needed): dynalens never reads past it
+    pyc = tmp_path / "old.pyc"
+    pyc.write_bytes(magic.to_bytes(2, "little") + b"\r\n" + bytes(12) + b"c\x00")
+    with pytest.raises(PycVersionError) as info:
+        decompile(pyc)
+    message = str(info.value)
+    assert "Python %s (magic number %d)" % (version, magic) in message
+    assert "not supported" in message and "3.8-3.15" in message
+    assert "decompile it with Python %s" % version not in message
+
+
+def test_pyc_of_a_supported_version_says_which_python_reads_it(tmp_path):
+    pyc = _real_pyc(tmp_path)
+    other, other_version = (3413, "3.8") if sys.version_info[:2] != (3, 8) else (3495, "3.11")
+    data = pyc.read_bytes()
+    pyc.write_bytes(other.to_bytes(2, "little") + data[2:])
+    with pytest.raises(PycVersionError, match="decompile it with Python %s" % other_version):
+        decompile(pyc)
+
+
+def test_dir_lists_each_public_name_once_also_after_use():
+    import dynalens
+
+    dynalens.decompile, dynalens.verify, dynalens.Decompiler   # resolve lazy names
+    names = dir(dynalens)
+    assert len(names) == len(set(names))
+    assert {"decompile", "verify", "prepare_debug", "explain"} <= set(names)
+
+
 def test_pyc_with_unknown_magic(tmp_path):
     pyc = _real_pyc(tmp_path)
     data = pyc.read_bytes()

@@ -145,3 +145,42 @@ def test_marked_output_is_reported_and_strict_fails(capsys, monkeypatch, tmp_pat
     assert cli.main(["decompile", str(path), "--strict"]) == 1
     captured = capsys.readouterr()
     assert captured.out == "" and "exactly (--strict)" in captured.err
+
+
+def test_directory_target_decompiles_each_pyc_in_it(tmp_path, capsys):
+    folder = tmp_path / "pkg"
+    (folder / "sub").mkdir(parents=True)
+    for rel, body in (("a.py", "def first(x):\n    return x + 1\n"),
+                      ("sub/b.py", "def second(y):\n    return [y] * 2\n")):
+        src = folder / rel
+        src.write_text(body)
+        py_compile.compile(str(src), cfile=str(src) + "c", doraise=True)
+    status = cli.main(["decompile", str(folder), "--verify"])
+    captured = capsys.readouterr()
+    assert status == 0, captured.err
+    assert captured.out.index("# ==== %s" % (folder / "a.pyc")) < captured.out.index(
+        "def first(x):") < captured.out.index("# ==== %s" % (folder / "sub" / "b.pyc")) \
+        < captured.out.index("def second(y):")
+    assert "no such file" not in captured.err
+    assert captured.err.count("exact      first") == 1
+
+
+def test_directory_target_without_python_files_says_what_is_accepted(tmp_path, capsys):
+    (tmp_path / "notes.txt").write_text("hello")
+    status = cli.main(["decompile", str(tmp_path)])
+    captured = capsys.readouterr()
+    assert status == 2
+    assert "is a directory with no .pyc or .py files" in captured.err
+    assert "no such file" not in captured.err
+
+
+def test_directory_target_reports_a_bad_file_and_goes_on(tmp_path, capsys):
+    (tmp_path / "a_broken.pyc").write_bytes(b"not bytecode at all")
+    good = tmp_path / "b_good.py"
+    good.write_text("def fine():\n    return 1\n")
+    py_compile.compile(str(good), cfile=str(tmp_path / "b_good.pyc"), doraise=True)
+    status = cli.main(["decompile", str(tmp_path)])
+    captured = capsys.readouterr()
+    assert status == 1
+    assert "cannot decompile %s" % (tmp_path / "a_broken.pyc") in captured.err
+    assert "def fine():" in captured.out

@@ -196,6 +196,30 @@ def test_bad_folders_give_clear_errors(tmp_path):
         write_report(str(tmp_path / "list"))
 
 
+def test_explain_of_something_else_than_a_dump_says_what_it_takes(dump):
+    def compiled_fn(x):
+        return x
+
+    for wrong in (compiled_fn, 42, None):
+        with pytest.raises(TypeError, match=r"explain\(\) takes a dump folder") as info:
+            explain(wrong)
+        assert "prepare_debug" in str(info.value)
+    assert "compiled_fn" in _explain_error(compiled_fn)
+
+    class Run:   # what prepare_debug yields carries the folder as .dump_dir
+        dump_dir = str(dump)
+
+    assert explain(Run()).dump_dir == str(dump)
+
+
+def _explain_error(value):
+    try:
+        explain(value)
+    except TypeError as exc:
+        return str(exc)
+    return ""
+
+
 def test_explain_displays_inline_in_an_iframe(dump):
     explorer = explain(str(dump))
     shown = explorer._repr_html_()

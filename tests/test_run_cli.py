@@ -137,6 +137,15 @@ def test_bad_targets_are_usage_errors(tmp_path, fake_lens, capsys):
     assert fake_lens == []  # nothing was started
 
 
+@pytest.mark.parametrize("argv", [["run"], ["run", "-m"], ["run", "--dump", "out"]])
+def test_run_without_a_program_says_how_to_name_one(argv, fake_lens, capsys):
+    assert cli.main(argv) == 2
+    err = capsys.readouterr().err
+    assert "name the program to run" in err and "script.py" in err and "-m module" in err
+    assert "required" not in err and "args" not in err.replace("[args ...]", "")
+    assert fake_lens == []
+
+
 def test_report_command(tmp_path, capsys):
     make_dump(str(tmp_path / "dump"))
     assert cli.main(["report", str(tmp_path / "dump")]) == 0

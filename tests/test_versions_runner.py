@@ -113,6 +113,9 @@ def test_pyc_with_unknown_or_pre_release_magic():
     with pytest.raises(guard.PycVersionError, match="pre-release of Python 3.13"):
         guard.check_pyc_magic((3560).to_bytes(2, "little") + b"\r\n" + bytes(12),
                               running_magic=b"\xf3\r\r\n")
+    with pytest.raises(guard.PycVersionError, match=r"Python 3.6 bytecode is not supported"):
+        guard.check_pyc_magic((3379).to_bytes(2, "little") + b"\r\n" + bytes(12),
+                              running_magic=b"\xf3\r\r\n")
     with pytest.raises(guard.PycVersionError, match="too short"):
         guard.check_pyc_magic(b"\xf3", running_magic=b"\xf3\r\r\n")
 

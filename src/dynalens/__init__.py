@@ -51,4 +51,5 @@ def __getattr__(name):
 
 
 def __dir__():
-    return sorted(list(globals()) + list(_LAZY))
+    # a lazy name, once used, is also in globals(): list each name once
+    return sorted(set(globals()) | set(_LAZY))

@@ -26,6 +26,8 @@ __all__ = [
     "PycVersionError",
     "check_running_python",
     "check_pyc_magic",
+    "is_supported",
+    "other_version_advice",
     "magic_number",
     "python_version_for_magic",
     "running_version",
@@ -163,6 +165,27 @@ def check_pyc_magic(data, path=None, running_magic=None):
             "the .pyc%s was written by a pre-release of Python %s (magic number %d); this "
             "Python %s expects magic number %d: recompile it with this interpreter"
             % (where, written, magic_number(data), running, magic_number(running_magic)))
-    raise PycVersionError(
-        "the .pyc%s was written by Python %s, but this is Python %s: decompile it with "
-        "Python %s (bytecode differs between versions)" % (where, written, running, written))
+    raise PycVersionError("the .pyc%s was written by Python %s, but this is Python %s: %s"
+                          % (where, written, running, other_version_advice(written)))
+
+
+def is_supported(version):
+    """Is ``version`` ("3.11"-style text) one whose bytecode dynalens reads (3.8-3.15)?"""
+    try:
+        parts = tuple(int(p) for p in str(version).split(".")[:2])
+    except ValueError:
+        return False
+    return MIN_SUPPORTED <= parts <= MAX_SUPPORTED
+
+
+def other_version_advice(written):
+    """What to do with a .pyc that ``written`` ("2.7", "3.12", None) wrote, as a clause.
+
+    A supported version is decompiled by running dynalens under that Python; an unsupported
+    one cannot be (dynalens itself does not run there, and has no opcode tables for it).
+    """
+    supported = "%d.%d-%d.%d" % (MIN_SUPPORTED + MAX_SUPPORTED)
+    if written is not None and is_supported(written):
+        return ("decompile it with Python %s (bytecode differs between versions)" % written)
+    return ("%s bytecode is not supported: dynalens reads CPython %s bytecode only"
+            % ("Python %s" % written if written else "this version's", supported))

@@ -31,7 +31,8 @@ class UsageError(Exception):
 
 def _decompile_arguments(parser):
     parser.add_argument("target", metavar="TARGET",
-                        help="a .pyc file, a .py file (compiled, then decompiled), or "
+                        help="a .pyc file, a .py file (compiled, then decompiled), a directory "
+                             "(its .pyc files, else its .py files, each in turn), or "
                              "module:qualname (imported, e.g. json.decoder:JSONDecoder.decode)")
     parser.add_argument("--verify", action="store_true",
                         help="recompile the output and compare bytecode for every code object; "
@@ -44,12 +45,18 @@ def _decompile_arguments(parser):
 
 
 def _run_decompile(args):
+    if args.indent < 1:
+        raise UsageError("--indent must be at least 1, got %d" % args.indent)
+    if os.path.isdir(args.target):
+        return _decompile_directory(args)
+    return _decompile_one(args.target, _load_target(args.target), args)
+
+
+def _decompile_one(label, target, args):
+    """Decompile one target to stdout (and verify it with --verify); the exit status."""
     from .decompiler.api import Decompiler, _decompile_code
     from .decompiler.errors import DecompilationError
 
-    if args.indent < 1:
-        raise UsageError("--indent must be at least 1, got %d" % args.indent)
-    target = _load_target(args.target)
     try:
         decompiler = Decompiler(target, indent=args.indent, strict=args.strict)
         text = decompiler.decompile()
@@ -57,7 +64,7 @@ def _run_decompile(args):
         raise UsageError(str(exc))
     except DecompilationError as exc:
         sys.stderr.write("dynalens: cannot decompile %s%s: %s\n" % (
-            args.target, " exactly (--strict)" if args.strict else "", exc))
+            label, " exactly (--strict)" if args.strict else "", exc))
         return EXIT_NOT_EXACT
     sys.stdout.write(text if text.endswith("\n") else text + "\n")
     sys.stdout.flush()
@@ -65,6 +72,36 @@ def _run_decompile(args):
     if not args.verify:
         return EXIT_OK
     return _report_verification(decompiler, text, _decompile_code, " " * args.indent)
+
+
+def _directory_files(folder):
+    """The files `decompile DIR` reads: its .pyc files (all subfolders, __pycache__ included),
+    or, when it has none, its .py files; sorted, so the output is the same on every run."""
+    found = {".pyc": [], ".py": []}
+    for root, dirs, files in os.walk(folder):
+        dirs.sort()
+        for name in sorted(files):
+            ext = os.path.splitext(name)[1]
+            if ext in found:
+                found[ext].append(os.path.join(root, name))
+    return found[".pyc"] or found[".py"]
+
+
+def _decompile_directory(args):
+    """Every .pyc (else .py) file under a folder, one after another, each under a banner line;
+    a file that fails is reported on stderr and the others go on (exit status 1 then)."""
+    files = _directory_files(args.target)
+    if not files:
+        raise UsageError("%s is a directory with no .pyc or .py files in it; TARGET is a .pyc "
+                         "file, a .py file, a directory of them, or module:qualname"
+                         % args.target)
+    status = EXIT_OK
+    for number, path in enumerate(files):
+        sys.stdout.write("%s# ==== %s\n" % ("\n" if number else "", path))
+        if args.verify:
+            sys.stderr.write("# %s\n" % path)
+        status = max(status, _decompile_one(path, path, args))
+    return status
 
 
 def _report_marks(text):
@@ -86,7 +123,8 @@ def _load_target(spec):
             raise UsageError("no such file: %s" % spec)
         return spec
     if ":" not in spec:
-        raise UsageError("TARGET must be a .pyc file, a .py file or module:qualname, got %r"
+        raise UsageError("TARGET must be a .pyc file, a .py file, a directory or "
+                         "module:qualname, got %r"
                          % spec)
     module_name, _, qualname = spec.partition(":")
     try:

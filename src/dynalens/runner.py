@@ -185,12 +185,23 @@ def run_arguments(parser):
                         help="write the dump folder only, not report.html")
     parser.add_argument("-m", dest="module", action="store_true",
                         help="run TARGET as a module, like python -m")
-    parser.add_argument("target", metavar="TARGET", help="script path (or module name with -m)")
+    # optional for argparse, so that a bare `dynalens run` gets run_command's own message
+    # instead of "the following arguments are required: TARGET, args"
+    parser.add_argument("target", metavar="TARGET", nargs="?",
+                        help="script path (or module name with -m)")
     parser.add_argument("args", nargs=argparse.REMAINDER,
                         help="arguments passed to the program unchanged")
 
 
+RUN_USAGE = ("name the program to run: `dynalens run [--dump DIR] script.py [args ...]` or "
+             "`dynalens run [--dump DIR] -m module [args ...]` (as with python)")
+
+
 def run_command(args):
+    if not args.target:
+        sys.stderr.write("usage: dynalens run [--dump DIR] [--no-report] (script.py | -m module) "
+                         "[args ...]\n")
+        return _error("run", RUN_USAGE)
     try:
         code, path = run(args.target, args.args, dump_dir=args.dump, module=args.module,
                          report=not args.no_report)

@@ -18,7 +18,7 @@ import os
 import sys
 import types
 
-from .._version_guard import PycVersionError, check_running_python
+from .._version_guard import PycVersionError, check_running_python, other_version_advice
 from .._version_guard import python_version_for_magic as _version_for_header
 from .errors import DecompilationError
 from .signature import is_literal
@@ -284,10 +284,9 @@ def load_pyc(path):
             written_by = "an unknown Python (unknown magic number %d)" % magic
         else:
             written_by = "Python %s (magic number %d)" % (version, magic)
-        raise PycVersionError("%s was written by %s, but this is Python %s (magic number %d): "
-                              "bytecode differs between versions, so decompile it with Python "
-                              "%s" % (path, written_by, here, here_magic, version or "of that "
-                                      "version"))
+        raise PycVersionError("%s was written by %s, but this is Python %s (magic number %d): %s"
+                              % (path, written_by, here, here_magic,
+                                 other_version_advice(version)))
     if len(data) < 16:
         raise DecompilationError("%s is truncated: a .pyc header is 16 bytes, the file has %d"
                                  % (path, len(data)))

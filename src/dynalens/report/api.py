@@ -54,7 +54,7 @@ class Explorer:
     """
 
     def __init__(self, dump_dir, height=720):
-        self.dump_dir = os.path.abspath(dump_dir)
+        self.dump_dir = os.path.abspath(_dump_folder(dump_dir))
         self.height = height
         if not os.path.isdir(self.dump_dir):
             raise FileNotFoundError("not a dump folder (no such directory): %r" % (dump_dir,))
@@ -80,5 +80,29 @@ class Explorer:
 
 
 def explain(dump_dir, height=720):
-    """An :class:`Explorer` for ``dump_dir``; in Jupyter it displays the explorer inline."""
-    return Explorer(dump_dir, height=height)
+    """An :class:`Explorer` for ``dump_dir``; in Jupyter it displays the explorer inline.
+
+    ``dump_dir`` is a dump folder (str or os.PathLike) or the object ``prepare_debug`` yielded.
+    """
+    return Explorer(_dump_folder(dump_dir), height=height)
+
+
+def _dump_folder(value):
+    """The folder a dump argument names; anything else (a compiled function, a model) is a
+    TypeError that says how to get a dump of it."""
+    if isinstance(value, (str, os.PathLike)):
+        return value
+    folder = getattr(value, "dump_dir", None)   # what prepare_debug yields (DebugRun)
+    if isinstance(folder, (str, os.PathLike)):
+        return folder
+    raise TypeError(
+        "dynalens.explain() takes a dump folder (the path given to prepare_debug, or the object "
+        "it yields), got %s. To see what torch.compile made of a function, run it under "
+        "`with dynalens.prepare_debug(DUMP_DIR):`, then call dynalens.explain(DUMP_DIR)"
+        % _describe(value))
+
+
+def _describe(value):
+    name = getattr(value, "__qualname__", None) or getattr(value, "__name__", None)
+    kind = type(value).__name__
+    return "%s %s" % (kind, name) if name else "a %s" % kind
