@@ -33,10 +33,12 @@ class DebugRun:
     memory for `debug()` and guard checks).
     """
 
-    def __init__(self, dump_dir, report=True):
+    def __init__(self, dump_dir, clean_wild_fx_code=True, log_bytecode=False, *, report=True):
         if not isinstance(dump_dir, (str, os.PathLike)):
             raise TypeError("prepare_debug() needs a folder path (str or os.PathLike), got %s"
                             % type(dump_dir).__name__)
+        self.clean_wild_fx_code = bool(clean_wild_fx_code)
+        self.log_bytecode = bool(log_bytecode)
         self.requested_dir = os.path.abspath(os.fspath(dump_dir))
         self.dump_dir = self.requested_dir
         self.index = None
@@ -111,7 +113,9 @@ class DebugRun:
             from .dump import Dumper
 
             guard_info = self._collect_guards()
-            dumper = Dumper(self.requested_dir, self._capture, self._started)
+            dumper = Dumper(self.requested_dir, self._capture, self._started,
+                            clean_wild_fx_code=self.clean_wild_fx_code,
+                            log_bytecode=self.log_bytecode)
             self.dump_dir, self.index = dumper.write(guard_info)
             self.compiles = dumper.dumped
         except Exception as exc:
@@ -224,8 +228,8 @@ class DebugRun:
             return None
 
 
-def prepare_debug(dump_dir, report=True):
-    """Capture everything torch.compile makes inside the `with` block into `dump_dir`.
+def prepare_debug(dump_src_dir, clean_wild_fx_code=True, log_bytecode=False, *, report=True):
+    """Capture everything torch.compile makes inside the `with` block into `dump_src_dir`.
 
     ::
 
@@ -233,11 +237,17 @@ def prepare_debug(dump_dir, report=True):
             model(x)           # compiles: captured
         print(run.dump_dir)   # files described in docs/dump-format.md
 
-    `report=False` skips the HTML report. Nesting or re-entering gives a RuntimeError; a missing
-    torch an ImportError. Problems inside the lens become warnings; the program's results are
-    never changed.
+    The positional parameters are the reference tool's (depyf), with its meanings:
+    `clean_wild_fx_code` leaves out FX graphs that belong to no compiled function (graphs torch
+    logged for a compile whose transformed code calls no `__compiled_fn_<k>`, e.g. one that
+    failed and fell back); `log_bytecode=True` also saves each code object (Dynamo's
+    transformed code, resume functions, the frame's original code) beside its source as
+    `<name>.code`, readable with `marshal.load` (docs/dump-format.md).
+    `report=False` (keyword only) skips the HTML report. Nesting or re-entering gives a
+    RuntimeError; a missing torch an ImportError. Problems inside the lens become warnings;
+    the program's results are never changed.
     """
-    return DebugRun(dump_dir, report=report)
+    return DebugRun(dump_src_dir, clean_wild_fx_code, log_bytecode, report=report)
 
 
 def last_run():

@@ -20,13 +20,22 @@ except ImportError:  # Windows: no advisory locks; single-process use stays safe
 
 def write_text(path, text):
     """Write `text` to `path` so readers see either the old file or the whole new one."""
+    _write(path, text.encode("utf-8"))
+
+
+def write_bytes(path, data):
+    """`write_text` for binary data (marshalled code objects)."""
+    _write(path, bytes(data))
+
+
+def _write(path, data):
     directory = os.path.dirname(path) or "."
     fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=".part", dir=directory)
     try:
         # no fsync: the rename is what makes the file appear whole to other processes;
         # surviving a power cut is not worth its cost (a quarter second per 30 files)
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
         os.replace(tmp, path)
     except BaseException:
         with contextlib.suppress(OSError):

@@ -57,10 +57,16 @@ class DumpedCompile:
 
 
 class Dumper:
-    def __init__(self, dump_dir, capture, started):
+    """Writes the dump folder. `clean_wild_fx_code` and `log_bytecode` are prepare_debug's
+    (the reference tool's) options: leave out graphs that belong to no compiled function;
+    save each code object beside its source as marshal data (`<name>.code`)."""
+
+    def __init__(self, dump_dir, capture, started, clean_wild_fx_code=True, log_bytecode=False):
         self.root = os.path.abspath(dump_dir)
         self.capture = capture
         self.started = started
+        self.clean_wild_fx_code = clean_wild_fx_code
+        self.log_bytecode = log_bytecode
         self.dumped = []
         self.files = []
         self.warnings = capture.warnings
@@ -213,6 +219,7 @@ class Dumper:
                                            line_offset=res.text.count("\n") - before)
             kind = "transformed_code" if res.decompiled else "disassembly"
             self._write(tfile, res.text, kind, dc)
+            tcode_file = self._write_bytecode(tfile, rec.transformed_code, dc)
             dc.transformed, dc.transformed_path, dc.transformed_name = res, tpath, tname
             entry["transformed_code"] = {
                 "file": tfile, "function": tname, "decompiled": res.decompiled,
@@ -221,7 +228,12 @@ class Dumper:
                 "difference": res.difference, "profiler_bookkeeping_removed": removed,
                 "debug_mode": "exact" if res.swappable else (
                     "relabeled" if dc.relabeled is not None else None)}
+            if tcode_file:
+                entry["transformed_code"]["bytecode"] = tcode_file
             sections.append(("transformed code", res.text))
+        if rec.original_code is not None and self.log_bytecode:
+            entry["original_bytecode"] = self._write_bytecode(
+                "__original_code_%d_for_%s.py" % (n, fn), rec.original_code, dc)
 
         # resume functions called from the transformed code: one file each, even when two
         # share a name (both branches of an `if` resume in a function named after its line)
@@ -245,6 +257,7 @@ class Dumper:
                                         % (j, _safe(rname)), start=n)
                 rfile = os.path.basename(rpath)
             self._write(rfile, res.text, "resume_code" if res.decompiled else "disassembly", dc)
+            rcode_file = self._write_bytecode(rfile, rcode, dc)
             parsed = parse_resume_name(rname)
             rglobals = r["globals"]
             entry["resume_functions"].append({"name": rname, "file": rfile,
@@ -258,6 +271,8 @@ class Dumper:
                                               "decompiled": res.decompiled,
                                               "verified": res.verified,
                                               "verified_by": res.verified_by})
+            if rcode_file:
+                entry["resume_functions"][-1]["bytecode"] = rcode_file
             sections.append(("resume function %s%s" % (rname, " (%s)" % where if where else ""),
                              res.text))
 
@@ -326,6 +341,13 @@ class Dumper:
         if not names and code is not None:
             names = [n for n in code.co_names if _COMPILED_FN_RE.match(n)]
         graphs = []
+        called = set(code.co_names) if code is not None else set()
+        if self.clean_wild_fx_code and rec.graphs and not called.intersection(names):
+            # "wild" graphs: no compiled function of this compile calls them (e.g. the backend
+            # failed after Dynamo traced, and torch ran the frame as it was): left out, as the
+            # reference tool leaves out FX code that is no part of a compiled function
+            dc.entry["wild_graphs_left_out"] = [stage for stage, _ in rec.graphs]
+            return graphs
         for i, global_name in enumerate(names or ([None] if rec.graphs else [])):
             short = graph_short_name(global_name) if global_name else "__graph_%s" % (
                 rec.compile_id.replace("/", "_"))
@@ -371,6 +393,23 @@ class Dumper:
         atomic.write_text(path, text)
         self._file(name, kind, dc, graph)
         return path
+
+    def _write_bytecode(self, source_name, code, dc):
+        """With log_bytecode: `code` as marshal data beside `source_name` (same name, `.code`),
+        for `marshal.load`; the file name, or None (not asked, or marshal refused it)."""
+        if not self.log_bytecode or code is None:
+            return None
+        import marshal
+
+        name = os.path.splitext(source_name)[0] + ".code"
+        try:
+            data = marshal.dumps(code)
+        except ValueError as exc:   # a constant marshal cannot write
+            self.warn("bytecode", "could not save the bytecode of %s (%s)" % (code.co_name, exc))
+            return None
+        atomic.write_bytes(os.path.join(self.folder, name), data)
+        self._file(name, "bytecode", dc)
+        return name
 
     def _file(self, name, kind, dc, graph=None):
         self.files.append({"path": name, "kind": kind, "compile": dc.key, "graph": graph})

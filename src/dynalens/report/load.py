@@ -437,8 +437,8 @@ def _load_index(reader, index, dump):
     # Files the compiles do not mention (e.g. a disassembly written after a failed decompile).
     for i, f in enumerate(index.get("files") or []):
         rel = f.get("path") if isinstance(f, dict) else None
-        if not rel or rel in reader.seen_paths:
-            continue
+        if not rel or rel in reader.seen_paths or f.get("kind") == "bytecode":
+            continue   # (bytecode: marshal data written with log_bytecode, not text)
         kind = _KINDS.get(f.get("kind"), f.get("kind") or "file")
         owner = by_key.get(str(f.get("compile")))
         block = reader.block(rel, kind, rel, _anchor("o", reader.prefix, i))

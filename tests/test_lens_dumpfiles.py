@@ -1,0 +1,99 @@
+"""The dump's files as a user meets them: prepare_debug's depyf-style options, graph files that
+run on their own, full_code files that dispatch like torch."""
+
+import glob
+import json
+import marshal
+import os
+import subprocess
+import sys
+import types
+
+import pytest
+
+torch = pytest.importorskip("torch")
+
+from dynalens.lens.api import prepare_debug  # noqa: E402
+
+pytestmark = pytest.mark.torch
+
+SRC = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "src")
+
+
+def _toy(a, b):
+    x = a / (torch.abs(a) + 1)
+    if b.sum() < 0:
+        b = b * -1
+    return x * b
+
+
+def _double(x):
+    return torch.sin(x) * 2
+
+
+# -- prepare_debug(dump_src_dir, clean_wild_fx_code=True, log_bytecode=False) ----------------
+
+def test_positional_arguments_have_depyfs_meanings(tmp_path):
+    run = prepare_debug(str(tmp_path), False)
+    assert run.clean_wild_fx_code is False and run.log_bytecode is False and run.report is True
+    run = prepare_debug(str(tmp_path), True, True, report=False)
+    assert run.clean_wild_fx_code and run.log_bytecode and run.report is False
+    run = prepare_debug(dump_src_dir=str(tmp_path), clean_wild_fx_code=True, log_bytecode=False)
+    assert run.report is True
+    with pytest.raises(TypeError):
+        prepare_debug(str(tmp_path), True, False, False)   # report is keyword-only
+
+
+def test_log_bytecode_saves_each_code_object_beside_its_source(tmp_path):
+    torch._dynamo.reset()
+    fn = torch.compile(_toy, backend="eager")
+    with prepare_debug(str(tmp_path), log_bytecode=True, report=False) as run:
+        fn(torch.ones(4), torch.ones(4))
+    entry = run.index["compiles"][0]
+    tfile = entry["transformed_code"]["file"]
+    code_file = entry["transformed_code"]["bytecode"]
+    assert code_file == tfile[:-len(".py")] + ".code"
+    with open(os.path.join(run.dump_dir, code_file), "rb") as fh:
+        code = marshal.load(fh)
+    assert isinstance(code, types.CodeType) and code is not None
+    assert code.co_code == run.compiles[0].record.transformed_code.co_code
+    with open(os.path.join(run.dump_dir, entry["original_bytecode"]), "rb") as fh:
+        assert marshal.load(fh).co_code == _toy.__code__.co_code
+    resumes = [r for c in run.index["compiles"] for r in c["resume_functions"]]
+    assert resumes and all(os.path.exists(os.path.join(run.dump_dir, r["bytecode"]))
+                           for r in resumes)
+    kinds = {f["path"]: f["kind"] for f in run.index["files"]}
+    assert kinds[code_file] == "bytecode"
+
+
+def test_without_log_bytecode_no_code_files(tmp_path):
+    torch._dynamo.reset()
+    fn = torch.compile(_double, backend="eager")
+    with prepare_debug(str(tmp_path), report=False) as run:
+        fn(torch.ones(3))
+    assert not glob.glob(os.path.join(run.dump_dir, "*.code"))
+    assert "bytecode" not in run.index["compiles"][0]["transformed_code"]
+
+
+def _failing_backend(gm, example_inputs):
+    raise RuntimeError("this backend always fails")
+
+
+@pytest.mark.parametrize("clean", [True, False])
+def test_clean_wild_fx_code_leaves_out_graphs_no_compiled_function_calls(tmp_path, clean):
+    # the backend fails after Dynamo traced the graph: torch runs the frame as it was, so the
+    # graph it logged belongs to no compiled function ("wild")
+    torch._dynamo.reset()
+    fn = torch.compile(_double, backend=_failing_backend)
+    with torch._dynamo.config.patch(suppress_errors=True):
+        with prepare_debug(str(tmp_path), clean, report=False) as run:
+            out = fn(torch.ones(3))
+    assert torch.equal(out, _double(torch.ones(3)))
+    graph_files = glob.glob(os.path.join(run.dump_dir, "*graph*.py")) + \
+        glob.glob(os.path.join(run.dump_dir, "*Graph*.py"))
+    entry = run.index["compiles"][0]
+    if clean:
+        assert graph_files == []
+        assert entry["wild_graphs_left_out"] == ["Captured_Graph"]
+    else:
+        assert len(graph_files) == 1 and "wild_graphs_left_out" not in entry
