@@ -13,6 +13,7 @@ import sys
 
 from . import atomic
 from .capture import STAGE_ORDER, parse_resume_name
+from .graphfile import graph_file
 from .guards import guard_function_source
 from .noise import simplify
 from .relabel import listing_lines, relabel
@@ -355,15 +356,15 @@ class Dumper:
             stages = rec.graphs if i == 0 else []
             per_stage = {}
             for stage, payload in sorted(stages, key=lambda sp: STAGE_ORDER.index(sp[0])):
-                head = "".join("# %s\n" % h for h in [
+                head = [
                     "dynalens dump: graph %s, stage %s, compile id %s of %s" % (
                         short, stage, rec.compile_id, rec.function),
-                    "torch's readable form of the FX graph (GraphModule.print_readable)."])
+                    "torch's readable form of the FX graph (GraphModule.print_readable)."]
                 k, path = atomic.claim(
                     self.folder, lambda j: "%s.%s.%d.py" % (short, stage, j),
                     start=per_stage.get(stage, 0))
                 per_stage[stage] = k + 1
-                atomic.write_text(path, head + _as_module(payload))
+                atomic.write_text(path, graph_file(payload, head, os.path.basename(path)).text)
                 rel = os.path.basename(path)
                 self._file(rel, "graph", dc, graph=short)
                 g["stages"].append({"stage": stage, "file": rel})
@@ -481,16 +482,6 @@ def _resume_code(obj):
         if hasattr(value, "co_code") and value.co_name.startswith("torch_dynamo_resume_in_"):
             return value
     return None
-
-
-def _as_module(payload):
-    """A graph payload as a file that compiles: torch's class text, else kept as comments."""
-    text = payload if payload.endswith("\n") else payload + "\n"
-    try:
-        compile(text, "<graph>", "exec")
-        return text
-    except SyntaxError:
-        return "".join("# " + ln + "\n" for ln in text.splitlines())
 
 
 _NESTED_ARGS = ("__nested_resume_fns", "__nested_frame_values")
