@@ -180,3 +180,66 @@ def test_graph_text_gets_the_imports_it_uses():
     assert result.runnable is False and "some_helper_of_the_program" in result.reason
     ok = graph_file(payload.replace("some_helper_of_the_program", "torch.neg"), [], "g.py")
     assert ok.runnable and "__main__" in ok.text
+
+
+# -- full_code_for_<fn>_<n>.py: every cached version and torch's dispatch ---------------------
+
+def _scaled(x, y):
+    z = torch.sin(x) * 2
+    torch._dynamo.graph_break()
+    return z + y
+
+
+def _load_full_code(path):
+    """The dispatcher's module namespace (the live one: run_path returns a copy)."""
+    import runpy
+
+    ns = runpy.run_path(path)
+    return ns["transformed__scaled"].__globals__
+
+
+@pytest.mark.parametrize("backend", ["eager", "aot_eager"])
+def test_full_code_holds_every_cached_version_and_dispatches_like_torch(tmp_path, backend):
+    torch._dynamo.reset()
+    fn = torch.compile(_scaled, backend=backend)
+    f32, f64 = torch.randn(5), torch.randn(5, dtype=torch.float64)
+    with prepare_debug(str(tmp_path), report=False) as run:
+        fn(f32, f32)
+        fn(f64, f64)      # dtype guard fails: a second version
+    files = sorted(c["full_code"] for c in run.index["compiles"] if c["function"] == "_scaled")
+    assert files == ["full_code_for__scaled_0.py", "full_code_for__scaled_1.py"]
+    first = open(os.path.join(run.dump_dir, files[0]), encoding="utf-8").read()
+    second = open(os.path.join(run.dump_dir, files[1]), encoding="utf-8").read()
+    # file n shows the cache as it stood after the n-th compile: newest version first
+    assert "def __transformed_code_0_for__scaled(" in first
+    assert "__transformed_code_1_for__scaled" not in first
+    assert second.index("def __guard_1_for__scaled(") < second.index(
+        "def __transformed_code_1_for__scaled(") < second.index(
+        "def __guard_0_for__scaled(") < second.index("def __transformed_code_0_for__scaled(")
+    assert second.index("if __guard_1_for__scaled(") < second.index("if __guard_0_for__scaled(")
+
+    g = _load_full_code(os.path.join(run.dump_dir, files[1]))   # in the compiling process
+    calls = []
+    for name in ("__transformed_code_1_for__scaled", "__transformed_code_0_for__scaled",
+                 "_scaled"):
+        def record(*args, __f=g[name], __name=name):
+            calls.append(__name)
+            return __f(*args)
+        g[name] = record
+    for x, expected in ((f64, "__transformed_code_1_for__scaled"),
+                        (f32, "__transformed_code_0_for__scaled"),
+                        (torch.ones(2, 3), "_scaled")):   # 2-d: no guard passes
+        out = g["transformed__scaled"](x, x)
+        assert calls[-1] == expected
+        assert torch.allclose(out, _scaled(x, x))
+
+
+def test_full_code_runs_alone_in_a_fresh_process(tmp_path):
+    torch._dynamo.reset()
+    fn = torch.compile(_scaled, backend="eager")
+    with prepare_debug(str(tmp_path), report=False) as run:
+        fn(torch.randn(3), torch.randn(3))
+    paths = [os.path.join(run.dump_dir, c["full_code"]) for c in run.index["compiles"]]
+    results = _run_files(paths)
+    for path in paths:
+        assert results[path][0] == "ok", results[path]

@@ -13,11 +13,12 @@ import sys
 
 from . import atomic
 from .capture import STAGE_ORDER, parse_resume_name
+from .fullcode import Version, full_code_text
 from .graphfile import graph_file
 from .guards import guard_function_source
 from .noise import simplify
 from .relabel import listing_lines, relabel
-from .source import function_source
+from .source import _decompile, function_source
 
 FORMAT = "dynalens-dump"
 FORMAT_VERSION = 1
@@ -54,6 +55,7 @@ class DumpedCompile:
         self.guard_name = None
         self.graph_files = {}         # global graph name -> {stage: [paths]}
         self.entry = None             # the index.json entry
+        self.version = None           # this compile as a full_code version (fullcode.Version)
         self.guard_entry = None       # {"code_parts", "entry": torch's live cache entry, "code"}
 
 
@@ -280,18 +282,51 @@ class Dumper:
         # graphs and kernels
         entry["graphs"] = self._write_graphs(rec, dc)
 
-        # the one readable program
-        full = ["# " + h for h in header] + [
-            "# Everything torch.compile made for this frame, in one file: the guards that",
-            "# choose this version, the transformed code that runs, and the resume functions",
-            "# it calls. Graphs: %s" % (", ".join(g["name"] for g in entry["graphs"]) or "none"),
-            ""]
-        for title, text in sections:
-            full += ["", "# " + "=" * 70, "# %s" % title, "# " + "=" * 70, text]
-        atomic.write_text(full_path, "\n".join(full) + "\n")
+        # the one readable program: every cached version of the function, and a dispatcher
+        dc.version = self._version(dc, sections)
+        atomic.write_text(full_path, self._full_code(rec, dc, header, fn, full_path))
         self._file(os.path.basename(full_path), "full_code", dc)
         entry["full_code"] = os.path.basename(full_path)
         return entry
+
+    def _version(self, dc, sections):
+        """This compile as one entry of the full_code dispatcher (fullcode.Version)."""
+        entry = dc.entry
+        tc = entry["transformed_code"]
+        graphs = []
+        for g in entry["graphs"]:
+            captured = [s["file"] for s in g["stages"] if s["stage"] == "Captured_Graph"]
+            if g["global_name"] and captured:
+                graphs.append((g["global_name"], captured[0]))
+        resumes = [(glob, r["name"]) for r in entry["resume_functions"] if r["decompiled"]
+                   for glob in r["global_names"]]
+        return Version(dc.key, dc.guard_name,
+                       dc.transformed_name if tc is not None and tc["decompiled"] else None,
+                       list(sections), resumes, graphs)
+
+    def _full_code(self, rec, dc, header, fn, full_path):
+        """full_code_for_<fn>_<n>.py: this compile and the earlier ones of the same code
+        object (torch's cache list as it stood after this compile, newest first)."""
+        versions = [d.version for d in reversed(self.dumped)
+                    if getattr(d, "version", None) is not None
+                    and d.record.generation == rec.generation
+                    and (d.record.original_code is rec.original_code
+                         if rec.original_code is not None else d is dc)]
+        code = rec.original_code
+        original, error = None, "the frame's code object was not captured"
+        if code is not None:
+            try:
+                target = simplify(code)[0] if parse_resume_name(code.co_name) else code
+                original = _decompile(target, code.co_name)
+            except Exception as exc:
+                error = "%s: %s" % (type(exc).__name__, _one_line(exc))
+        if code is None:
+            return "\n".join("# " + h for h in header) + "\n# (no code object captured)\n" + \
+                "".join("\n".join(["", "# " + "=" * 70, "# " + t, "# " + "=" * 70, x])
+                        for t, x in dc.version.sections) + "\n"
+        module = (rec.frame_globals or {}).get("__name__")
+        return full_code_text(header, fn, code, versions, original, error,
+                              module if isinstance(module, str) else None)
 
     def _resume_functions(self, rec):
         """Each resume function the transformed code calls, told apart by code object.
