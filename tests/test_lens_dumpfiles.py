@@ -243,3 +243,72 @@ def test_full_code_runs_alone_in_a_fresh_process(tmp_path):
     results = _run_files(paths)
     for path in paths:
         assert results[path][0] == "ok", results[path]
+
+
+# -- generated code: lambdas in the lens, decompile() of what Dynamo made ------------------------
+
+def test_a_compiled_lambda_is_decompiled(tmp_path):
+    torch._dynamo.reset()
+    fn = torch.compile(lambda x: x * 2, backend="eager")
+    with prepare_debug(str(tmp_path), report=False) as run:
+        out = fn(torch.ones(3))
+    assert torch.equal(out, torch.full((3,), 2.0))
+    assert run.warnings == []
+    tc = run.index["compiles"][0]["transformed_code"]
+    assert tc["decompiled"], tc       # was: a disassembly ("lambda body is not one expression")
+    text = open(os.path.join(run.dump_dir, tc["file"]), encoding="utf-8").read()
+    assert "def __transformed_code_0_for__lambda_(x):" in text
+    compile(text, tc["file"], "exec")
+
+
+def _branchy(a, b):
+    x = a / (torch.abs(a) + 1)
+    if b.sum() < 0:
+        b = b * -1
+    return x * b
+
+
+def test_decompile_of_dynamo_generated_code_takes_the_lens_path(tmp_path):
+    import dynalens
+    from dynalens.lens.source import generated_view
+
+    torch._dynamo.reset()
+    fn = torch.compile(_branchy, backend="eager")
+    fn(torch.randn(4), torch.randn(4))
+    from torch._dynamo.eval_frame import _debug_get_cache_entry_list
+
+    transformed = _debug_get_cache_entry_list(_branchy.__code__)[0].code
+    resumes = [v for k, v in globals().items() if k.startswith("__resume_at_")
+               and "_branchy" in getattr(getattr(v, "__code__", None), "co_name", "")]
+    assert resumes
+    for resume in resumes:
+        text = dynalens.decompile(resume)            # was: "unstructured jump"
+        assert "def torch_dynamo_resume_in__branchy_at_" in text
+        assert text.startswith("# Dynamo-generated code")
+        compile(text, "<resume>", "exec")
+        # the same source the lens writes: the lens's view of the code, decompiled
+        clean, notes, _ = generated_view(resume.__code__)
+        assert text.endswith(dynalens.decompile(clean, generated=True))
+    text = dynalens.decompile(transformed)
+    assert "def _branchy(a, b):" in text
+    clean, notes, _ = generated_view(transformed)
+    assert text.endswith(dynalens.decompile(clean, generated=True))
+    assert all("  - %s" % n in text for n in notes)
+    # user code is untouched by that path, also with torch loaded
+    assert not dynalens.decompile(_branchy).startswith("#")
+    assert generated_view(_branchy.__code__) == (_branchy.__code__, [], None)
+
+
+def test_decompile_of_a_lambdas_transformed_code_is_a_def():
+    import dynalens
+
+    torch._dynamo.reset()
+    lam = lambda x: x + 1  # noqa: E731
+    fn = torch.compile(lam, backend="eager")
+    fn(torch.ones(2))
+    from torch._dynamo.eval_frame import _debug_get_cache_entry_list
+
+    transformed = _debug_get_cache_entry_list(lam.__code__)[0].code
+    text = dynalens.decompile(transformed)           # was: "lambda body is not one expression"
+    assert "def transformed_lambda(x):" in text
+    assert dynalens.decompile(transformed, name="mine").count("def mine(x):") == 1

@@ -105,13 +105,39 @@ class Decompiler(object):
         strict = self.strict if strict is None else bool(strict)
         if self.kind == "class":
             return _render_class(self.target, indent, prefix, strict)
-        return _decompile_code(self.target, indent, prefix, name, strict, self.function,
-                               self.generated)
+        target, notes, generated = self.target, [], self.generated
+        if self.kind == "code":
+            target, notes, name, dynamo = _generated_view(target, name)
+            generated = generated or dynamo
+        text = _decompile_code(target, indent, prefix, name, strict, self.function, generated)
+        if notes:
+            text = "".join("# %s\n" % line for line in [
+                "Dynamo-generated code, decompiled as the dynalens lens dumps it. Left out "
+                "(nothing computed differently):"] + ["  - " + n for n in notes]) + text
+        return text
 
     def __repr__(self):
         what = self.target.__qualname__ if self.kind == "class" else getattr(
             self.target, "co_qualname", self.target.co_name)
         return "Decompiler(%s %s)" % (self.kind, what)
+
+
+def _generated_view(code, name):
+    """(code, notes, name, generated): code Dynamo generated (resume functions, transformed
+    code) goes the way the lens decompiles it (dynalens.lens.source.generated_view) and is
+    verified as generated code; any other code is untouched. Only when
+    torch is already loaded: such code exists nowhere else, and the decompiler never imports
+    torch (or anything outside the standard library) itself."""
+    if "torch" not in sys.modules:
+        return code, [], name, False
+    try:
+        from ..lens.source import generated_view, is_generated
+
+        if not is_generated(code):
+            return code, [], name, False
+        return generated_view(code, name) + (True,)
+    except Exception:   # the lens's view is an improvement, never a new way to fail
+        return code, [], name, False
 
 
 # ---------------------------------------------------------------------------------------------

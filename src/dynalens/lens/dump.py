@@ -18,7 +18,7 @@ from .graphfile import graph_file
 from .guards import guard_function_source
 from .noise import simplify
 from .relabel import listing_lines, relabel
-from .source import _decompile, function_source
+from .source import _decompile, _named, function_source
 
 FORMAT = "dynalens-dump"
 FORMAT_VERSION = 1
@@ -316,8 +316,12 @@ class Dumper:
         original, error = None, "the frame's code object was not captured"
         if code is not None:
             try:
-                target = simplify(code)[0] if parse_resume_name(code.co_name) else code
-                original = _decompile(target, code.co_name)
+                if parse_resume_name(code.co_name):    # Dynamo's: as its own file shows it
+                    original = _decompile(simplify(code)[0], fn)
+                else:                                  # the user's (a lambda: `def <fn>`)
+                    from dynalens.decompiler.api import decompile
+
+                    original = decompile(_named(code, fn), name=fn)
             except Exception as exc:
                 error = "%s: %s" % (type(exc).__name__, _one_line(exc))
         if code is None:
