@@ -218,6 +218,18 @@ def test_full_code_holds_every_cached_version_and_dispatches_like_torch(tmp_path
         "def __guard_0_for__scaled(") < second.index("def __transformed_code_0_for__scaled(")
     assert second.index("if __guard_1_for__scaled(") < second.index("if __guard_0_for__scaled(")
 
+    assert "def __guard_0_for__scaled(" in second
+    assert "torch's guard tree: in __guards_0_for__scaled.py" in second
+
+    # the report shows the file's dispatcher only (the versions are its other blocks): a
+    # function recompiled N times would otherwise put N squared versions on the page
+    from dynalens.report.load import load_dump
+
+    blocks = [c.full_code for c in load_dump(run.dump_dir).compiles
+              if c.full_code is not None and c.full_code.path == files[1]]
+    assert len(blocks) == 1 and "def transformed__scaled(" in blocks[0].text
+    assert "def __guard_0_for__scaled(" not in blocks[0].text
+
     g = _load_full_code(os.path.join(run.dump_dir, files[1]))   # in the compiling process
     calls = []
     for name in ("__transformed_code_1_for__scaled", "__transformed_code_0_for__scaled",

@@ -300,9 +300,12 @@ class Dumper:
                 graphs.append((g["global_name"], captured[0]))
         resumes = [(glob, r["name"]) for r in entry["resume_functions"] if r["decompiled"]
                    for glob in r["global_names"]]
+        guard_file = (entry.get("guards") or {}).get("file")
+        sections = [(title, _without_guard_tree(text, guard_file) if title == "guards" else text)
+                    for title, text in sections]
         return Version(dc.key, dc.guard_name,
                        dc.transformed_name if tc is not None and tc["decompiled"] else None,
-                       list(sections), resumes, graphs)
+                       sections, resumes, graphs)
 
     def _full_code(self, rec, dc, header, fn, full_path):
         """full_code_for_<fn>_<n>.py: this compile and the earlier ones of the same code
@@ -521,6 +524,18 @@ def _resume_code(obj):
         if hasattr(value, "co_code") and value.co_name.startswith("torch_dynamo_resume_in_"):
             return value
     return None
+
+
+_GUARD_TREE_LINE = "# torch's guard tree, as torch prints it"
+
+
+def _without_guard_tree(text, guard_file):
+    """A guard file's text without torch's guard tree comment (kept in the guard file): a
+    full_code file holds every cached version, and the tree is most of a guard's text."""
+    at = text.find(_GUARD_TREE_LINE)
+    if at < 0:
+        return text
+    return text[:at] + "# torch's guard tree: in %s\n" % guard_file
 
 
 _NESTED_ARGS = ("__nested_resume_fns", "__nested_frame_values")

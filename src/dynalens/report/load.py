@@ -64,6 +64,27 @@ class _Reader:
                          kind=kind, note=note)
 
 
+_DISPATCHER_BANNER = "# the dispatcher: "
+
+
+def _full_code_excerpt(text):
+    """(text, shortened): a full_code file without the versions it repeats from the other
+    blocks (a function recompiled N times has N files holding up to N versions each: in full,
+    the page would grow with N squared), i.e. its header comment and its dispatcher."""
+    lines = text.splitlines()
+    at = next((i for i, ln in enumerate(lines) if ln.startswith(_DISPATCHER_BANNER)), None)
+    if at is None:
+        return text, False
+    head = []
+    for ln in lines:
+        if not ln.startswith("#"):
+            break
+        head.append(ln)
+    start = at - 1 if at > 0 and lines[at - 1].startswith("# ###") else at
+    return "\n".join(head + ["", "# ... every cached version: see the blocks above ...", ""]
+                     + lines[start:]) + "\n", True
+
+
 def _source_line(filename, lineno):
     if not filename or not lineno:
         return ""
@@ -343,6 +364,11 @@ def _compile(reader, entry, ordinal):
     if entry.get("full_code"):
         comp.full_code = reader.block(entry["full_code"], "full_code", entry["full_code"],
                                       _anchor(anchor, "full"))
+        comp.full_code.text, shortened = _full_code_excerpt(comp.full_code.text)
+        if shortened:
+            comp.full_code.note = ("the file's header and dispatcher; its versions are the "
+                                   "blocks above and those of the earlier compiles (open the "
+                                   "file for all in one)")
 
     resume_entries = [r for r in entry.get("resume_functions") or [] if isinstance(r, dict)]
     aliases = _resume_aliases(comp.transformed.text if comp.transformed else "", resume_entries)
