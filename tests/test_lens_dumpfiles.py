@@ -324,3 +324,25 @@ def test_decompile_of_a_lambdas_transformed_code_is_a_def():
     text = dynalens.decompile(transformed)           # was: "lambda body is not one expression"
     assert "def transformed_lambda(x):" in text
     assert dynalens.decompile(transformed, name="mine").count("def mine(x):") == 1
+
+
+def test_full_code_of_a_nested_function_runs_alone_and_its_dispatcher_says_why_not(tmp_path):
+    def inner(x):              # local: the decompiler writes it inside its enclosing function
+        y = x + 1
+        torch._dynamo.graph_break()
+        return y * 2
+
+    torch._dynamo.reset()
+    fn = torch.compile(inner, backend="eager")
+    x = torch.ones(3)
+    with prepare_debug(str(tmp_path), report=False) as run:
+        fn(x)
+    paths = [os.path.join(run.dump_dir, c["full_code"]) for c in run.index["compiles"]]
+    results = _run_files(paths)
+    assert all(results[p][0] == "ok" for p in paths), results
+    import runpy
+
+    path = os.path.join(run.dump_dir, "full_code_for_inner_0.py")
+    dispatcher = runpy.run_path(path)["transformed_inner"]
+    with pytest.raises(RuntimeError, match="nested"):
+        dispatcher(x)

@@ -298,8 +298,12 @@ class Dumper:
             captured = [s["file"] for s in g["stages"] if s["stage"] == "Captured_Graph"]
             if g["global_name"] and captured:
                 graphs.append((g["global_name"], captured[0]))
+        g = dc.record.frame_globals or {}
+        # bound only where the global is the resume function itself, defined at module level
+        # (one with free variables is installed through a factory and decompiled inside an
+        # enclosing function)
         resumes = [(glob, r["name"]) for r in entry["resume_functions"] if r["decompiled"]
-                   for glob in r["global_names"]]
+                   for glob in r["global_names"] if _plain_function(g.get(glob), r["name"])]
         guard_file = (entry.get("guards") or {}).get("file")
         sections = [(title, _without_guard_tree(text, guard_file) if title == "guards" else text)
                     for title, text in sections]
@@ -524,6 +528,11 @@ def _resume_code(obj):
         if hasattr(value, "co_code") and value.co_name.startswith("torch_dynamo_resume_in_"):
             return value
     return None
+
+
+def _plain_function(obj, code_name):
+    code = getattr(obj, "__code__", None)
+    return code is not None and code.co_name == code_name and not code.co_freevars
 
 
 _GUARD_TREE_LINE = "# torch's guard tree, as torch prints it"

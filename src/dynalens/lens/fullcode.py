@@ -12,6 +12,8 @@ torch's choice for given arguments (guards check objects by identity, so in anot
 they fail and the dispatcher falls through to the function's own code).
 """
 
+import ast
+import functools
 import os
 
 from .source import signature_of
@@ -84,6 +86,7 @@ def full_code_text(header_lines, fn_name, code, versions, original_text, origina
             "                      if not __k.startswith('__') or __k.startswith('__import_')})",
         ]
     seen_texts = set()
+    defined = set()       # top-level names the sections so far define
     for number, v in enumerate(versions):
         title = "version %d of %d: compile %s%s" % (
             len(versions) - number, len(versions), v.key,
@@ -97,6 +100,7 @@ def full_code_text(header_lines, fn_name, code, versions, original_text, origina
                 continue
             seen_texts.add(text)
             lines += _section(sec_title, text)
+            defined |= _toplevel_names(text)
         bindings = []
         for global_name, file_name in v.graph_bindings:
             bindings += ["", "",
@@ -105,8 +109,9 @@ def full_code_text(header_lines, fn_name, code, versions, original_text, origina
                              os.path.splitext(file_name)[0].split(".")[0]),
                          "    return __dynalens_graph(%r)(*args)" % file_name]
         for global_name, def_name in v.resume_bindings:
-            bindings += ["", "%s = %s  # the resume function this code calls by that name" % (
-                global_name, def_name)]
+            if def_name in defined:   # (a nested one sits inside its enclosing function)
+                bindings += ["", "%s = %s  # the resume function this code calls by that name"
+                             % (global_name, def_name)]
         if bindings:
             lines += ["", _BANNER, "# names the transformed code calls", _BANNER] + bindings[1:]
     lines += ["", "", "# " + "#" * 70,
@@ -114,13 +119,15 @@ def full_code_text(header_lines, fn_name, code, versions, original_text, origina
               % fn_name, "# " + "#" * 70]
     if original_text is not None:
         lines.append(original_text.rstrip("\n"))
+        defined |= _toplevel_names(original_text)
     else:
         lines.append("# (could not be decompiled: %s)" % original_error)
-    lines += _dispatcher(dispatcher, fn_name, code, cached, original_text is not None)
+    lines += _dispatcher(dispatcher, fn_name, code, cached, original_text is not None,
+                         defined)
     return "\n".join(lines) + "\n"
 
 
-def _dispatcher(name, fn_name, code, cached, have_original):
+def _dispatcher(name, fn_name, code, cached, have_original, toplevel):
     sig = signature_of(code)
     args = code.co_varnames[:code.co_argcount + code.co_kwonlyargcount
                             + bool(code.co_flags & 0x04) + bool(code.co_flags & 0x08)]
@@ -131,7 +138,13 @@ def _dispatcher(name, fn_name, code, cached, have_original):
            "    __local_dict = {%s}" % ", ".join("%r: %s" % (a, a) for a in args),
            "    __global_dict = globals()"]
     for v in cached:
-        if v.transformed_name is not None:
+        if v.transformed_name is not None and v.transformed_name not in toplevel:
+            out += ["    if %s(__local_dict, __global_dict):" % v.guard_name,
+                    "        raise RuntimeError(%r)" % (
+                        "compile %s runs here, but its code is nested (a closure or a local "
+                        "function): its def sits inside the enclosing function above, where the "
+                        "dispatcher cannot call it" % v.key)]
+        elif v.transformed_name is not None:
             out += ["    if %s(__local_dict, __global_dict):" % v.guard_name,
                     "        return %s(%s)" % (v.transformed_name, call)]
         else:
@@ -139,13 +152,33 @@ def _dispatcher(name, fn_name, code, cached, have_original):
                     "        raise RuntimeError(%r)" % (
                         "compile %s runs here, but its transformed code could not be "
                         "decompiled (see its disassembly file)" % v.key)]
-    if have_original:
+    if have_original and fn_name not in toplevel:
+        out += ["    raise LookupError(%r)" % (
+            "no cached version's guards pass: torch would compile %s again (a nested function: "
+            "its def sits inside the enclosing function above)" % fn_name)]
+    elif have_original:
         out += ["    # no guard passed: torch would compile %s again; here it runs as it is"
                 % fn_name, "    return %s(%s)" % (fn_name, call)]
     else:
         out += ["    raise LookupError(%r)" % ("no cached version's guards pass: torch would "
                                                 "compile %s again" % fn_name)]
     return out
+
+
+@functools.lru_cache(maxsize=4096)   # earlier versions' sections recur in every later file
+def _toplevel_names(text):
+    """Names the module text defines at its top level (def, class, assignment)."""
+    try:
+        tree = ast.parse(text)
+    except SyntaxError:
+        return set()
+    names = set()
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names.add(node.name)
+        elif isinstance(node, ast.Assign):
+            names.update(t.id for t in node.targets if isinstance(t, ast.Name))
+    return frozenset(names)
 
 
 def _call_args(code):
