@@ -346,3 +346,23 @@ def test_full_code_of_a_nested_function_runs_alone_and_its_dispatcher_says_why_n
     dispatcher = runpy.run_path(path)["transformed_inner"]
     with pytest.raises(RuntimeError, match="nested"):
         dispatcher(x)
+
+
+def test_full_code_dispatch_takes_each_branchs_own_resume_function(tmp_path):
+    # both branches of the `if` resume in functions of one name (named after the `if`'s
+    # line): the file keeps each under its own alias, so either path computes as torch's
+    import runpy
+
+    torch._dynamo.reset()
+    fn = torch.compile(_branchy, backend="eager")
+    neg, pos = -torch.ones(4), torch.ones(4)
+    a = torch.randn(4)
+    with prepare_debug(str(tmp_path), report=False) as run:
+        fn(a, neg)
+        fn(a, pos)
+    path = os.path.join(run.dump_dir, "full_code_for__branchy_0.py")
+    text = open(path, encoding="utf-8").read()
+    assert text.count("def torch_dynamo_resume_in__branchy_at_") >= 2
+    dispatcher = runpy.run_path(path)["transformed__branchy"]
+    for b in (neg, pos):
+        assert torch.allclose(dispatcher(a, b), _branchy(a, b))

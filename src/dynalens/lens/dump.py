@@ -302,7 +302,10 @@ class Dumper:
         # bound only where the global is the resume function itself, defined at module level
         # (one with free variables is installed through a factory and decompiled inside an
         # enclosing function)
-        resumes = [(glob, r["name"]) for r in entry["resume_functions"] if r["decompiled"]
+        first = next((i for i, (title, _) in enumerate(sections)
+                      if title.startswith("resume function")), len(sections))
+        resumes = [(first + i, glob, r["name"])
+                   for i, r in enumerate(entry["resume_functions"]) if r["decompiled"]
                    for glob in r["global_names"] if _plain_function(g.get(glob), r["name"])]
         guard_file = (entry.get("guards") or {}).get("file")
         sections = [(title, _without_guard_tree(text, guard_file) if title == "guards" else text)

@@ -31,7 +31,9 @@ class Version:
         self.guard_name = guard_name          # None: no guard function (entry gone from cache)
         self.transformed_name = transformed_name  # None: not decompiled (disassembly only)
         self.sections = sections              # [(title, text)]
-        self.resume_bindings = resume_bindings  # [(global name, def name)]
+        # [(section index, global name, def name)]: the transformed code calls the resume
+        # function that section defines by that global name
+        self.resume_bindings = resume_bindings
         self.graph_bindings = graph_bindings  # [(global name, Captured_Graph file name)]
         self.note = note
 
@@ -85,7 +87,7 @@ def full_code_text(header_lines, fn_name, code, versions, original_text, origina
             "    globals().update({__k: __v for __k, __v in vars(__dynalens_module).items()",
             "                      if not __k.startswith('__') or __k.startswith('__import_')})",
         ]
-    seen_texts = set()
+    aliases = {}          # section text -> the name its def is kept under
     defined = set()       # top-level names the sections so far define
     for number, v in enumerate(versions):
         title = "version %d of %d: compile %s%s" % (
@@ -94,24 +96,34 @@ def full_code_text(header_lines, fn_name, code, versions, original_text, origina
         lines += ["", "", "# " + "#" * 70, "# " + title, "# " + "#" * 70]
         if v.note:
             lines.append("# " + v.note)
-        for sec_title, text in v.sections:
-            if text in seen_texts:   # a resume function several versions call: once
-                lines += ["", "# %s: defined above" % sec_title]
-                continue
-            seen_texts.add(text)
-            lines += _section(sec_title, text)
-            defined |= _toplevel_names(text)
+        binds = {}
+        for index, global_name, def_name in v.resume_bindings:
+            binds.setdefault(index, []).append((global_name, def_name))
         bindings = []
+        for index, (sec_title, text) in enumerate(v.sections):
+            if text in aliases:   # a resume function several versions call: once
+                lines += ["", "# %s: defined above" % sec_title]
+            else:
+                lines += _section(sec_title, text)
+                names = _toplevel_names(text)
+                defined |= names
+                aliases[text] = None
+                def_name = next((d for _, d in binds.get(index, ())), None)
+                if def_name in names:
+                    # two resume functions may share a name (both branches of an `if`): each
+                    # is kept under a name of its own before the next def replaces it
+                    aliases[text] = "__dynalens_resume_%d" % len(aliases)
+                    lines += ["%s = %s" % (aliases[text], def_name)]
+            for global_name, _ in binds.get(index, ()):
+                if aliases[text] is not None:   # (a nested def sits in its enclosing function)
+                    bindings += ["", "%s = %s  # the resume function this code calls by that "
+                                 "name" % (global_name, aliases[text])]
         for global_name, file_name in v.graph_bindings:
             bindings += ["", "",
                          "def %s(*args):" % global_name,
                          "    \"\"\"Graph %s, run eagerly from its dumped file.\"\"\"" % (
                              os.path.splitext(file_name)[0].split(".")[0]),
                          "    return __dynalens_graph(%r)(*args)" % file_name]
-        for global_name, def_name in v.resume_bindings:
-            if def_name in defined:   # (a nested one sits inside its enclosing function)
-                bindings += ["", "%s = %s  # the resume function this code calls by that name"
-                             % (global_name, def_name)]
         if bindings:
             lines += ["", _BANNER, "# names the transformed code calls", _BANNER] + bindings[1:]
     lines += ["", "", "# " + "#" * 70,
