@@ -14,6 +14,7 @@ they fail and the dispatcher falls through to the function's own code).
 
 import ast
 import functools
+import inspect
 import os
 
 from .source import signature_of
@@ -26,7 +27,7 @@ class Version:
     sections that define them."""
 
     def __init__(self, key, guard_name, transformed_name, sections, resume_bindings,
-                 graph_bindings, note=None):
+                 graph_bindings):
         self.key = key                        # the compile's key ("0/1")
         self.guard_name = guard_name          # None: no guard function (entry gone from cache)
         self.transformed_name = transformed_name  # None: not decompiled (disassembly only)
@@ -35,7 +36,6 @@ class Version:
         # function that section defines by that global name
         self.resume_bindings = resume_bindings
         self.graph_bindings = graph_bindings  # [(global name, Captured_Graph file name)]
-        self.note = note
 
 
 def _section(title, text):
@@ -94,8 +94,6 @@ def full_code_text(header_lines, fn_name, code, versions, original_text, origina
             len(versions) - number, len(versions), v.key,
             "" if v.guard_name is not None else " (no longer in torch's cache: not dispatched)")
         lines += ["", "", "# " + "#" * 70, "# " + title, "# " + "#" * 70]
-        if v.note:
-            lines.append("# " + v.note)
         binds = {}
         for index, global_name, def_name in v.resume_bindings:
             binds.setdefault(index, []).append((global_name, def_name))
@@ -142,7 +140,8 @@ def full_code_text(header_lines, fn_name, code, versions, original_text, origina
 def _dispatcher(name, fn_name, code, cached, have_original, toplevel):
     sig = signature_of(code)
     args = code.co_varnames[:code.co_argcount + code.co_kwonlyargcount
-                            + bool(code.co_flags & 0x04) + bool(code.co_flags & 0x08)]
+                            + bool(code.co_flags & inspect.CO_VARARGS)
+                            + bool(code.co_flags & inspect.CO_VARKEYWORDS)]
     call = _call_args(code)
     out = ["", "", "# " + "#" * 70,
            "# the dispatcher: torch's choice among the cached versions", "# " + "#" * 70,
@@ -200,10 +199,10 @@ def _call_args(code):
     kwonly = code.co_kwonlyargcount
     parts = list(names[:pos])
     i = pos + kwonly
-    if code.co_flags & 0x04:
+    if code.co_flags & inspect.CO_VARARGS:
         parts.append("*" + names[i])
         i += 1
     parts += ["%s=%s" % (n, n) for n in names[pos:pos + kwonly]]
-    if code.co_flags & 0x08:
+    if code.co_flags & inspect.CO_VARKEYWORDS:
         parts.append("**" + names[i])
     return ", ".join(parts)
