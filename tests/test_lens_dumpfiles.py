@@ -326,26 +326,41 @@ def test_decompile_of_a_lambdas_transformed_code_is_a_def():
     assert dynalens.decompile(transformed, name="mine").count("def mine(x):") == 1
 
 
-def test_full_code_of_a_nested_function_runs_alone_and_its_dispatcher_says_why_not(tmp_path):
-    def inner(x):              # local: the decompiler writes it inside its enclosing function
+def test_full_code_of_local_functions_and_closures_runs_alone(tmp_path):
+    import runpy
+
+    scale = torch.tensor(3.0)
+
+    def local(x):               # defined in a function: the decompiler may write it nested
         y = x + 1
         torch._dynamo.graph_break()
         return y * 2
 
+    def closure(x):             # reads `scale` from this frame: its def sits in a wrapper
+        y = x * scale
+        torch._dynamo.graph_break()
+        return y + scale
+
     torch._dynamo.reset()
-    fn = torch.compile(inner, backend="eager")
     x = torch.ones(3)
     with prepare_debug(str(tmp_path), report=False) as run:
-        fn(x)
+        torch.compile(local, backend="eager")(x)
+        torch.compile(closure, backend="eager")(x)
     paths = [os.path.join(run.dump_dir, c["full_code"]) for c in run.index["compiles"]]
     results = _run_files(paths)
     assert all(results[p][0] == "ok" for p in paths), results
-    import runpy
+    def dispatcher(name):
+        path = os.path.join(run.dump_dir, "full_code_for_%s_0.py" % name)
+        return runpy.run_path(path)["transformed_%s" % name]
 
-    path = os.path.join(run.dump_dir, "full_code_for_inner_0.py")
-    dispatcher = runpy.run_path(path)["transformed_inner"]
-    with pytest.raises(RuntimeError, match="nested"):
-        dispatcher(x)
+    try:
+        out = dispatcher("local")(x)
+    except RuntimeError as exc:         # where its def is nested: said so, never a NameError
+        assert "nested" in str(exc), exc
+    else:
+        assert torch.allclose(out, local(x))
+    with pytest.raises(RuntimeError, match="closure"):
+        dispatcher("closure")(x)
 
 
 def test_full_code_dispatch_takes_each_branchs_own_resume_function(tmp_path):

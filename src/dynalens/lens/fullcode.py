@@ -145,9 +145,16 @@ def _dispatcher(name, fn_name, code, cached, have_original, toplevel):
     call = _call_args(code)
     out = ["", "", "# " + "#" * 70,
            "# the dispatcher: torch's choice among the cached versions", "# " + "#" * 70,
-           "def %s(%s):" % (name, sig),
-           "    __local_dict = {%s}" % ", ".join("%r: %s" % (a, a) for a in args),
-           "    __global_dict = globals()"]
+           "def %s(%s):" % (name, sig)]
+    if code.co_freevars:
+        # torch's guards read the free variables as frame locals, and the code that reads them
+        # is decompiled inside its enclosing function: nothing here can stand in for the frame
+        return out + ["    raise RuntimeError(%r)" % (
+            "%s is a closure (free variables: %s): its guards and code read them from its "
+            "enclosing function's frame, so this nested code cannot be dispatched here; the "
+            "versions above show what torch runs" % (fn_name, ", ".join(code.co_freevars)))]
+    out += ["    __local_dict = {%s}" % ", ".join("%r: %s" % (a, a) for a in args),
+            "    __global_dict = globals()"]
     for v in cached:
         if v.transformed_name is not None and v.transformed_name not in toplevel:
             out += ["    if %s(__local_dict, __global_dict):" % v.guard_name,
