@@ -246,3 +246,19 @@ def test_a_module_with_type_parameters_decompiles_as_a_whole():
     namespace = run(text)
     assert namespace["first"]([5, 6]) == 5
     assert [p.__name__ for p in namespace["Box"].__type_params__] == ["T"]
+
+
+def test_a_renamed_nested_function_is_not_marked():
+    """decompile(code, name=...) of a nested function (the lens names Dynamo's transformed code
+    of a local function `__transformed_code_<n>_for_<fn>`) verifies under the new name: the
+    rename is no difference."""
+    def outer():
+        def inner(x):
+            return x + 1
+        return inner
+
+    source = decompile(outer().__code__, name="renamed")
+    assert "not exact" not in source, source
+    namespace = {}
+    exec(source, namespace)
+    assert namespace["renamed"](1) == 2

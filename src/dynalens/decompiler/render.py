@@ -568,6 +568,18 @@ def decompile_code(code, indent="    ", temp_prefix="__temp_", name=None, strict
         return _decompile_code(code, indent, temp_prefix, name, strict, function, generated)
 
 
+def _as_named(code, name):
+    """``code`` as the renamed ``def`` written for it is expected to recompile: a new name
+    (``decompile(code, name=...)``, the lens's ``__transformed_code_<n>_for_<fn>``) changes the
+    qualified name the verifier looks the recompiled code object up by, nothing else."""
+    if not name or name == code.co_name:
+        return code
+    if not hasattr(code, "co_qualname"):
+        return code.replace(co_name=name)
+    parent = code.co_qualname.rpartition(".")[0]
+    return code.replace(co_name=name, co_qualname=parent + "." + name if parent else name)
+
+
 def _decompile_code(code, indent, temp_prefix, name, strict, function, generated):
     try:
         try:
@@ -587,7 +599,8 @@ def _decompile_code(code, indent, temp_prefix, name, strict, function, generated
         raise DecompilationError("nesting too deep to decompile", code) from exc
     except Exception as exc:
         raise DecompilationError("internal error: %s: %s" % (type(exc).__name__, exc), code) from exc
-    text = finish(code, reindent(source, indent) + "\n", session, indent, strict)
+    text = finish(_as_named(code, name), reindent(source, indent) + "\n", session, indent,
+                  strict)
     if notes:
         text = mark_signature(text, notes, name or code.co_name, strict, code)
     return text
