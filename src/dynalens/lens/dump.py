@@ -239,9 +239,7 @@ class Dumper:
             "# choose this version, the transformed code that runs, and the resume functions",
             "# it calls. Graphs: %s" % (", ".join(g["name"] for g in entry["graphs"]) or "none"),
             ""]
-        for title, text in sections:
-            full += ["", "# " + "=" * 70, "# %s" % title, "# " + "=" * 70, text]
-        atomic.write_text(full_path, "\n".join(full) + "\n")
+        atomic.write_text(full_path, _join_sections(full, sections))
         self._file(os.path.basename(full_path), "full_code", dc)
         entry["full_code"] = os.path.basename(full_path)
         return entry
@@ -384,6 +382,30 @@ def _nested_convention_note(resume_codes):
             "the lists built before that call are those arguments (one list of live values per",
             "frame; this frame's, the last, is taken off and unpacked into the call): torch's",
             "bookkeeping, not your code."]
+
+
+_FUTURE_IMPORT = re.compile(r"^from __future__ import (.+?)\s*$", re.M)
+
+
+def _join_sections(head, sections):
+    """The full_code file: `head` (comment lines), then each (title, text) under a banner.
+
+    A section decompiled from a module with `from __future__ import annotations` starts with
+    that import, which Python accepts only at the top of a file: every section's __future__
+    imports are taken out and put, once, after the head's comments (where the compiler allows
+    them), so the one file compiles like each section's own file does.
+    """
+    futures, body = [], []
+    for title, text in sections:
+        for names in _FUTURE_IMPORT.findall(text):
+            for feature in names.strip("()").split(","):
+                feature = feature.strip()
+                if feature and feature not in futures:
+                    futures.append(feature)
+        text = _FUTURE_IMPORT.sub("", text)
+        body += ["", "# " + "=" * 70, "# %s" % title, "# " + "=" * 70, text]
+    future = ["from __future__ import %s" % ", ".join(futures)] if futures else []
+    return "\n".join(list(head) + future + body) + "\n"
 
 
 def _notes_header(notes):
