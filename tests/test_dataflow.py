@@ -268,3 +268,72 @@ def test_cell_passed_as_a_value():
     assert verify(code, source, temporaries=True)
     wrong = source.replace("__closure__[0]", "__closure__[0].cell_contents")
     assert not verify(code, wrong, temporaries=True)
+
+
+# Shapes from Hugging Face models under Dynamo (tests/test_hf_models.py): Dynamo's code does
+# the same as the decompiled source, spelled in bytecode no source compiles to.
+
+def _assembled(program, **kw):
+    bytecode_builder = pytest.importorskip("bytecode_builder")
+    if not bytecode_builder.SUPPORTED:
+        pytest.skip("the test assembler encodes CPython 3.11 only")
+    return bytecode_builder.assemble(program, **kw)
+
+
+def _dict_of_two(keys):
+    # Dynamo: BUILD_MAP with each constant key loaded before its value
+    return _assembled([
+        ("RESUME", 0),
+        ("LOAD_CONST", 1), ("LOAD_GLOBAL", (0, True)), ("PRECALL", 0), ("CALL", 0),
+        ("LOAD_CONST", 2), ("LOAD_GLOBAL", (1, True)), ("PRECALL", 0), ("CALL", 0),
+        ("BUILD_MAP", 2), ("RETURN_VALUE", 0),
+    ], consts=(None,) + keys, names=("g", "h"))
+
+
+def test_dict_with_constant_keys_built_either_way_is_the_same_dict():
+    source = "def generated():\n    return {'a': g(), 'b': h()}\n"   # BUILD_CONST_KEY_MAP
+    result = verify(_dict_of_two(("a", "b")), source, temporaries=True)
+    assert result and result.how == "dataflow", result.difference
+    assert not verify(_dict_of_two(("a", "c")), source, temporaries=True)
+    assert not verify(_dict_of_two(("a", "b")),
+                      "def generated():\n    return {'a': h(), 'b': g()}\n", temporaries=True)
+
+
+def test_attribute_loaded_then_called_is_the_method_call():
+    # Dynamo: PUSH_NULL, the owner, LOAD_ATTR __new__, the argument, CALL; source
+    # `cls.__new__(cls)` compiles to LOAD_METHOD
+    code = _assembled([
+        ("RESUME", 0), ("PUSH_NULL", 0), ("LOAD_FAST", 0), ("LOAD_ATTR", 0),
+        ("LOAD_FAST", 0), ("PRECALL", 1), ("CALL", 1), ("RETURN_VALUE", 0),
+    ], argnames=("cls",), names=("__new__",))
+    result = verify(code, "def generated(cls):\n    return cls.__new__(cls)\n",
+                    temporaries=True)
+    assert result and result.how == "dataflow", result.difference
+    assert not verify(code, "def generated(cls):\n    return cls.__init__(cls)\n",
+                      temporaries=True)
+    assert not verify(code, "def generated(cls):\n    return cls.__new__(cls, cls)\n",
+                      temporaries=True)
+
+
+def _graph_call(count, order):
+    # Dynamo calls a graph with every tensor as one CALL; past 30 arguments the compiler
+    # builds a list, appends each argument and calls with CALL_FUNCTION_EX
+    program = [("RESUME", 0), ("LOAD_GLOBAL", (0, True))]
+    for k in order:
+        program += [("LOAD_FAST", 0), ("LOAD_CONST", k + 1), ("BINARY_SUBSCR", 0)]
+    program += [("PRECALL", count), ("CALL", count), ("RETURN_VALUE", 0)]
+    return _assembled(program, argnames=("x",), consts=(None,) + tuple(range(count)),
+                      names=("graph",))
+
+
+def test_call_with_many_arguments_through_a_list_is_the_same_call():
+    count = 35
+    source = "def generated(x):\n    return graph(%s)\n" % ", ".join(
+        "x[%d]" % k for k in range(count))
+    result = verify(_graph_call(count, range(count)), source, temporaries=True)
+    assert result and result.how == "dataflow", result.difference
+    swapped = list(range(count))
+    swapped[3], swapped[4] = 4, 3
+    assert not verify(_graph_call(count, swapped), source, temporaries=True)
+    assert not verify(_graph_call(count, range(count)), source.replace("x[34])", "x[34], x)"),
+                      temporaries=True)
