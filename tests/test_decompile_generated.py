@@ -348,6 +348,28 @@ def test_star_args_of_a_call_made_after_a_spill_stay_starred():
     assert results[0] == results[1] == (4 + 3 + 100, [4, 4])
 
 
+@pytest.mark.parametrize("parts", [
+    [("LOAD_CONST", 0), ("LOAD_CONST", 0)],                                      # x[:]
+    [("LOAD_GLOBAL", (0, True)), ("LOAD_FAST", 1), ("PRECALL", 1), ("CALL", 1),
+     ("LOAD_CONST", 0)],                                                         # x[f(a):]
+], ids=["constant", "computed"])
+def test_slice_waiting_on_the_stack_across_a_statement(parts):
+    # Mixtral under Dynamo: `x[:]`'s slice is built, a statement runs, then the subscript.
+    # The slice was taken out as `__temp_2 = :` (a SyntaxError); its parts may be, it stays
+    code = assemble([RESUME, ("LOAD_FAST", 0)] + parts + [
+        ("BUILD_SLICE", 2),
+        ("LOAD_GLOBAL", (0, True)), ("LOAD_FAST", 1), ("PRECALL", 1), ("CALL", 1),
+        ("STORE_FAST", 1), ("BINARY_SUBSCR", 0), ("RETURN_VALUE", 0),
+    ], argnames=("x", "a"), names=("record",))
+    (original, decompiled), source = run_both(code, ([5, 6, 7, 8], 1))
+    assert decompiled == original, source
+    if len(parts) == 2:
+        assert original == ([5, 6, 7, 8], [1])
+        assert _exact_by_dataflow(code, source), source
+    else:
+        assert original == ([6, 7, 8], [1, 1])
+
+
 def test_unsupported_bytecode_raises_decompilation_error_with_location():
     code = assemble([RESUME, ("LOAD_FAST", 0), ("POP_TOP", 0), ("POP_TOP", 0),
                      ("LOAD_CONST", 0), ("RETURN_VALUE", 0)], argnames=("a",))
