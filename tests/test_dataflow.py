@@ -337,3 +337,27 @@ def test_call_with_many_arguments_through_a_list_is_the_same_call():
     assert not verify(_graph_call(count, swapped), source, temporaries=True)
     assert not verify(_graph_call(count, range(count)), source.replace("x[34])", "x[34], x)"),
                       temporaries=True)
+
+
+@pytest.mark.parametrize("invert, jump, source_test", [
+    (0, "POP_JUMP_FORWARD_IF_TRUE", "x is not None"),    # skip the body when x is None
+    (1, "POP_JUMP_FORWARD_IF_FALSE", "x is not None"),   # skip it when not (x is not None)
+    (0, "POP_JUMP_FORWARD_IF_FALSE", "x is None"),
+])
+def test_is_none_spelled_out_is_the_branch_on_none(invert, jump, source_test):
+    # Dynamo's resume functions (Mixtral's `if labels is not None:`): LOAD_CONST None, IS_OP,
+    # a jump on truth, where source compiles to POP_JUMP_IF_(NOT_)NONE
+    bytecode_builder = pytest.importorskip("bytecode_builder")
+    if not bytecode_builder.SUPPORTED:
+        pytest.skip("the test assembler encodes CPython 3.11 only")
+    skip = bytecode_builder.Label("skip")
+    code = bytecode_builder.assemble([
+        ("RESUME", 0), ("LOAD_FAST", 0), ("LOAD_CONST", 0), ("IS_OP", invert), (jump, skip),
+        ("LOAD_GLOBAL", (0, True)), ("LOAD_FAST", 0), ("PRECALL", 1), ("CALL", 1),
+        ("RETURN_VALUE", 0), skip, ("LOAD_CONST", 0), ("RETURN_VALUE", 0),
+    ], argnames=("x",), names=("g",))
+    body = "    if %s:\n        return g(x)\n    return None\n"
+    result = verify(code, "def generated(x):\n" + body % source_test, temporaries=True)
+    assert result and result.how == "dataflow", result.difference
+    opposite = "x is None" if source_test == "x is not None" else "x is not None"
+    assert not verify(code, "def generated(x):\n" + body % opposite, temporaries=True)

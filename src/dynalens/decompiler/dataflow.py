@@ -39,6 +39,7 @@ _MAX_STATES = 20000
 _MAX_PURE_STEPS = 100000
 
 NULL = ("null",)
+_NONE = ("const", _const_key(None))
 LASTI = ("lasti",)
 EXHAUSTED = ("exhausted",)  # what 3.12+ FOR_ITER leaves for END_FOR when the iterator is done
 
@@ -218,6 +219,12 @@ class _Side(object):
                 receiver = stack.pop()
                 stack.append(("method", ins.argval))
                 stack.append(receiver)
+            elif op == "IS_OP" and len(stack) >= 2 and stack[-1] == _NONE \
+                    and self._truth_jump_follows(state.pc):
+                # `x is None` only to branch on it: the branch on None, as source compiles
+                # `if x is None` (Dynamo's assembler spells POP_JUMP_IF_NONE out this way)
+                stack.pop()
+                stack.append(("is-none", stack.pop(), bool(ins.arg)))
             elif op == "BUILD_LIST" and not ins.arg and _argument_list(self.instructions,
                                                                        state.pc):
                 stack.append(("arglist", ()))
@@ -266,6 +273,11 @@ class _Side(object):
                 return
             state.pc += 1
         raise _Unsupported("runs %d instructions without doing anything" % _MAX_PURE_STEPS)
+
+    def _truth_jump_follows(self, pc):
+        following = [i for i in self.instructions[pc + 1:pc + 4] if i.opname not in _SKIPPED]
+        return bool(following) and _CONDITIONAL.get(following[0].opname, (None, None))[1] \
+            == "truth"
 
     def _feeds_call(self, pc):
         """Is the instruction at ``pc`` a CALL_FUNCTION_EX, or the start of a ``**kw`` copy
@@ -429,9 +441,13 @@ def _describe(side, state):
     if op in _CONDITIONAL:
         taken_when, kind = _CONDITIONAL[op]
         side._need(stack, 1, ins)
+        operand = stack[-1]
+        if kind == "truth" and operand[0] == "is-none":
+            # jump if (x is None) / (x is not None): the branch on x being None
+            kind, operand, taken_when = "is None", operand[1], taken_when != operand[2]
         target = side.target(ins)
         yes, no = (target, pc + 1) if taken_when else (pc + 1, target)
-        return _Step(("branch", kind), [stack[-1]],
+        return _Step(("branch", kind), [operand],
                      {"yes": (yes, 1, 0, (), ()), "no": (no, 1, 0, (), ())})
     if op in _OR_POP:
         side._need(stack, 1, ins)
