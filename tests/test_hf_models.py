@@ -37,8 +37,8 @@ _CODE_VALUE = ("Dynamo passes a code object and a globals dict as values to "
                "yields them, the frame is a disassembly")
 # does not decompile (a named warning and a disassembly file instead), on every torch
 UNDECOMPILED = {("mixtral", "inference"): _CODE_VALUE, ("mixtral", "training"): _CODE_VALUE}
-# does not verify on torch 2.13
-UNVERIFIED_ON_213 = {
+# does not verify (torch 2.13 and 2.15 alike)
+UNVERIFIED = {
     ("gpt2", "inference"): _CONSTANTS, ("gpt2", "training"): _CONSTANTS,
     ("llama", "inference"): _CONSTANTS, ("t5", "inference"): _CONSTANTS,
     ("gpt2", "generation"): _CONSTANTS,
@@ -126,11 +126,7 @@ def test_every_frame_decompiles(runs, name, mode, request):
 def test_every_frame_verifies(runs, name, mode, request):
     figures = runs[(name, mode)][3]
     print("%s %s: %d/%d frames verified" % (name, mode, figures["verified"], figures["frames"]))
-    if not torch.__version__.startswith("2.13."):
-        # torch 2.15's verification is being fixed separately: report the figure there
-        pytest.skip("%s %s on torch %s: %d/%d frames verified" % (
-            name, mode, torch.__version__, figures["verified"], figures["frames"]))
-    reason = UNVERIFIED_ON_213.get((name, mode))
+    reason = UNVERIFIED.get((name, mode))
     if reason:
         request.applymarker(pytest.mark.xfail(reason=reason, strict=True))
     assert figures["verified"] == figures["frames"], "\n".join(figures["not_verified"])

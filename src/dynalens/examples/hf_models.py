@@ -7,14 +7,17 @@ so a caller can check that the lens changed nothing:
 - ``inference``: the compiled model on two batches under ``torch.no_grad()``;
 - ``training``: two steps of a compiled training step (forward with labels, ``loss.backward()``,
   ``optimizer.step()``, ``optimizer.zero_grad()``); the losses and the updated parameters come
-  back.
-
-transformers is imported only here, inside the functions (it is no dependency of dynalens).
+  back;
 - ``generation`` (causal models): greedy decoding of four tokens with the KV cache.
 
+One model is no transformers model: ``cnn_checkpoint``, a CNN with a block under
+``torch.utils.checkpoint``. transformers is imported only inside the builders (it is no
+dependency of dynalens; the ``test`` extra pins it).
+
 ``python -m dynalens.examples.hf_models --list`` lists the models; ``... NAME MODE [DUMP_DIR]``
-runs one (under ``prepare_debug`` when a folder is given); ``--all DUMP_ROOT`` runs every model
-and mode plain and under the lens and prints, per run, what the lens saw (see ``check_run``).
+runs one (under ``prepare_debug`` when a folder is given); ``--all DUMP_ROOT`` runs every entry
+of ``RUNS`` plain and under the lens and prints, per run, what the lens saw
+(``dynalens.examples.lens_check``).
 """
 
 import os
@@ -26,8 +29,8 @@ VOCAB = 96
 SEQ = 8
 BATCH = 2
 
-# name -> (default backend, builder); builders return (model, kind) where kind says which
-# inputs the model takes ("causal", "masked" or "seq2seq")
+# name -> builder (with .default_backend); a builder returns (model, kind), kind saying which
+# inputs the model takes ("causal", "masked", "seq2seq" or "image")
 MODELS = {}
 MODES = ("inference", "training")
 # what the tests and the bench run: every transformers model in both modes, then two
