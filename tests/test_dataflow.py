@@ -361,3 +361,36 @@ def test_is_none_spelled_out_is_the_branch_on_none(invert, jump, source_test):
     assert result and result.how == "dataflow", result.difference
     opposite = "x is None" if source_test == "x is not None" else "x is not None"
     assert not verify(code, "def generated(x):\n" + body % opposite, temporaries=True)
+
+
+@pytest.mark.skipif(sys.version_info[:2] != (3, 13), reason="encodes CPython 3.13 bytecode")
+def test_call_with_many_arguments_through_a_list_on_313():
+    # 3.12+ turns the list into a tuple with CALL_INTRINSIC_1 INTRINSIC_LIST_TO_TUPLE
+    import dis
+    import opcode
+
+    count = 35
+
+    def encode(program):
+        out = bytearray()
+        for op, arg in program:
+            out += bytes([opcode.opmap[op], arg])
+            out += b"\0\0" * opcode._inline_cache_entries.get(op, 0)
+        return bytes(out)
+
+    def template(g, x):
+        pass
+
+    program = [("RESUME", 0), ("LOAD_FAST", 0), ("PUSH_NULL", 0)]
+    for k in range(count):
+        program += [("LOAD_FAST", 1), ("LOAD_CONST", k), ("BINARY_SUBSCR", 0)]
+    program += [("CALL", count), ("RETURN_VALUE", 0)]
+    code = template.__code__.replace(co_code=encode(program), co_consts=tuple(range(count)),
+                                     co_stacksize=count + 4, co_name="generated",
+                                     co_qualname="generated", co_linetable=b"")
+    assert [i.opname for i in dis.get_instructions(code)][-2:] == ["CALL", "RETURN_VALUE"]
+    source = "def generated(g, x):\n    return g(%s)\n" % ", ".join(
+        "x[%d]" % k for k in range(count))
+    result = verify(code, source, temporaries=True)
+    assert result and result.how == "dataflow", result.difference
+    assert not verify(code, source.replace("x[3], x[4]", "x[4], x[3]"), temporaries=True)

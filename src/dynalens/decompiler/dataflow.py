@@ -232,7 +232,7 @@ class _Side(object):
                     and stack[-2][0] == "arglist":
                 value = stack.pop()
                 stack[-1] = ("arglist", stack[-1][1] + (value,))
-            elif op == "LIST_TO_TUPLE" and stack and stack[-1][0] == "arglist":
+            elif _is_list_to_tuple(ins) and stack and stack[-1][0] == "arglist":
                 stack.append(("argtuple", stack.pop()[1]))
             elif op == "LIST_TO_TUPLE" and stack and self._feeds_call(state.pc + 1):
                 # the star-arguments of a call: CALL_FUNCTION_EX, next, makes the same tuple
@@ -342,7 +342,7 @@ def _argument_list(instructions, pc):
                 return False
             depth -= 1
             continue
-        if op == "LIST_TO_TUPLE":
+        if _is_list_to_tuple(ins):
             following = [i for i in instructions[number + 1:] if i.opname not in _SKIPPED]
             return depth == 0 and bool(following) \
                 and following[0].opname == "CALL_FUNCTION_EX" and not following[0].arg & 1
@@ -362,6 +362,12 @@ def _argument_list(instructions, pc):
         if depth < 1:
             return False
     return False
+
+
+def _is_list_to_tuple(ins):
+    """LIST_TO_TUPLE (3.11), CALL_INTRINSIC_1 INTRINSIC_LIST_TO_TUPLE (3.12+)."""
+    return ins.opname == "LIST_TO_TUPLE" or (
+        ins.opname == "CALL_INTRINSIC_1" and ins.argrepr == "INTRINSIC_LIST_TO_TUPLE")
 
 
 # Instructions without an argument that may appear inside an argument (their pops stay above
