@@ -382,3 +382,127 @@ def test_is_none_by_identity_test_is_the_none_branch():
     assert result and result.how == "dataflow", result.difference
     assert not verify(bare, "def f(a):\n    if a is None:\n        g(a)\n", temporaries=True)
     assert not verify(bare, "def f(a):\n    if a:\n        g(a)\n", temporaries=True)
+# Shapes from Hugging Face models under Dynamo (tests/test_hf_models.py): Dynamo's code does
+# the same as the decompiled source, spelled in bytecode no source compiles to.
+
+def _assembled(program, **kw):
+    bytecode_builder = pytest.importorskip("bytecode_builder")
+    if not bytecode_builder.SUPPORTED:
+        pytest.skip("the test assembler encodes CPython 3.11 only")
+    return bytecode_builder.assemble(program, **kw)
+
+
+def _dict_of_two(keys):
+    # Dynamo: BUILD_MAP with each constant key loaded before its value
+    return _assembled([
+        ("RESUME", 0),
+        ("LOAD_CONST", 1), ("LOAD_GLOBAL", (0, True)), ("PRECALL", 0), ("CALL", 0),
+        ("LOAD_CONST", 2), ("LOAD_GLOBAL", (1, True)), ("PRECALL", 0), ("CALL", 0),
+        ("BUILD_MAP", 2), ("RETURN_VALUE", 0),
+    ], consts=(None,) + keys, names=("g", "h"))
+
+
+def test_dict_with_constant_keys_built_either_way_is_the_same_dict():
+    source = "def generated():\n    return {'a': g(), 'b': h()}\n"   # BUILD_CONST_KEY_MAP
+    result = verify(_dict_of_two(("a", "b")), source, temporaries=True)
+    assert result and result.how == "dataflow", result.difference
+    assert not verify(_dict_of_two(("a", "c")), source, temporaries=True)
+    assert not verify(_dict_of_two(("a", "b")),
+                      "def generated():\n    return {'a': h(), 'b': g()}\n", temporaries=True)
+
+
+def test_attribute_loaded_then_called_is_the_method_call():
+    # Dynamo: PUSH_NULL, the owner, LOAD_ATTR __new__, the argument, CALL; source
+    # `cls.__new__(cls)` compiles to LOAD_METHOD
+    code = _assembled([
+        ("RESUME", 0), ("PUSH_NULL", 0), ("LOAD_FAST", 0), ("LOAD_ATTR", 0),
+        ("LOAD_FAST", 0), ("PRECALL", 1), ("CALL", 1), ("RETURN_VALUE", 0),
+    ], argnames=("cls",), names=("__new__",))
+    result = verify(code, "def generated(cls):\n    return cls.__new__(cls)\n",
+                    temporaries=True)
+    assert result and result.how == "dataflow", result.difference
+    assert not verify(code, "def generated(cls):\n    return cls.__init__(cls)\n",
+                      temporaries=True)
+    assert not verify(code, "def generated(cls):\n    return cls.__new__(cls, cls)\n",
+                      temporaries=True)
+
+
+def _graph_call(count, order):
+    # Dynamo calls a graph with every tensor as one CALL; past 30 arguments the compiler
+    # builds a list, appends each argument and calls with CALL_FUNCTION_EX
+    program = [("RESUME", 0), ("LOAD_GLOBAL", (0, True))]
+    for k in order:
+        program += [("LOAD_FAST", 0), ("LOAD_CONST", k + 1), ("BINARY_SUBSCR", 0)]
+    program += [("PRECALL", count), ("CALL", count), ("RETURN_VALUE", 0)]
+    return _assembled(program, argnames=("x",), consts=(None,) + tuple(range(count)),
+                      names=("graph",))
+
+
+def test_call_with_many_arguments_through_a_list_is_the_same_call():
+    count = 35
+    source = "def generated(x):\n    return graph(%s)\n" % ", ".join(
+        "x[%d]" % k for k in range(count))
+    result = verify(_graph_call(count, range(count)), source, temporaries=True)
+    assert result and result.how == "dataflow", result.difference
+    swapped = list(range(count))
+    swapped[3], swapped[4] = 4, 3
+    assert not verify(_graph_call(count, swapped), source, temporaries=True)
+    assert not verify(_graph_call(count, range(count)), source.replace("x[34])", "x[34], x)"),
+                      temporaries=True)
+
+
+@pytest.mark.parametrize("invert, jump, source_test", [
+    (0, "POP_JUMP_FORWARD_IF_TRUE", "x is not None"),    # skip the body when x is None
+    (1, "POP_JUMP_FORWARD_IF_FALSE", "x is not None"),   # skip it when not (x is not None)
+    (0, "POP_JUMP_FORWARD_IF_FALSE", "x is None"),
+])
+def test_is_none_spelled_out_is_the_branch_on_none(invert, jump, source_test):
+    # Dynamo's resume functions (Mixtral's `if labels is not None:`): LOAD_CONST None, IS_OP,
+    # a jump on truth, where source compiles to POP_JUMP_IF_(NOT_)NONE
+    bytecode_builder = pytest.importorskip("bytecode_builder")
+    if not bytecode_builder.SUPPORTED:
+        pytest.skip("the test assembler encodes CPython 3.11 only")
+    skip = bytecode_builder.Label("skip")
+    code = bytecode_builder.assemble([
+        ("RESUME", 0), ("LOAD_FAST", 0), ("LOAD_CONST", 0), ("IS_OP", invert), (jump, skip),
+        ("LOAD_GLOBAL", (0, True)), ("LOAD_FAST", 0), ("PRECALL", 1), ("CALL", 1),
+        ("RETURN_VALUE", 0), skip, ("LOAD_CONST", 0), ("RETURN_VALUE", 0),
+    ], argnames=("x",), names=("g",))
+    body = "    if %s:\n        return g(x)\n    return None\n"
+    result = verify(code, "def generated(x):\n" + body % source_test, temporaries=True)
+    assert result and result.how == "dataflow", result.difference
+    opposite = "x is None" if source_test == "x is not None" else "x is not None"
+    assert not verify(code, "def generated(x):\n" + body % opposite, temporaries=True)
+
+
+@pytest.mark.skipif(sys.version_info[:2] != (3, 13), reason="encodes CPython 3.13 bytecode")
+def test_call_with_many_arguments_through_a_list_on_313():
+    # 3.12+ turns the list into a tuple with CALL_INTRINSIC_1 INTRINSIC_LIST_TO_TUPLE
+    import dis
+    import opcode
+
+    count = 35
+
+    def encode(program):
+        out = bytearray()
+        for op, arg in program:
+            out += bytes([opcode.opmap[op], arg])
+            out += b"\0\0" * opcode._inline_cache_entries.get(op, 0)
+        return bytes(out)
+
+    def template(g, x):
+        pass
+
+    program = [("RESUME", 0), ("LOAD_FAST", 0), ("PUSH_NULL", 0)]
+    for k in range(count):
+        program += [("LOAD_FAST", 1), ("LOAD_CONST", k), ("BINARY_SUBSCR", 0)]
+    program += [("CALL", count), ("RETURN_VALUE", 0)]
+    code = template.__code__.replace(co_code=encode(program), co_consts=tuple(range(count)),
+                                     co_stacksize=count + 4, co_name="generated",
+                                     co_qualname="generated", co_linetable=b"")
+    assert [i.opname for i in dis.get_instructions(code)][-2:] == ["CALL", "RETURN_VALUE"]
+    source = "def generated(g, x):\n    return g(%s)\n" % ", ".join(
+        "x[%d]" % k for k in range(count))
+    result = verify(code, source, temporaries=True)
+    assert result and result.how == "dataflow", result.difference
+    assert not verify(code, source.replace("x[3], x[4]", "x[4], x[3]"), temporaries=True)

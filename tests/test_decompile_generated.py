@@ -317,6 +317,59 @@ def test_lists_made_in_one_order_are_made_in_that_order():
     assert _exact_by_dataflow(code, source), source
 
 
+def test_star_args_of_a_call_made_after_a_spill_stay_starred():
+    # Transformers' `func(self, *args, **kwargs)` after Dynamo (GPT-2 training step): the
+    # callee and the args tuple are spilled to temporaries by `b = record(b)`, a value made
+    # later is SWAPped under them, and CALL_FUNCTION_EX unpacks the tuple. The `*` belongs to
+    # the call: it was taken out on its own as `__temp_3 = *__temp_2` (a SyntaxError)
+    code = assemble([
+        RESUME,
+        ("PUSH_NULL", 0), ("LOAD_GLOBAL", (1, False)), ("LOAD_FAST", 0), ("BUILD_TUPLE", 1),
+        ("LOAD_GLOBAL", (0, True)), ("LOAD_FAST", 1), ("PRECALL", 1), ("CALL", 1),
+        ("STORE_FAST", 1),
+        ("LOAD_FAST", 2),
+        ("LOAD_GLOBAL", (0, True)), ("LOAD_FAST", 1), ("PRECALL", 1), ("CALL", 1),
+        ("SWAP", 5), ("SWAP", 4), ("SWAP", 3), ("SWAP", 2),
+        ("CALL_FUNCTION_EX", 1), ("BINARY_OP", 0), ("RETURN_VALUE", 0),
+    ], argnames=("a", "b", "kw"), names=("record", "f"))
+    source = decompile_code(code)
+    compile(source, "<decompiled>", "exec")
+    assert "(*__temp_" in source, source
+    assert _exact_by_dataflow(code, source), source
+    results = []
+    for function in (_function(code), None):
+        namespace = {"f": lambda *a, **k: sum(a) + k["c"]}
+        if function is None:
+            exec(compile(source, "<decompiled>", "exec"), namespace)
+            function = namespace["generated"]
+        calls = []
+        function.__globals__.update(namespace, record=lambda v: calls.append(v) or v)
+        results.append((function(3, 4, {"c": 100}), calls))
+    assert results[0] == results[1] == (4 + 3 + 100, [4, 4])
+
+
+@pytest.mark.parametrize("parts", [
+    [("LOAD_CONST", 0), ("LOAD_CONST", 0)],                                      # x[:]
+    [("LOAD_GLOBAL", (0, True)), ("LOAD_FAST", 1), ("PRECALL", 1), ("CALL", 1),
+     ("LOAD_CONST", 0)],                                                         # x[f(a):]
+], ids=["constant", "computed"])
+def test_slice_waiting_on_the_stack_across_a_statement(parts):
+    # Mixtral under Dynamo: `x[:]`'s slice is built, a statement runs, then the subscript.
+    # The slice was taken out as `__temp_2 = :` (a SyntaxError); its parts may be, it stays
+    code = assemble([RESUME, ("LOAD_FAST", 0)] + parts + [
+        ("BUILD_SLICE", 2),
+        ("LOAD_GLOBAL", (0, True)), ("LOAD_FAST", 1), ("PRECALL", 1), ("CALL", 1),
+        ("STORE_FAST", 1), ("BINARY_SUBSCR", 0), ("RETURN_VALUE", 0),
+    ], argnames=("x", "a"), names=("record",))
+    (original, decompiled), source = run_both(code, ([5, 6, 7, 8], 1))
+    assert decompiled == original, source
+    if len(parts) == 2:
+        assert original == ([5, 6, 7, 8], [1])
+        assert _exact_by_dataflow(code, source), source
+    else:
+        assert original == ([6, 7, 8], [1, 1])
+
+
 def test_unsupported_bytecode_raises_decompilation_error_with_location():
     code = assemble([RESUME, ("LOAD_FAST", 0), ("POP_TOP", 0), ("POP_TOP", 0),
                      ("LOAD_CONST", 0), ("RETURN_VALUE", 0)], argnames=("a",))

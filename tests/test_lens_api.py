@@ -228,3 +228,36 @@ def test_stack_of_a_compile_called_from_a_script_top_level_names_that_line(tmp_p
     stack = run.index["compiles"][0]["stack"]
     assert [(f["filename"], f["name"], f["line"]) for f in stack[-2:]] == [
         ("top_level_script.py", "<module>", 5), ("top_level_script.py", "double", 2)]
+
+
+def test_full_code_of_a_future_annotations_module_compiles(tmp_path):
+    # transformers' modules start with `from __future__ import annotations`: each section of
+    # full_code_for_* (guards, transformed code, resume function) was pasted with its own
+    # copy of that import, which Python only accepts at the top of a file
+    import importlib.util
+
+    import torch._dynamo
+
+    module = tmp_path / "future_module.py"
+    module.write_text(
+        "from __future__ import annotations\n"
+        "import torch\n"
+        "def halves(x: torch.Tensor) -> torch.Tensor:\n"
+        "    y = x * 2\n"
+        "    if y.sum() > 0:\n"
+        "        return y + 1\n"
+        "    return y - 1\n")
+    spec = importlib.util.spec_from_file_location("future_module", str(module))
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    torch._dynamo.reset()
+    fn = torch.compile(mod.halves, backend="eager")
+    with prepare_debug(str(tmp_path / "dump"), report=False) as run:
+        fn(torch.ones(3))
+    full = [c["full_code"] for c in run.index["compiles"]]
+    assert full and all(full)
+    for name in full:
+        with open(os.path.join(run.dump_dir, name), encoding="utf-8") as fh:
+            text = fh.read()
+        compile(text, name, "exec")
+        assert text.count("from __future__ import annotations") == 1, name

@@ -44,6 +44,7 @@ _MAX_STATES = 20000
 _MAX_PURE_STEPS = 100000
 
 NULL = ("null",)
+_NONE = ("const", _const_key(None))
 LASTI = ("lasti",)
 EXHAUSTED = ("exhausted",)  # what 3.12+ FOR_ITER leaves for END_FOR when the iterator is done
 
@@ -226,6 +227,15 @@ class _Side(object):
                 receiver = stack.pop()
                 stack.append(("method", ins.argval))
                 stack.append(receiver)
+            elif op == "BUILD_LIST" and not ins.arg and _argument_list(self.instructions,
+                                                                       state.pc):
+                stack.append(("arglist", ()))
+            elif op == "LIST_APPEND" and ins.arg == 1 and len(stack) >= 2 \
+                    and stack[-2][0] == "arglist":
+                value = stack.pop()
+                stack[-1] = ("arglist", stack[-1][1] + (value,))
+            elif _is_list_to_tuple(ins) and stack and stack[-1][0] == "arglist":
+                stack.append(("argtuple", stack.pop()[1]))
             elif (op == "LIST_TO_TUPLE" or (op == "CALL_INTRINSIC_1"
                                             and ins.argrepr == "INTRINSIC_LIST_TO_TUPLE")) \
                     and stack and self._feeds_call(state.pc + 1):
@@ -312,6 +322,70 @@ class _Side(object):
             raise _Unsupported("stack underflow at %s (offset %d)" % (ins.opname, ins.offset))
 
 
+_TWO_DEEP = frozenset(["SWAP", "CHECK_EG_MATCH"])
+
+
+def _argument_list(instructions, pc):
+    """Is the BUILD_LIST 0 at ``pc`` the compiler's form of a call with many arguments?
+
+    Past 30 arguments CPython does not push them for CALL: it builds an empty list, appends
+    each argument as it is evaluated (LIST_APPEND 1), turns the list into a tuple and calls
+    with CALL_FUNCTION_EX; Dynamo's code calls a graph with all its tensors as one CALL. Both
+    evaluate the same arguments in the same order, and nobody else sees that list: True when
+    the code from ``pc`` is exactly that (each argument straight-line code that leaves one
+    value and never reaches the list), so the list can be followed as the arguments it
+    collects rather than as an object.
+    """
+    depth = 0  # values above the list
+    for number in range(pc + 1, len(instructions)):
+        ins = instructions[number]
+        op = ins.opname
+        if op in _SKIPPED or op == "KW_NAMES":
+            continue
+        if op == "LIST_APPEND":
+            if ins.arg == 1 and depth == 1:
+                depth = 0
+                continue
+            if not 1 <= ins.arg < depth:     # into the list with values still above it
+                return False
+            depth -= 1
+            continue
+        if _is_list_to_tuple(ins):
+            following = [i for i in instructions[number + 1:] if i.opname not in _SKIPPED]
+            return depth == 0 and bool(following) \
+                and following[0].opname == "CALL_FUNCTION_EX" and not following[0].arg & 1
+        if (op in _CONDITIONAL or op in _OR_POP or op in _UNCONDITIONAL or op in _ENDS
+                or op in _TWO_DEEP or op == "FOR_ITER"
+                or (ins.opcode < dis.HAVE_ARGUMENT and op not in _STRAIGHT_NO_ARG)
+                or (op == "COPY" and ins.arg > depth)):
+            return False
+        try:
+            effect = dis.stack_effect(ins.opcode, ins.arg if ins.opcode >= dis.HAVE_ARGUMENT
+                                      else None, jump=False)
+        except ValueError:
+            return False
+        if _PY311 and op == "CALL":
+            effect -= ins.arg  # 3.11's PRECALL accounts for the arguments
+        depth += effect
+        if depth < 1:
+            return False
+    return False
+
+
+def _is_list_to_tuple(ins):
+    """LIST_TO_TUPLE (3.11), CALL_INTRINSIC_1 INTRINSIC_LIST_TO_TUPLE (3.12+)."""
+    return ins.opname == "LIST_TO_TUPLE" or (
+        ins.opname == "CALL_INTRINSIC_1" and ins.argrepr == "INTRINSIC_LIST_TO_TUPLE")
+
+
+# Instructions without an argument that may appear inside an argument (their pops stay above
+# the list whenever the depth stays positive)
+_STRAIGHT_NO_ARG = frozenset(["BINARY_SUBSCR", "BINARY_SLICE", "PUSH_NULL", "POP_TOP",
+                              "UNARY_NEGATIVE", "UNARY_NOT", "UNARY_INVERT", "UNARY_POSITIVE",
+                              "GET_ITER", "STORE_SUBSCR", "TO_BOOL", "FORMAT_SIMPLE",
+                              "LOAD_ASSERTION_ERROR", "LOAD_BUILD_CLASS", "GET_LEN"])
+
+
 def _spelled_cell_length(instructions, pc, name):
     """How many instructions after ``LOAD_CLOSURE name`` at ``pc`` spell the cell as a value.
 
@@ -374,6 +448,8 @@ def _event_key(ins, state):
         return (op if op not in _LOCAL_LOADS else "LOAD_FAST", ins.argval)
     if op == "LOAD_GLOBAL":
         return (op, ins.argval)
+    if op in ("LOAD_ATTR", "LOAD_METHOD"):  # one event whether or not in method form
+        return ("LOAD_ATTR", ins.argval)
     if op in ("CALL", "CALL_KW"):
         return (op, ins.arg, state.kwnames)
     if op == "LOAD_CONST":
@@ -468,6 +544,14 @@ def _describe(side, state):
         operands = stack[len(stack) - popped:len(stack) - 2] + [_slice_value(stack[-2:])]
         key = ("BINARY_SUBSCR",) if op == "BINARY_SLICE" else ("STORE_SUBSCR",)
         return _Step(key, operands, {"next": (pc + 1, popped, pushed, (), ())})
+    if op == "CALL_FUNCTION_EX" and not ins.arg & 1 and len(stack) >= 3 \
+            and stack[-1][0] == "argtuple":
+        # a call with more arguments than the compiler keeps on the stack: the same call
+        # as CALL with those arguments (see _argument_list)
+        _check_effect(ins, 3, 1)
+        args = list(stack[-1][1])
+        return _Step(("CALL", len(args), None), list(stack[-3:-1]) + args,
+                     {"next": (pc + 1, 3, 1, (), ())})
     if op == "CALL_FUNCTION_EX":
         popped = 3 + (ins.arg & 1)
         _check_effect(ins, popped, 1)
@@ -476,17 +560,26 @@ def _describe(side, state):
                     for value in stack[len(stack) - popped:]]
         return _Step(_event_key(ins, state), operands,
                      {"next": (pc + 1, popped, 1, (), ())})
+    if op == "LOAD_METHOD" or (op == "LOAD_ATTR" and not _PY311 and ins.arg & 1):
+        # the method form of an attribute load only ever feeds a call, and calling what it
+        # pushes (method + self, or NULL + attribute) is calling the attribute: Dynamo loads
+        # it as an attribute behind a NULL, source `obj.name(...)` with the method form
+        side._need(stack, 1, ins)
+        _check_effect(ins, 1, 2)
+        before, after = ((), (NULL,)) if _NULL_AFTER_GLOBAL else ((NULL,), ())
+        return _Step(_event_key(ins, state), [stack[-1]],
+                     {"next": (pc + 1, 1, 1, before, after)})
+    if op in ("BUILD_MAP", "BUILD_CONST_KEY_MAP"):
+        keys, values = _dict_display(ins, stack)
+        if keys is not None:
+            # a dict with constant keys, as Dynamo builds it (BUILD_MAP, each key loaded
+            # before its value) or as source compiles it (values, then the keys' tuple):
+            # loading a constant does nothing, so both evaluate the same values in order
+            popped = (ins.arg or 0) * 2 if op == "BUILD_MAP" else (ins.arg or 0) + 1
+            _check_effect(ins, popped, 1)
+            return _Step(("BUILD_DICT", keys), values, {"next": (pc + 1, popped, 1, (), ())})
     if op in _LOCAL_LOADS:  # an unbound local: raises, and nothing follows
         return _Step(("LOAD_FAST", ins.argval, "unbound"), [], {})
-    if op == "LOAD_METHOD" or (op == "LOAD_ATTR" and not _PY311 and ins.arg & 1):
-        # o.m for a call: CPython pushes the function and o, or the attribute and a NULL;
-        # either way the call does what calling the attribute does. So both read as the
-        # plain attribute plus a NULL, as Dynamo also writes it (LOAD_ATTR, PUSH_NULL)
-        _check_effect(ins, 1, 2)
-        side._need(stack, 1, ins)
-        before, after = ((), (NULL,)) if _NULL_AFTER_GLOBAL else ((NULL,), ())
-        return _Step(("LOAD_ATTR", _const_key(ins.argval), ins.argval), [stack[-1]],
-                     {"next": (pc + 1, 1, 1, before, after)})
     if op == "LOAD_GLOBAL":
         before, after = (), ()
         if ins.arg & 1:
@@ -501,6 +594,24 @@ def _describe(side, state):
         return _Step(_event_key(ins, state), list(operands),
                      {"next": (pc + 1, popped, pushed, (), ())})
     raise _Unsupported("instruction %s at offset %d is not modelled" % (op, ins.offset))
+
+
+def _dict_display(ins, stack):
+    """(keys, values) of a BUILD_MAP / BUILD_CONST_KEY_MAP whose keys are all constants, as
+    a tuple of constant keys and the list of values; (None, None) otherwise."""
+    n = ins.arg or 0
+    if ins.opname == "BUILD_MAP":
+        if len(stack) < 2 * n:
+            return None, None
+        items = stack[len(stack) - 2 * n:]
+        keys, values = items[0::2], items[1::2]
+        if not all(k[0] == "const" for k in keys):
+            return None, None
+        return tuple(k[1] for k in keys), list(values)
+    if len(stack) < n + 1 or stack[-1][0] != "const" or stack[-1][1][0] != "tuple" \
+            or len(stack[-1][1][1]) != n:
+        return None, None
+    return tuple(stack[-1][1][1]), list(stack[len(stack) - 1 - n:-1])
 
 
 def _check_effect(ins, popped, pushed):

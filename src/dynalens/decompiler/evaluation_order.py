@@ -56,12 +56,19 @@ def _parts(node):
             if isinstance(child, ast.expr) and not isinstance(child, ast.expr_context)]
 
 
+# Syntax that is part of its parent, not a value of its own: ``*args`` in a call or display,
+# ``a:b`` in a subscript, ``{x}`` in an f-string. Its parts are evaluated (and may be taken out
+# ahead), never the node itself: ``__temp_1 = *args`` is no Python.
+_NOT_A_VALUE = tuple(getattr(ast, n) for n in ("Starred", "Slice", "FormattedValue",
+                                               "Interpolation") if hasattr(ast, n))
+
+
 def _observable(node):
     """Does evaluating ``node`` at another time change anything? Loading a constant or a fast
     local does not; a global or a cell can be rebound by any call in between."""
     if isinstance(node, ast.Name):
         return getattr(node, "_global", False) or getattr(node, "_cell", False)
-    return isinstance(node, ast.expr) and not isinstance(node, ast.Constant)
+    return isinstance(node, ast.expr) and not isinstance(node, (ast.Constant,) + _NOT_A_VALUE)
 
 
 def made(node):

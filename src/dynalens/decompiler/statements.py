@@ -71,6 +71,13 @@ def _substitute(node, names):
     return node
 
 
+def _spillable(value, emitted):
+    """Can this value on the stack be held in a temporary (and does it need to be)?"""
+    return isinstance(value, ast.expr) and not isinstance(value, ast.Constant) and \
+        id(value) not in emitted and getattr(value, "_const", None) is None and \
+        not getattr(value, "_temp", False)
+
+
 def _bare_temp(stmt):
     return isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Name) and \
         getattr(stmt.value, "_temp", False)
@@ -440,10 +447,17 @@ class StatementWalker(StackMachine):
         emitted = set(id(getattr(stmt, "value", None)) for stmt in out[at:]
                       if not isinstance(stmt, ast.Expr))
         spill = {}  # id -> (stack positions, node)
+        slices = []  # stack positions of slices: their parts are spilled, not the slice
         for k, value in enumerate(stack):
-            if not isinstance(value, ast.expr) or isinstance(value, ast.Constant) or \
-                    id(value) in emitted or getattr(value, "_const", None) is not None or \
-                    getattr(value, "_temp", False):
+            if isinstance(value, ast.Slice):
+                # BUILD_SLICE's value has no source of its own (`__temp_1 = a:b` is no
+                # Python): the slice stays on the stack, what it is made of is held
+                slices.append(k)
+                for part in (value.lower, value.upper, value.step):
+                    if _spillable(part, emitted):
+                        spill.setdefault(id(part), ([], part))
+                continue
+            if not _spillable(value, emitted):
                 continue
             spill.setdefault(id(value), ([], value))[0].append(k)
         hoisted = [node for _, node in spill.values()]
@@ -462,6 +476,8 @@ class StatementWalker(StackMachine):
             for k in positions:
                 stack[k] = name(spilled[id(node)])
                 stack[k]._temp = True
+        for k in slices:
+            stack[k] = _substitute(stack[k], spilled)
         # ... or in the statements just emitted, which run after the temporaries (an
         # expression statement that became a bare temporary does nothing: dropped)
         out[at:] = temps + [stmt for stmt in (_substitute(stmt, spilled) for stmt in out[at:])

@@ -284,7 +284,8 @@ class Dumper:
 
         # the one readable program: every cached version of the function, and a dispatcher
         dc.version = self._version(dc, sections)
-        atomic.write_text(full_path, self._full_code(rec, dc, header, fn, full_path))
+        atomic.write_text(full_path, _future_imports_first(
+            self._full_code(rec, dc, header, fn, full_path)))
         self._file(os.path.basename(full_path), "full_code", dc)
         entry["full_code"] = os.path.basename(full_path)
         return entry
@@ -571,6 +572,33 @@ def _nested_convention_note(resume_codes, warn=None):
             "the lists built before that call are those arguments (one list of live values per",
             "frame; this frame's, the last, is taken off and unpacked into the call): torch's",
             "bookkeeping, not your code."]
+
+
+_FUTURE_IMPORT = re.compile(r"^from __future__ import (.+?)\s*$", re.M)
+
+
+def _future_imports_first(text):
+    """The full_code file with its `from __future__` imports gathered on one line at the top.
+
+    A section decompiled from a module with `from __future__ import annotations` (transformers'
+    modules have it) starts with that import, which Python accepts only at the top of a file:
+    every such import is taken out and put, once, after the leading comment lines (where the
+    compiler allows them), so the one file compiles like each section's own file does.
+    """
+    futures = []
+    for names in _FUTURE_IMPORT.findall(text):
+        for feature in names.strip("()").split(","):
+            feature = feature.strip()
+            if feature and feature not in futures:
+                futures.append(feature)
+    if not futures:
+        return text
+    lines = _FUTURE_IMPORT.sub("", text).split("\n")
+    at = 0
+    while at < len(lines) and (lines[at].startswith("#") or not lines[at].strip()):
+        at += 1
+    lines.insert(at, "from __future__ import %s" % ", ".join(futures))
+    return "\n".join(lines)
 
 
 def _notes_header(notes):
