@@ -1,0 +1,319 @@
+"""Readable transformed code: the decompiled source of a Dynamo frame, rewritten and re-verified.
+
+A faithful decompile of Dynamo's transformed code holds every value Dynamo left on the stack in
+a ``__temp_N`` variable, so a three-line function reads as thirty lines of list shuffling. This
+pass rewrites the decompiled source (an ``ast``) in two ways that change no operation:
+
+* **inline** a temporary that is stored once and read once into the place it is read
+  (``__temp_4 = [g[1]]; __temp_1 = __temp_4[0:1]`` -> ``__temp_1 = [g[1]][0:1]``);
+* **rename** the temporaries left by what Dynamo's code says they are: the arguments of a
+  resume-function call (``__nested_resume_fns``/``__nested_frame_values``, then the resume
+  function's own parameter names, which are the user's variable names), and values read out
+  of the graph's outputs.
+
+Nothing here decides that a rewrite is right: every candidate is handed to ``check`` (the
+caller's verification of the whole file against Dynamo's bytecode, the dataflow check) and kept
+only when it passes; one that does not is dropped and the faithful form stays. So evaluation
+order is never argued syntactically -- an inline that would move a call past another event is
+simply refused by the check.
+
+Finally :func:`line_comments` marks each statement with the line of the user's source it comes
+from (Dynamo keeps the user's line numbers in the transformed code's line table).
+"""
+
+import ast
+import difflib
+import dis
+import os
+import re
+
+from .relabel import _SKIP, _key
+
+TEMP_RE = re.compile(r"^__temp_\d+$")
+_NESTED_ARGS = ("__nested_resume_fns", "__nested_frame_values")
+_MAX_CHECKS = 200  # inline candidates tried one by one when trying them all at once fails
+_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef, ast.ListComp,
+           ast.SetComp, ast.DictComp, ast.GeneratorExp)
+_LOOPS = (ast.For, ast.AsyncFor, ast.While)
+
+
+def temp_count(text):
+    """How many distinct ``__temp_N`` names ``text`` uses (the figure bench/readable.py prints)."""
+    return len(set(re.findall(r"\b__temp_\d+\b", text)))
+
+
+def _function(tree, name):
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == name:
+            return node
+    return None
+
+
+def _blocks(node):
+    """Every statement list in ``node`` (bodies of if/with/try...), not entering nested scopes."""
+    for field in ("body", "orelse", "finalbody"):
+        block = getattr(node, field, None)
+        if isinstance(block, list) and block and isinstance(block[0], ast.stmt):
+            yield block
+            for stmt in block:
+                if not isinstance(stmt, _SCOPES):
+                    yield from _blocks(stmt)
+    for handler in getattr(node, "handlers", ()):
+        yield from _blocks(handler)
+    for case in getattr(node, "cases", ()):
+        yield from _blocks(case)
+
+
+def _uses(func):
+    """name -> [Name nodes] for every temporary read or written in ``func``."""
+    uses = {}
+    for node in ast.walk(func):
+        if isinstance(node, ast.Name) and TEMP_RE.match(node.id):
+            uses.setdefault(node.id, []).append(node)
+    return uses
+
+
+def _inside(tree, target, stop_at=_SCOPES + _LOOPS):
+    """Is ``target`` in ``tree`` without crossing a nested scope or a loop?"""
+    if tree is target:
+        return True
+    for child in ast.iter_child_nodes(tree):
+        if isinstance(child, stop_at):
+            continue
+        if _inside(child, target, stop_at):
+            return True
+    return False
+
+
+def _inline_candidates(func):
+    """[(name, block, index of the store)] for temporaries stored once and read once, the read
+    in a later statement of the same block (not inside a loop or a nested scope)."""
+    uses = _uses(func)
+    found = []
+    for block in _blocks(func):
+        for index, stmt in enumerate(block):
+            if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1
+                    and isinstance(stmt.targets[0], ast.Name)
+                    and TEMP_RE.match(stmt.targets[0].id)):
+                continue
+            name = stmt.targets[0].id
+            nodes = uses.get(name, [])
+            loads = [n for n in nodes if isinstance(n.ctx, ast.Load)]
+            if len(nodes) != 2 or len(loads) != 1:
+                continue
+            if any(_inside(later, loads[0]) for later in block[index + 1:]):
+                found.append(name)
+    return found
+
+
+class _Replace(ast.NodeTransformer):
+    def __init__(self, name, value):
+        self.name, self.value = name, value
+
+    def visit_Name(self, node):
+        if node.id == self.name and isinstance(node.ctx, ast.Load):
+            return self.value
+        return node
+
+
+def _inline(tree, func_name, name):
+    """``tree`` with temporary ``name`` inlined (a new tree; None when it is not there)."""
+    tree = ast.parse(ast.unparse(tree))
+    func = _function(tree, func_name)
+    for block in _blocks(func):
+        for index, stmt in enumerate(block):
+            if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 \
+                    and isinstance(stmt.targets[0], ast.Name) and stmt.targets[0].id == name:
+                del block[index]
+                value = stmt.value
+                if isinstance(value, (ast.NamedExpr, ast.Yield, ast.YieldFrom, ast.Await)):
+                    value = value  # unparse parenthesises where needed
+                _Replace(name, value).visit(func)
+                return tree
+    return None
+
+
+def _touched_locals(code):
+    """Locals ``code`` reads or writes, and its arguments: names a rewrite must not reuse.
+    (Locals Dynamo keeps but never uses are free: the dataflow check lets either side hold
+    values in them.)"""
+    used = set(_parameters(code)) | set(code.co_varnames[:code.co_argcount
+                                                         + code.co_kwonlyargcount + 2])
+    for ins in dis.get_instructions(code):
+        if "FAST" in ins.opname:
+            used.update(ins.argval if isinstance(ins.argval, tuple) else (ins.argval,))
+    return used & set(code.co_varnames)
+
+
+def _parameters(code):
+    count = code.co_argcount + code.co_kwonlyargcount
+    return code.co_varnames[:count]
+
+
+def _role_names(func, resume_params, taken):
+    """{temporary: readable name} from what Dynamo's code says the values are.
+
+    * ``T = __resume_at_...`` then ``T(A, B, *C)``: T is the resume function, A and B its
+      nested-call lists (named after its first parameters), C the frame's live values;
+    * ``L[0:] = [e0, e1, ...]`` in the block that makes such a call, with as many items as
+      the resume function has parameters after the nested lists: Dynamo putting the frame's
+      live values in parameter order, so each ``ei`` is that parameter's value (a user
+      variable's name);
+    * ``T = graph_out_0[i]``: a graph output, named ``graph_out_0_i``.
+    Names already used by the code object get a trailing ``_`` (a parameter such as ``b``
+    whose value is passed again keeps its own name)."""
+    names = {}
+
+    def give(node, wanted):
+        if not (isinstance(node, ast.Name) and TEMP_RE.match(node.id)) or node.id in names:
+            return
+        candidate = wanted
+        while candidate in taken:
+            candidate += "_"
+        names[node.id] = candidate
+        taken.add(candidate)
+
+    aliases = {}  # temporary -> resume global it holds
+    for node in ast.walk(func):
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 \
+                and isinstance(node.targets[0], ast.Name) and isinstance(node.value, ast.Name) \
+                and node.value.id in resume_params:
+            aliases[node.targets[0].id] = node.value.id
+    for block in _blocks(func):
+        for stmt in block:
+            for node in ast.walk(stmt):
+                if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)):
+                    continue
+                target = aliases.get(node.func.id, node.func.id)
+                params = resume_params.get(target)
+                if params is None:
+                    continue
+                give(node.func, "resume_fn")
+                nested = [p for p in params if p in _NESTED_ARGS]
+                for arg, param in zip(node.args, params):
+                    if isinstance(arg, ast.Starred):
+                        give(arg.value, "live_values")
+                        break
+                    give(arg, param.lstrip("_"))
+                live = params[len(nested):]
+                for other in block:
+                    if isinstance(other, ast.Assign) and len(other.targets) == 1 \
+                            and isinstance(other.targets[0], ast.Subscript) \
+                            and isinstance(other.targets[0].slice, ast.Slice) \
+                            and isinstance(other.value, ast.List) \
+                            and len(other.value.elts) == len(live) and live:
+                        for item, param in zip(other.value.elts, live):
+                            give(item, param)
+    for node in ast.walk(func):
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 \
+                and isinstance(node.value, ast.Subscript) \
+                and isinstance(node.value.value, ast.Name) \
+                and node.value.value.id.startswith("graph_out") \
+                and isinstance(node.value.slice, ast.Constant) \
+                and isinstance(node.value.slice.value, int):
+            give(node.targets[0], "%s_%d" % (node.value.value.id, node.value.slice.value))
+    return names
+
+
+class _Rename(ast.NodeTransformer):
+    def __init__(self, names):
+        self.names = names
+
+    def visit_Name(self, node):
+        if node.id in self.names:
+            node.id = self.names[node.id]
+        return node
+
+
+def readable_source(text, func_name, code, check, resume_codes=()):
+    """``text`` (a module defining ``func_name``, decompiled from ``code``) rewritten to read
+    like the user's code, or None when nothing could be rewritten.
+
+    ``check(candidate_text)`` is the verification of the file as the caller will write it; a
+    rewrite is kept only when it returns true. ``resume_codes``: {global name: code object} of
+    the resume functions the code calls (their parameter names name the values passed)."""
+    try:
+        tree = ast.parse(text)
+    except SyntaxError:
+        return None
+    if "#" in text or _function(tree, func_name) is None:
+        return None  # comments would be lost by re-rendering; leave such files as they are
+    changed = False
+    candidates = _inline_candidates(_function(tree, func_name))
+    if candidates:
+        trial = tree
+        for name in candidates:
+            trial = _inline(trial, func_name, name) or trial
+        if check(ast.unparse(trial) + "\n"):
+            tree, changed = trial, True
+        else:
+            for name in candidates[:_MAX_CHECKS]:
+                trial = _inline(tree, func_name, name)
+                if trial is not None and check(ast.unparse(trial) + "\n"):
+                    tree, changed = trial, True
+    func = _function(tree, func_name)
+    taken = set(code.co_names) | set(_touched_locals(code)) | set(code.co_freevars) \
+        | set(code.co_cellvars) | {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)}
+    params = {}
+    for global_name, rcode in dict(resume_codes).items():
+        params[global_name] = _parameters(rcode)
+    names = _role_names(func, params, taken)
+    if names:
+        trial = ast.parse(ast.unparse(tree))
+        _Rename(names).visit(_function(trial, func_name))
+        if check(ast.unparse(trial) + "\n"):
+            tree, changed = trial, True
+    return ast.unparse(tree) + "\n" if changed else None
+
+
+def line_comments(text, func_name, code, compiled):
+    """``text`` with each statement of ``func_name`` ending in ``# file.py:LINE``, the user's
+    line its instructions come from (Dynamo's line table, matched to the recompiled code's
+    instructions by aligning opnames and arguments, as :mod:`relabel` does).
+
+    ``compiled``: the code object compiled from ``text`` (lines as in ``text``).
+    """
+    if compiled is None:
+        return text
+    def keyed(c):
+        out = []
+        for ins in dis.get_instructions(c):
+            if ins.opname in _SKIP:
+                continue
+            pos = getattr(ins, "positions", None)
+            line = pos.lineno if pos is not None and pos.lineno else None
+            out.append((_key(ins.opcode, ins.opname, ins.argval), line))
+        return out
+
+    ours, theirs = keyed(compiled), keyed(code)
+    matcher = difflib.SequenceMatcher(None, [k for k, _ in ours], [k for k, _ in theirs],
+                                      autojunk=False)
+    user = {}
+    for a, b, size in matcher.get_matching_blocks():
+        for k in range(size):
+            line, source_line = ours[a + k][1], theirs[b + k][1]
+            if line is not None and source_line is not None:
+                user.setdefault(line, []).append(source_line)
+    try:
+        func = _function(ast.parse(text), func_name)
+    except SyntaxError:
+        return text
+    if func is None:
+        return text
+    base = os.path.basename(code.co_filename)
+    lines = text.split("\n")
+    for node in ast.walk(func):
+        if not isinstance(node, ast.stmt) or node is func or hasattr(node, "body"):
+            continue
+        if node.lineno != node.end_lineno:
+            continue
+        found = [u for ln in range(node.lineno, node.end_lineno + 1) for u in user.get(ln, ())]
+        if not found:
+            continue
+        row = node.lineno - 1
+        if "#" in lines[row]:
+            continue
+        # the line most of the statement's instructions come from
+        best = max(sorted(set(found)), key=found.count)
+        lines[row] += "  # %s:%d" % (base, best)
+    return "\n".join(lines)
