@@ -382,3 +382,25 @@ def test_is_none_by_identity_test_is_the_none_branch():
     assert result and result.how == "dataflow", result.difference
     assert not verify(bare, "def f(a):\n    if a is None:\n        g(a)\n", temporaries=True)
     assert not verify(bare, "def f(a):\n    if a:\n        g(a)\n", temporaries=True)
+
+
+@pytest.mark.skipif(sys.version_info[:2] != (3, 11), reason="3.11 bytecode")
+def test_local_the_original_never_touches_may_hold_a_value():
+    # Dynamo keeps the user's local names (x) in the transformed code without using them; a
+    # readable rewrite may hold a value there as in a temporary. A local the original does
+    # store stays an event of its own.
+    from tests import bytecode_builder as assembler
+
+    code = assembler.assemble([
+        ("RESUME", 0), ("LOAD_GLOBAL", (0, True)), ("LOAD_FAST", 0), ("PRECALL", 1),
+        ("CALL", 1), ("RETURN_VALUE", 0),
+    ], argnames=("a",), names=("g",), varnames=("a", "x"))
+    code = code.replace(co_name="f", co_qualname="f")
+    assert "x" in code.co_varnames
+    assert verify(code, "def f(a):\n    x = g(a)\n    return x\n", temporaries=True)
+    assert not verify(code, "def f(a):\n    x = g(a)\n    return a\n", temporaries=True)
+    stored = code_of("def f(a):\n    x = g(a)\n    h()\n    return x\n")
+    assert verify(stored, "def f(a):\n    t = g(a)\n    x = t\n    h()\n    return x\n",
+                  temporaries=True)
+    assert not verify(stored, "def f(a):\n    t = g(a)\n    h()\n    x = t\n    return x\n",
+                      temporaries=True)

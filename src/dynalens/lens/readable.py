@@ -31,7 +31,7 @@ from .relabel import _SKIP, _key
 
 TEMP_RE = re.compile(r"^__temp_\d+$")
 _NESTED_ARGS = ("__nested_resume_fns", "__nested_frame_values")
-_MAX_CHECKS = 200  # inline candidates tried one by one when trying them all at once fails
+_MAX_CHECKS = 100  # checks spent inlining one at a time when all at once does not verify
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef, ast.ListComp,
            ast.SetComp, ast.DictComp, ast.GeneratorExp)
 _LOOPS = (ast.For, ast.AsyncFor, ast.While)
@@ -150,35 +150,62 @@ def _parameters(code):
     return code.co_varnames[:count]
 
 
+def _assigns(func):
+    """[(target name, value)] of every ``temp = value`` statement in ``func``."""
+    return [(node.targets[0].id, node.value) for node in ast.walk(func)
+            if isinstance(node, ast.Assign) and len(node.targets) == 1
+            and isinstance(node.targets[0], ast.Name)]
+
+
 def _role_names(func, resume_params, taken):
     """{temporary: readable name} from what Dynamo's code says the values are.
 
-    * ``T = __resume_at_...`` then ``T(A, B, *C)``: T is the resume function, A and B its
-      nested-call lists (named after its first parameters), C the frame's live values;
-    * ``L[0:] = [e0, e1, ...]`` in the block that makes such a call, with as many items as
-      the resume function has parameters after the nested lists: Dynamo putting the frame's
-      live values in parameter order, so each ``ei`` is that parameter's value (a user
-      variable's name);
-    * ``T = graph_out_0[i]``: a graph output, named ``graph_out_0_i``.
-    Names already used by the code object get a trailing ``_`` (a parameter such as ``b``
-    whose value is passed again keeps its own name)."""
+    Dynamo's call of a resume function (torch 2.13+, ``codegen_call_resume``) reads, in
+    order: build each frame's live values (``live_values``: stack values, then locals), put
+    them in a list per frame (``frame_values``) with a parallel list of closure cells
+    (``cells``), keep the frames that resume (``nested_frame_values``), put this frame's
+    values in parameter order, and call ``resume_fn(nested_resume_fns, nested_frame_values,
+    *live_values)`` with this frame's list taken off the end. The rules, applied until no new
+    name is found:
+
+    * ``T = __resume_at_...`` then ``T(A, B, *C)``: T ``resume_fn``; A and B after the resume
+      function's first parameters; C ``live_values``;
+    * ``L[0:] = [e0, e1, ...]`` in the block that makes such a call, with as many items as the
+      resume function has parameters after the nested lists: L is ``live_values`` and each
+      ``ei`` the value of that parameter (a user variable's name);
+    * ``N = [F[k]]`` with N ``nested_frame_values``: F is ``frame_values``; ``F = [L]`` with F
+      ``frame_values``: L is ``live_values``; ``T = [(), ...]`` (a list of cell tuples):
+      ``cells``;
+    * ``T = graph_out_0[i]``: a graph output, ``graph_out_0_i``;
+    * a temporary never read: ``_``.
+
+    One name may go to several temporaries (both branches of an ``if`` call a resume function;
+    the same list is read again): the verification decides whether that is the same value.
+    A name the code object uses itself gets a trailing ``_`` (a parameter such as ``b``, passed
+    again to the resume function)."""
     names = {}
+    given = {}  # wanted name -> name actually used
 
     def give(node, wanted):
-        if not (isinstance(node, ast.Name) and TEMP_RE.match(node.id)) or node.id in names:
-            return
-        candidate = wanted
-        while candidate in taken:
-            candidate += "_"
-        names[node.id] = candidate
-        taken.add(candidate)
+        if isinstance(node, ast.Name):
+            node = node.id
+        if not (isinstance(node, str) and TEMP_RE.match(node)) or node in names:
+            return False
+        if wanted not in given:
+            candidate = wanted
+            while candidate in taken:
+                candidate += "_"
+            given[wanted] = candidate
+            taken.add(candidate)
+        names[node] = given[wanted]
+        return True
 
-    aliases = {}  # temporary -> resume global it holds
-    for node in ast.walk(func):
-        if isinstance(node, ast.Assign) and len(node.targets) == 1 \
-                and isinstance(node.targets[0], ast.Name) and isinstance(node.value, ast.Name) \
-                and node.value.id in resume_params:
-            aliases[node.targets[0].id] = node.value.id
+    def role(node):
+        return names.get(node.id) if isinstance(node, ast.Name) else None
+
+    assigns = _assigns(func)
+    aliases = {t: v.id for t, v in assigns
+               if isinstance(v, ast.Name) and v.id in resume_params}
     for block in _blocks(func):
         for stmt in block:
             for node in ast.walk(stmt):
@@ -202,17 +229,69 @@ def _role_names(func, resume_params, taken):
                             and isinstance(other.targets[0].slice, ast.Slice) \
                             and isinstance(other.value, ast.List) \
                             and len(other.value.elts) == len(live) and live:
+                        give(other.targets[0].value, "live_values")
                         for item, param in zip(other.value.elts, live):
                             give(item, param)
-    for node in ast.walk(func):
-        if isinstance(node, ast.Assign) and len(node.targets) == 1 \
-                and isinstance(node.value, ast.Subscript) \
-                and isinstance(node.value.value, ast.Name) \
-                and node.value.value.id.startswith("graph_out") \
-                and isinstance(node.value.slice, ast.Constant) \
-                and isinstance(node.value.slice.value, int):
-            give(node.targets[0], "%s_%d" % (node.value.value.id, node.value.slice.value))
+    found = True
+    while found:
+        found = False
+        for target, value in assigns:
+            if not isinstance(value, ast.List) or len(value.elts) != 1:
+                continue
+            item = value.elts[0]
+            wanted = names.get(target, "").rstrip("_")
+            if wanted == "nested_frame_values" and isinstance(item, ast.Subscript):
+                found |= give(item.value, "frame_values")
+            elif wanted == "frame_values":
+                found |= give(item, "live_values")
+    uses = _uses(func)
+    for target, value in assigns:
+        if isinstance(value, ast.Subscript) and isinstance(value.value, ast.Name) \
+                and value.value.id.startswith("graph_out") \
+                and isinstance(value.slice, ast.Constant) and isinstance(value.slice.value, int):
+            give(target, "%s_%d" % (value.value.id, value.slice.value))
+        elif isinstance(value, ast.List) and value.elts \
+                and all(isinstance(e, ast.Tuple) for e in value.elts):
+            give(target, "cells")
+        elif TEMP_RE.match(target) and not any(isinstance(n.ctx, ast.Load)
+                                               for n in uses.get(target, ())):
+            give(target, "_")
     return names
+
+
+def _inline_all(tree, func_name, check):
+    """(tree, changed?) with every temporary read once inlined where the file still verifies:
+    all at once if that verifies, else one at a time, last first (inlining a later value first
+    keeps an earlier one's place in order), repeated until nothing more can be inlined."""
+    candidates = _inline_candidates(_function(tree, func_name))
+    if not candidates:
+        return tree, False
+    trial = tree
+    for name in candidates:
+        trial = _inline(trial, func_name, name) or trial
+    if check(ast.unparse(trial) + "\n"):
+        return trial, True
+    changed, checks, refused = False, 0, set()
+    progress = True
+    while progress and checks < _MAX_CHECKS:
+        progress = False
+        for name in reversed(_inline_candidates(_function(tree, func_name))):
+            if name in refused or checks >= _MAX_CHECKS:
+                continue
+            trial = _inline(tree, func_name, name)
+            checks += 1
+            if trial is not None and check(ast.unparse(trial) + "\n"):
+                tree, changed, progress = trial, True, True
+                refused.clear()  # a refused one may fit now that its neighbour moved
+            else:
+                refused.add(name)
+    return tree, changed
+
+
+def _renamed(tree, func_name, names):
+    renamed = ast.parse(ast.unparse(tree))
+    _Rename(names).visit(_function(renamed, func_name))
+    return renamed
 
 
 class _Rename(ast.NodeTransformer):
@@ -238,31 +317,24 @@ def readable_source(text, func_name, code, check, resume_codes=()):
         return None
     if "#" in text or _function(tree, func_name) is None:
         return None  # comments would be lost by re-rendering; leave such files as they are
-    changed = False
-    candidates = _inline_candidates(_function(tree, func_name))
-    if candidates:
-        trial = tree
-        for name in candidates:
-            trial = _inline(trial, func_name, name) or trial
-        if check(ast.unparse(trial) + "\n"):
-            tree, changed = trial, True
-        else:
-            for name in candidates[:_MAX_CHECKS]:
-                trial = _inline(tree, func_name, name)
-                if trial is not None and check(ast.unparse(trial) + "\n"):
-                    tree, changed = trial, True
+    tree, changed = _inline_all(tree, func_name, check)
     func = _function(tree, func_name)
     taken = set(code.co_names) | set(_touched_locals(code)) | set(code.co_freevars) \
-        | set(code.co_cellvars) | {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)}
+        | set(code.co_cellvars) | {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)
+                                   and not TEMP_RE.match(n.id)}
     params = {}
     for global_name, rcode in dict(resume_codes).items():
         params[global_name] = _parameters(rcode)
     names = _role_names(func, params, taken)
     if names:
-        trial = ast.parse(ast.unparse(tree))
-        _Rename(names).visit(_function(trial, func_name))
-        if check(ast.unparse(trial) + "\n"):
-            tree, changed = trial, True
+        renamed = _renamed(tree, func_name, names)
+        if check(ast.unparse(renamed) + "\n"):
+            tree, changed = renamed, True
+        else:  # one temporary at a time: a name that does not verify is not given
+            for temp in sorted(names):
+                trial = _renamed(tree, func_name, {temp: names[temp]})
+                if check(ast.unparse(trial) + "\n"):
+                    tree, changed = trial, True
     return ast.unparse(tree) + "\n" if changed else None
 
 
