@@ -1,6 +1,7 @@
 """The readable pass (lens/readable.py): each rule on a small generated-code example, every
 result checked by the dataflow verification the lens uses."""
 
+import re
 import sys
 import textwrap
 
@@ -71,6 +72,7 @@ def test_resume_call_values_named_after_its_parameters():
     out = readable_source(faithful, "f", code, checker(code), {"__resume_at_30_1": resume})
     assert out is not None and temp_count(out) == 0, out
     assert "b_ = g(a)" in out and "x = g(b)" in out  # b is f's own parameter: b_
+    assert "live_values[0:] = [b_, x]  # = b, x\n" in out  # which parameter each value is
     assert "return resume_fn(nested_resume_fns, nested_frame_values, *live_values)" in out
     assert verify(code, out, temporaries=True)
 
@@ -122,7 +124,8 @@ def test_readme_example_transformed_file_is_readable_and_verified(tmp_path):
         # every statement says its user line; the nested-call lists have their names
         statements = [ln for ln in body.splitlines()[1:]
                       if ln.strip() and not ln.strip().startswith(("if ", "else", "#"))]
-        assert all("# seed.py:" in ln for ln in statements), body
+        assert all(re.search(r"#.*seed\.py:\d+$", ln) for ln in statements), body
+        assert re.search(r"\[0:\] = \[.*\]  # = b, x; seed\.py:19$", body, re.M), body
         assert "resume_fn(nested_resume_fns, nested_frame_values, *live_values)" in body
         assert code is not None
         assert temp_count(body) == 0, body

@@ -224,11 +224,7 @@ def _role_names(func, resume_params, taken):
                     give(arg, param.lstrip("_"))
                 live = params[len(nested):]
                 for other in block:
-                    if isinstance(other, ast.Assign) and len(other.targets) == 1 \
-                            and isinstance(other.targets[0], ast.Subscript) \
-                            and isinstance(other.targets[0].slice, ast.Slice) \
-                            and isinstance(other.value, ast.List) \
-                            and len(other.value.elts) == len(live) and live:
+                    if _is_order_store(other, len(live)):
                         give(other.targets[0].value, "live_values")
                         for item, param in zip(other.value.elts, live):
                             give(item, param)
@@ -335,7 +331,59 @@ def readable_source(text, func_name, code, check, resume_codes=()):
                 trial = _renamed(tree, func_name, {temp: names[temp]})
                 if check(ast.unparse(trial) + "\n"):
                     tree, changed = trial, True
-    return ast.unparse(tree) + "\n" if changed else None
+    if not changed:
+        return None
+    text = ast.unparse(tree) + "\n"
+    return _order_notes(text, func_name, params)
+
+
+def _order_notes(text, func_name, resume_params):
+    """``text`` with ``# = b, x`` after the statement that puts this frame's live values in
+    the resume function's parameter order: which user variable each position is."""
+    func = _function(ast.parse(text), func_name)
+    aliases = {t: v.id for t, v in _assigns(func)
+               if isinstance(v, ast.Name) and v.id in resume_params}
+    notes = {}
+    for block in _blocks(func):
+        for stmt in block:
+            for node in ast.walk(stmt):
+                if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
+                    params = resume_params.get(aliases.get(node.func.id, node.func.id))
+                    if params is None:
+                        continue
+                    live = [p for p in params if p not in _NESTED_ARGS]
+                    for other in block:
+                        if _is_order_store(other, len(live)):
+                            notes[other.lineno] = "# = %s" % ", ".join(live)
+    if not notes:
+        return text
+    lines = text.split("\n")
+    for lineno, note in notes.items():
+        lines[lineno - 1] += "  " + note
+    return "\n".join(lines)
+
+
+def _is_order_store(stmt, count):
+    """``L[0:] = [e0, ..., e(count-1)]``: Dynamo putting a frame's values in parameter order."""
+    return isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 \
+        and isinstance(stmt.targets[0], ast.Subscript) \
+        and isinstance(stmt.targets[0].slice, ast.Slice) \
+        and isinstance(stmt.value, ast.List) and count > 0 and len(stmt.value.elts) == count
+
+
+def _comment_rows(text):
+    """Line numbers (1-based) of ``text`` that already end in a comment."""
+    import io
+    import tokenize
+
+    rows = set()
+    try:
+        for tok in tokenize.generate_tokens(io.StringIO(text).readline):
+            if tok.type == tokenize.COMMENT:
+                rows.add(tok.start[0])
+    except (tokenize.TokenError, SyntaxError):
+        pass
+    return rows
 
 
 def line_comments(text, func_name, code, compiled):
@@ -373,6 +421,7 @@ def line_comments(text, func_name, code, compiled):
     if func is None:
         return text
     base = os.path.basename(code.co_filename)
+    commented = _comment_rows(text)
     lines = text.split("\n")
     for node in ast.walk(func):
         if not isinstance(node, ast.stmt) or node is func or hasattr(node, "body"):
@@ -383,9 +432,10 @@ def line_comments(text, func_name, code, compiled):
         if not found:
             continue
         row = node.lineno - 1
-        if "#" in lines[row]:
-            continue
         # the line most of the statement's instructions come from
         best = max(sorted(set(found)), key=found.count)
-        lines[row] += "  # %s:%d" % (base, best)
+        if node.lineno in commented:
+            lines[row] += "; %s:%d" % (base, best)
+        else:
+            lines[row] += "  # %s:%d" % (base, best)
     return "\n".join(lines)
