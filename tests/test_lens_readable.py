@@ -130,3 +130,16 @@ def test_readme_example_transformed_file_is_readable_and_verified(tmp_path):
         assert code is not None
         assert temp_count(body) == 0, body
     assert glob.glob(str(tmp_path / "__transformed_code_*_for_toy_example.py"))
+
+
+@needs_dataflow
+def test_function_nested_in_its_outer_function_is_rewritten():
+    # the decompiler writes a function defined inside another inside a def of the outer one
+    code = code_of("def outer():\n    def f(a):\n        return [h(a)]\n    return f\n",
+                   "outer")
+    inner = [c for c in code.co_consts if hasattr(c, "co_code")][0]
+    faithful = ("def outer():\n\n    def f(a):\n        __temp_1 = h(a)\n"
+                "        return [__temp_1]\n    return f\n")
+    out = readable_source(faithful, "f", inner, lambda text: bool(
+        verify(code, text, temporaries=True)))
+    assert out is not None and "return [h(a)]" in out and temp_count(out) == 0

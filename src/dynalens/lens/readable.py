@@ -43,7 +43,9 @@ def temp_count(text):
 
 
 def _function(tree, name):
-    for node in tree.body:
+    """The ``def name`` in ``tree``; the decompiler nests a function that was defined inside
+    another in a ``def`` of its outer function, so it may be at any depth."""
+    for node in ast.walk(tree):
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == name:
             return node
     return None
