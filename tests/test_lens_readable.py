@@ -143,3 +143,33 @@ def test_function_nested_in_its_outer_function_is_rewritten():
     out = readable_source(faithful, "f", inner, lambda text: bool(
         verify(code, text, temporaries=True)))
     assert out is not None and "return [h(a)]" in out and temp_count(out) == 0
+
+
+@needs_dataflow
+def test_resume_function_made_with_cells_and_values_after_the_stack():
+    # a resume function with closure cells is made by calling its global with them; the frame
+    # had one value on its stack, so only the locals after it are put in parameter order
+    faithful = textwrap.dedent("""\
+        def f(a, b):
+            __temp_2 = [(c,)]
+            __temp_1 = [a, b, g(a)]
+            __temp_6 = [__temp_1]
+            __temp_7 = [__temp_6[0]]
+            __temp_8 = [__temp_2[0]]
+            __temp_9 = __temp_7[0]
+            __temp_9[1:] = [__temp_9[2], __temp_9[1]]
+            __temp_11 = []
+            __temp_14 = __resume_at_82_3(__temp_8[-1])
+            __temp_15 = __temp_7[-1]
+            del __temp_7[-1]
+            return __temp_14(__temp_11, __temp_7, *__temp_15)
+        """)
+    code = code_of("c = 1\n" + faithful)
+    resume = code_of("def r(__nested_resume_fns, __nested_frame_values, ___stack0, y, a):\n"
+                     "    return y\n", "r")
+    out = readable_source(faithful, "f", code, checker(code), {"__resume_at_82_3": resume})
+    assert out is not None and temp_count(out) == 0, out
+    assert "resume_fn = __resume_at_82_3(nested_cells[-1])" in out, out
+    assert "live_values[1:] = [live_values[2], live_values[1]]  # = y, a\n" in out, out
+    assert "return resume_fn(nested_resume_fns, nested_frame_values, *live_values)" in out
+    assert verify(code, out, temporaries=True)

@@ -177,7 +177,8 @@ def _role_names(func, resume_params, taken):
       ``ei`` the value of that parameter (a user variable's name);
     * ``N = [F[k]]`` with N ``nested_frame_values``: F is ``frame_values``; ``F = [L]`` with F
       ``frame_values``: L is ``live_values``; ``T = [(), ...]`` (a list of cell tuples):
-      ``cells``;
+      ``cells``; ``resume_fn = __resume_at_...(C[-1])`` (a resume function made with its
+      closure cells): C is ``nested_cells``;
     * ``T = graph_out_0[i]``: a graph output, ``graph_out_0_i``;
     * a temporary never read: ``_``.
 
@@ -206,17 +207,16 @@ def _role_names(func, resume_params, taken):
         return names.get(node.id) if isinstance(node, ast.Name) else None
 
     assigns = _assigns(func)
-    aliases = {t: v.id for t, v in assigns
-               if isinstance(v, ast.Name) and v.id in resume_params}
+    aliases, makers = _resume_aliases(assigns, resume_params)
     for block in _blocks(func):
         for stmt in block:
             for node in ast.walk(stmt):
                 if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)):
                     continue
-                target = aliases.get(node.func.id, node.func.id)
-                params = resume_params.get(target)
-                if params is None:
+                target = aliases.get(node.func.id)
+                if target is None or id(node) in makers:
                     continue
+                params = resume_params[target]
                 give(node.func, "resume_fn")
                 nested = [p for p in params if p in _NESTED_ARGS]
                 for arg, param in zip(node.args, params):
@@ -226,10 +226,16 @@ def _role_names(func, resume_params, taken):
                     give(arg, param.lstrip("_"))
                 live = params[len(nested):]
                 for other in block:
-                    if _is_order_store(other, len(live)):
+                    start = _order_store(other, len(live))
+                    if start is not None:
                         give(other.targets[0].value, "live_values")
-                        for item, param in zip(other.value.elts, live):
+                        for item, param in zip(other.value.elts, live[start:]):
                             give(item, param)
+    for target, value in assigns:
+        if id(value) in makers:  # resume_fn = __resume_at_...(nested_cells[-1])
+            for arg in value.args:
+                if isinstance(arg, ast.Subscript):
+                    give(arg.value, "nested_cells")
     found = True
     while found:
         found = False
@@ -343,20 +349,20 @@ def _order_notes(text, func_name, resume_params):
     """``text`` with ``# = b, x`` after the statement that puts this frame's live values in
     the resume function's parameter order: which user variable each position is."""
     func = _function(ast.parse(text), func_name)
-    aliases = {t: v.id for t, v in _assigns(func)
-               if isinstance(v, ast.Name) and v.id in resume_params}
+    aliases, makers = _resume_aliases(_assigns(func), resume_params)
     notes = {}
     for block in _blocks(func):
         for stmt in block:
             for node in ast.walk(stmt):
                 if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
-                    params = resume_params.get(aliases.get(node.func.id, node.func.id))
-                    if params is None:
+                    target = aliases.get(node.func.id)
+                    if target is None or id(node) in makers:
                         continue
-                    live = [p for p in params if p not in _NESTED_ARGS]
+                    live = [p for p in resume_params[target] if p not in _NESTED_ARGS]
                     for other in block:
-                        if _is_order_store(other, len(live)):
-                            notes[other.lineno] = "# = %s" % ", ".join(live)
+                        start = _order_store(other, len(live))
+                        if start is not None:
+                            notes[other.lineno] = "# = %s" % ", ".join(live[start:])
     if not notes:
         return text
     lines = text.split("\n")
@@ -365,12 +371,38 @@ def _order_notes(text, func_name, resume_params):
     return "\n".join(lines)
 
 
-def _is_order_store(stmt, count):
-    """``L[0:] = [e0, ..., e(count-1)]``: Dynamo putting a frame's values in parameter order."""
-    return isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 \
-        and isinstance(stmt.targets[0], ast.Subscript) \
-        and isinstance(stmt.targets[0].slice, ast.Slice) \
-        and isinstance(stmt.value, ast.List) and count > 0 and len(stmt.value.elts) == count
+def _order_store(stmt, count):
+    """k when ``stmt`` is ``L[k:] = [ek, ..., e(count-1)]`` -- Dynamo putting a frame's values
+    in the order of the resume function's ``count`` parameters (the first k, the values the
+    frame had on its stack, are in place already) -- else None."""
+    if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1
+            and isinstance(stmt.targets[0], ast.Subscript)
+            and isinstance(stmt.targets[0].slice, ast.Slice)
+            and stmt.targets[0].slice.upper is None and stmt.targets[0].slice.step is None
+            and isinstance(stmt.value, ast.List) and stmt.value.elts):
+        return None
+    lower = stmt.targets[0].slice.lower
+    start = 0 if lower is None else lower.value if isinstance(lower, ast.Constant) else None
+    if not isinstance(start, int) or start + len(stmt.value.elts) != count:
+        return None
+    return start
+
+
+def _resume_aliases(assigns, resume_params):
+    """{name: resume global} for every name the resume function is called by: the global
+    itself, a temporary it was loaded into, or a temporary holding what the global returned
+    when called with the frame's cells (a resume function that has closure cells is made by
+    a call that binds them); and the ids of those making calls."""
+    aliases = {name: name for name in resume_params}
+    makers = set()  # ids of the calls that make a resume function (not calls of one)
+    for target, value in assigns:
+        if isinstance(value, ast.Name) and value.id in resume_params:
+            aliases[target] = value.id
+        elif isinstance(value, ast.Call) and isinstance(value.func, ast.Name) \
+                and value.func.id in resume_params:
+            aliases[target] = value.func.id
+            makers.add(id(value))
+    return aliases, makers
 
 
 def _comment_rows(text):
