@@ -173,3 +173,22 @@ def test_resume_function_made_with_cells_and_values_after_the_stack():
     assert "live_values[1:] = [live_values[2], live_values[1]]  # = y, a\n" in out, out
     assert "return resume_fn(nested_resume_fns, nested_frame_values, *live_values)" in out
     assert verify(code, out, temporaries=True)
+
+
+@needs_dataflow
+def test_value_named_after_what_it_was_read_from():
+    faithful = textwrap.dedent("""\
+        def f(x):
+            __temp_1 = builtins_dict['print']
+            __temp_2 = sink
+            __temp_3 = opt.zero_grad
+            __temp_4 = [x]
+            __temp_4[0:0] = [__temp_1('halfway', file=__temp_2), __temp_3()]
+            return __temp_4
+        """)
+    code = code_of(faithful)
+    out = readable_source(faithful, "f", code, checker(code))
+    assert out is not None and temp_count(out) == 1, out  # __temp_4: read more than once
+    assert "print = builtins_dict['print']" in out and "sink_ = sink" in out, out
+    assert "zero_grad = opt.zero_grad" in out and "zero_grad()" in out, out
+    assert verify(code, out, temporaries=True)

@@ -147,6 +147,13 @@ def _touched_locals(code):
     return used & set(code.co_varnames)
 
 
+def _global_names(code):
+    """Globals and builtins ``code`` reads or writes (co_names also holds attribute names,
+    which a local of the same name does not hide)."""
+    return {ins.argval for ins in dis.get_instructions(code)
+            if ins.opname.endswith(("_GLOBAL", "_GLOBALS", "_NAME")) and isinstance(ins.argval, str)}
+
+
 def _parameters(code):
     count = code.co_argcount + code.co_kwonlyargcount
     return code.co_varnames[:count]
@@ -178,9 +185,12 @@ def _role_names(func, resume_params, taken):
     * ``N = [F[k]]`` with N ``nested_frame_values``: F is ``frame_values``; ``F = [L]`` with F
       ``frame_values``: L is ``live_values``; ``T = [(), ...]`` (a list of cell tuples):
       ``cells``; ``resume_fn = __resume_at_...(C[-1])`` (a resume function made with its
-      closure cells): C is ``nested_cells``;
+      closure cells): C is ``nested_cells`` (and ``frame_cells = C[-1]`` when loaded first);
     * ``T = graph_out_0[i]``: a graph output, ``graph_out_0_i``;
-    * a temporary never read: ``_``.
+    * a temporary never read: ``_``;
+    * otherwise what it was read from: ``T = sink`` -> ``sink_``, ``T = opt.zero_grad`` ->
+      ``zero_grad``, ``T = __builtins_dict['print']`` -> ``print`` (the function called at the
+      graph break, kept aside while the graph runs).
 
     One name may go to several temporaries (both branches of an ``if`` call a resume function;
     the same list is read again): the verification decides whether that is the same value.
@@ -231,9 +241,12 @@ def _role_names(func, resume_params, taken):
                         give(other.targets[0].value, "live_values")
                         for item, param in zip(other.value.elts, live[start:]):
                             give(item, param)
+    values = dict(assigns)
     for target, value in assigns:
         if id(value) in makers:  # resume_fn = __resume_at_...(nested_cells[-1])
             for arg in value.args:
+                if isinstance(arg, ast.Name) and give(arg, "frame_cells"):
+                    arg = values.get(arg.id)
                 if isinstance(arg, ast.Subscript):
                     give(arg.value, "nested_cells")
     found = True
@@ -260,6 +273,15 @@ def _role_names(func, resume_params, taken):
         elif TEMP_RE.match(target) and not any(isinstance(n.ctx, ast.Load)
                                                for n in uses.get(target, ())):
             give(target, "_")
+    for target, value in assigns:
+        # what it was read from: a variable, an attribute (a bound method), a dict key
+        if isinstance(value, ast.Name) and not TEMP_RE.match(value.id):
+            give(target, value.id)
+        elif isinstance(value, ast.Attribute):
+            give(target, value.attr)
+        elif isinstance(value, ast.Subscript) and isinstance(value.slice, ast.Constant) \
+                and isinstance(value.slice.value, str) and value.slice.value.isidentifier():
+            give(target, value.slice.value)
     return names
 
 
@@ -323,7 +345,7 @@ def readable_source(text, func_name, code, check, resume_codes=()):
         return None  # comments would be lost by re-rendering; leave such files as they are
     tree, changed = _inline_all(tree, func_name, check)
     func = _function(tree, func_name)
-    taken = set(code.co_names) | set(_touched_locals(code)) | set(code.co_freevars) \
+    taken = _global_names(code) | set(_touched_locals(code)) | set(code.co_freevars) \
         | set(code.co_cellvars) | {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)
                                    and not TEMP_RE.match(n.id)}
     params = {}
