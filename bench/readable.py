@@ -47,7 +47,8 @@ def transformed_files(dump):
 def code_lines(path):
     """Lines of the function itself: not comments, not blank."""
     with open(path) as fh:
-        return [ln for ln in fh.read().splitlines() if ln.strip() and not ln.lstrip().startswith("#")]
+        return [ln for ln in fh.read().splitlines()
+                if ln.strip() and not ln.lstrip().startswith("#")]
 
 
 def run(args, env):

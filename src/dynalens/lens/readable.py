@@ -151,7 +151,8 @@ def _global_names(code):
     """Globals and builtins ``code`` reads or writes (co_names also holds attribute names,
     which a local of the same name does not hide)."""
     return {ins.argval for ins in dis.get_instructions(code)
-            if ins.opname.endswith(("_GLOBAL", "_GLOBALS", "_NAME")) and isinstance(ins.argval, str)}
+            if ins.opname.endswith(("_GLOBAL", "_GLOBALS", "_NAME"))
+            and isinstance(ins.argval, str)}
 
 
 def _parameters(code):
