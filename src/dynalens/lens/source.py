@@ -120,10 +120,17 @@ def function_source(code, name, path, header_lines=(), on_failure=None, readable
         indented = "".join("    " + ln + "\n" if ln.strip() else "\n" for ln in src.splitlines())
         body = "def %s(%s):\n%s" % (name, signature_of(code), indented or "    pass\n")
     rewritten = False
-    if readable:
-        body, rewritten = _readable(code, name, path, header, body, resume_codes)
     text = header + _label_noise(body)
     result, failure = _verify(code, name, path, text)
+    if readable and result:
+        # only a verified faithful form is rewritten (each rewrite is checked against it)
+        new_body, rewritten = _readable(code, name, path, header, body, resume_codes)
+        if rewritten:
+            new_result, new_failure = _verify(code, name, path, header + _label_noise(new_body))
+            if new_result:
+                text, result, failure = header + _label_noise(new_body), new_result, new_failure
+            else:
+                rewritten = False
     if result and result.how == "dataflow":
         # say so in the header, and verify the file as it will be written (lines move)
         noted = header + (READABLE_NOTE if rewritten else DATAFLOW_NOTE) + text[len(header):]
