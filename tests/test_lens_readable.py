@@ -126,6 +126,8 @@ def test_readme_example_transformed_file_is_readable_and_verified(tmp_path):
                       if ln.strip() and not ln.strip().startswith(("if ", "else", "#"))]
         assert all(re.search(r"#.*seed\.py:\d+$", ln) for ln in statements), body
         assert re.search(r"\[0:\] = \[.*\]  # = b, x; seed\.py:19$", body, re.M), body
+        assert re.search(r"^ +# in effect: return __resume_at_\d+_\d+\(b=b, x=graph_out_0\[1\]\)$",
+                         body, re.M), body
         assert "resume_fn(nested_resume_fns, nested_frame_values, *live_values)" in body
         assert code is not None
         assert temp_count(body) == 0, body
@@ -192,3 +194,56 @@ def test_value_named_after_what_it_was_read_from():
     assert "print = builtins_dict['print']" in out and "sink_ = sink" in out, out
     assert "zero_grad = opt.zero_grad" in out and "zero_grad()" in out, out
     assert verify(code, out, temporaries=True)
+
+
+def _summary(source, params):
+    import ast
+
+    from dynalens.lens.readable import resume_summaries
+
+    func = ast.parse(textwrap.dedent(source)).body[0]
+    return resume_summaries(func, {"__resume_at_9_1": params})
+
+
+def test_summary_follows_the_shared_lists_into_the_resume_call():
+    params = ("__nested_resume_fns", "__nested_frame_values", "b", "x")
+    notes = _summary("""\
+        def f(a, b):
+            out = g(a, b)
+            live_values = [out[1]][0:1]
+            live_values.extend([b])
+            frame_values = [live_values]
+            if out[0]:
+                nested_frame_values = [frame_values[0]]
+                live_values = nested_frame_values[0]
+                live_values[0:] = [live_values[1], live_values[0]]
+                resume_fn = __resume_at_9_1
+                live_values = nested_frame_values[-1]
+                del nested_frame_values[-1]
+                return resume_fn([], nested_frame_values, *live_values)
+            return out
+        """, params)
+    assert notes == {13: "return __resume_at_9_1(b=b, x=out[1])"}
+
+
+def test_summary_stops_where_a_list_is_given_to_a_call():
+    params = ("__nested_resume_fns", "__nested_frame_values", "b", "x")
+    notes = _summary("""\
+        def f(a, b):
+            live_values = [a, b]
+            frame_values = [live_values]
+            shuffle(live_values)
+            live_values = frame_values[-1]
+            del frame_values[-1]
+            return __resume_at_9_1([], frame_values, *live_values)
+        """, params)
+    assert notes == {}
+    unchanged = _summary("""\
+        def f(a, b):
+            live_values = [a, b]
+            frame_values = [live_values]
+            live_values = frame_values[-1]
+            del frame_values[-1]
+            return __resume_at_9_1([], frame_values, *live_values)
+        """, params)
+    assert unchanged == {6: "return __resume_at_9_1(b=a, x=b)"}

@@ -386,11 +386,14 @@ def _order_notes(text, func_name, resume_params):
                         start = _order_store(other, len(live))
                         if start is not None:
                             notes[other.lineno] = "# = %s" % ", ".join(live[start:])
-    if not notes:
-        return text
+    summaries = resume_summaries(func, resume_params)
     lines = text.split("\n")
     for lineno, note in notes.items():
         lines[lineno - 1] += "  " + note
+    for lineno in sorted(summaries, reverse=True):
+        row = lines[lineno - 1]
+        indent = row[:len(row) - len(row.lstrip())]
+        lines.insert(lineno - 1, indent + "# in effect: " + summaries[lineno])
     return "\n".join(lines)
 
 
@@ -496,3 +499,177 @@ def line_comments(text, func_name, code, compiled):
         else:
             lines[row] += "  # %s:%d" % (base, best)
     return "\n".join(lines)
+
+
+class _Unknown(Exception):
+    """A statement the summary does not model: no summary from here on."""
+
+
+class _Lists(object):
+    """What Dynamo's list shuffling amounts to, for a comment only (nothing runs or is
+    verified from it): variables hold either an expression's text or a list, lists are
+    shared objects (``frame_values[0]`` *is* ``live_values``), and the list operations
+    Dynamo's resume-call code uses are applied to them. Anything else -- a call that is
+    given a list, a loop, a ``try`` -- stops the summary."""
+
+    def __init__(self):
+        self.vars = {}
+
+    def copy(self):
+        new = _Lists()
+        memo = {}
+
+        def dup(value):
+            if isinstance(value, list):
+                if id(value) not in memo:
+                    memo[id(value)] = []
+                    memo[id(value)].extend(dup(v) for v in value)
+                return memo[id(value)]
+            return value
+        new.vars = {k: dup(v) for k, v in self.vars.items()}
+        return new
+
+    def _mentions_list(self, node):
+        return any(isinstance(n, ast.Name) and isinstance(self.vars.get(n.id), list)
+                   for n in ast.walk(node))
+
+    def value(self, node):
+        if isinstance(node, ast.List):
+            out = []
+            for item in node.elts:
+                if isinstance(item, ast.Starred):
+                    inner = self.value(item.value)
+                    if not isinstance(inner, list):
+                        raise _Unknown()
+                    out.extend(inner)
+                else:
+                    out.append(self.value(item))
+            return out
+        if isinstance(node, ast.Name):
+            return self.vars.get(node.id, node.id)
+        if isinstance(node, ast.Subscript):
+            base = self.value(node.value) if isinstance(node.value, ast.List) \
+                or self._mentions_list(node.value) else None
+            if isinstance(base, list):
+                index = node.slice
+                if isinstance(index, ast.Constant) and isinstance(index.value, int):
+                    try:
+                        return base[index.value]
+                    except IndexError:
+                        raise _Unknown()
+                if isinstance(index, ast.UnaryOp) and isinstance(index.op, ast.USub) \
+                        and isinstance(index.operand, ast.Constant):
+                    return base[-index.operand.value] if base else _fail()
+                bounds = _const_slice(index)
+                return list(base[bounds[0]:bounds[1]])
+        if self._mentions_list(node):
+            raise _Unknown()
+        return ast.unparse(node)
+
+    def run(self, block, resume_params, aliases, notes):
+        for stmt in block:
+            if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1:
+                target = stmt.targets[0]
+                if isinstance(stmt.value, ast.Call) and isinstance(stmt.value.func, ast.Name) \
+                        and stmt.value.func.id in aliases and isinstance(target, ast.Name):
+                    # a resume function made with its cells: it is that function
+                    self.vars[target.id] = stmt.value.func.id
+                    continue
+                value = self.value(stmt.value)
+                if isinstance(target, ast.Name):
+                    self.vars[target.id] = value
+                elif isinstance(target, ast.Subscript) and isinstance(target.slice, ast.Slice):
+                    base = self.value(target.value)
+                    if not isinstance(base, list) or not isinstance(value, list):
+                        raise _Unknown()
+                    lower, upper = _const_slice(target.slice)
+                    base[lower:upper] = value
+                else:
+                    raise _Unknown()
+            elif isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call) \
+                    and isinstance(stmt.value.func, ast.Attribute) \
+                    and stmt.value.func.attr in ("extend", "append") \
+                    and len(stmt.value.args) == 1 and not stmt.value.keywords:
+                base = self.value(stmt.value.func.value)
+                item = self.value(stmt.value.args[0])
+                if not isinstance(base, list) or (stmt.value.func.attr == "extend"
+                                                  and not isinstance(item, list)):
+                    raise _Unknown()
+                base.extend(item) if stmt.value.func.attr == "extend" else base.append(item)
+            elif isinstance(stmt, ast.Delete) and len(stmt.targets) == 1:
+                target = stmt.targets[0]
+                if isinstance(target, ast.Name):
+                    continue  # the value it named lives on where it was put
+                base = self.value(target.value) if isinstance(target, ast.Subscript) else None
+                if not isinstance(base, list) or not base:
+                    raise _Unknown()
+                index = self.value(target.slice)
+                if index not in ("-1", "0"):
+                    raise _Unknown()
+                del base[int(index)]
+            elif isinstance(stmt, ast.If) and stmt.body and isinstance(stmt.body[-1],
+                                                                        ast.Return):
+                if self._mentions_list(stmt.test):
+                    raise _Unknown()
+                try:
+                    self.copy().run(stmt.body, resume_params, aliases, notes)
+                except _Unknown:
+                    pass
+                self.run(stmt.orelse, resume_params, aliases, notes)
+            elif isinstance(stmt, ast.Return) and isinstance(stmt.value, ast.Call):
+                self._resume_call(stmt, resume_params, aliases, notes)
+                return
+            elif isinstance(stmt, ast.Expr) and not self._mentions_list(stmt.value):
+                continue
+            else:
+                raise _Unknown()
+
+    def _resume_call(self, stmt, resume_params, aliases, notes):
+        call = stmt.value
+        if not isinstance(call.func, ast.Name) or call.func.id not in aliases \
+                or len(call.args) != 3 or not isinstance(call.args[2], ast.Starred):
+            return
+        params = resume_params[aliases[call.func.id]]
+        nested = [self.value(a) for a in call.args[:2]]
+        values = self.value(call.args[2].value)
+        live = [p for p in params if p not in _NESTED_ARGS]
+        if nested != [[], []] or not isinstance(values, list) or len(values) != len(live) \
+                or any(isinstance(v, list) for v in values):
+            return  # nested frames: their lists are the summary's limit
+        callee = self.vars.get(call.func.id, call.func.id)
+        notes[stmt.lineno] = "return %s(%s)" % (callee, ", ".join(
+            "%s=%s" % (p, v) for p, v in zip(live, values)))
+
+
+def _fail():
+    raise _Unknown()
+
+
+def _const_slice(node):
+    if not isinstance(node, ast.Slice) or node.step is not None:
+        raise _Unknown()
+    bounds = []
+    for bound in (node.lower, node.upper):
+        if bound is None:
+            bounds.append(None)
+        elif isinstance(bound, ast.Constant) and isinstance(bound.value, int):
+            bounds.append(bound.value)
+        elif isinstance(bound, ast.UnaryOp) and isinstance(bound.op, ast.USub) \
+                and isinstance(bound.operand, ast.Constant):
+            bounds.append(-bound.operand.value)
+        else:
+            raise _Unknown()
+    return bounds
+
+
+def resume_summaries(func, resume_params):
+    """{line of a ``return resume_fn(...)``: ``return __resume_at_102_2(b=b, x=graph_out_0[1])``}:
+    which value each parameter of the resume function gets, found by following the list
+    operations before the call (for the reader only; see :class:`_Lists`)."""
+    aliases, _ = _resume_aliases(_assigns(func), resume_params)
+    notes = {}
+    try:
+        _Lists().run(func.body, resume_params, aliases, notes)
+    except (_Unknown, RecursionError, TypeError, ValueError):
+        pass
+    return notes
