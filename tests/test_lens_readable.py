@@ -247,3 +247,15 @@ def test_summary_stops_where_a_list_is_given_to_a_call():
             return __resume_at_9_1([], frame_values, *live_values)
         """, params)
     assert unchanged == {6: "return __resume_at_9_1(b=a, x=b)"}
+
+
+@needs_dataflow
+def test_decompiler_marks_above_the_def_are_kept():
+    code = code_of("def f(a):\n    return [h(a)]\n")
+    faithful = ("# dynalens: not exact: some difference\n"
+                "def f(a):\n    __temp_1 = h(a)\n    return [__temp_1]\n")
+    out = readable_source(faithful, "f", code, checker(code))
+    assert out == "# dynalens: not exact: some difference\ndef f(a):\n    return [h(a)]\n"
+    inside = "def f(a):\n    __temp_1 = h(a)  # a comment the rewrite would lose\n" \
+             "    return [__temp_1]\n"
+    assert readable_source(inside, "f", code, checker(code)) is None

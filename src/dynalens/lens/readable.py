@@ -342,8 +342,20 @@ def readable_source(text, func_name, code, check, resume_codes=()):
         tree = ast.parse(text)
     except SyntaxError:
         return None
-    if "#" in text or _function(tree, func_name) is None:
-        return None  # comments would be lost by re-rendering; leave such files as they are
+    func = _function(tree, func_name)
+    if func is None:
+        return None
+    # comments would be lost by re-rendering: whole-line comments right above a def or class
+    # (the decompiler's own marks, e.g. ``# dynalens: not exact: ...``) are put back above
+    # it; a file with comments anywhere else is left as it is
+    marks = _marks(text, tree)
+    if marks is None:
+        return None
+    inner_check = check
+
+    def check(candidate):
+        return inner_check(_with_marks(candidate, marks))
+
     tree, changed = _inline_all(tree, func_name, check)
     func = _function(tree, func_name)
     taken = _global_names(code) | set(_touched_locals(code)) | set(code.co_freevars) \
@@ -365,7 +377,48 @@ def readable_source(text, func_name, code, check, resume_codes=()):
     if not changed:
         return None
     text = ast.unparse(tree) + "\n"
-    return _order_notes(text, func_name, params)
+    return _with_marks(_order_notes(text, func_name, params), marks)
+
+
+def _marks(text, tree):
+    """[(comment line, name of the def/class right below it)] for every comment in ``text``,
+    or None when one is anywhere else (it could not be put back)."""
+    lines = text.split("\n")
+    below = {}
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            below[min([node.lineno] + [d.lineno for d in node.decorator_list])] = node.name
+    rows = _comment_rows(text)
+    marks = []
+    for row in sorted(rows):
+        following = row + 1
+        while following in rows:
+            following += 1
+        if not lines[row - 1].lstrip().startswith("#") or following not in below:
+            return None
+        marks.append((lines[row - 1].strip(), below[following]))
+    return marks
+
+
+def _with_marks(text, marks):
+    """``text`` with each mark put back right above its def/class (same indentation)."""
+    if not marks:
+        return text
+    tree = ast.parse(text)
+    starts = {}
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            starts.setdefault(node.name, (min([node.lineno] + [d.lineno for d in
+                                                                node.decorator_list]),
+                                          node.col_offset))
+    lines = text.split("\n")
+    inserts = {}
+    for comment, name in marks:
+        if name in starts:
+            inserts.setdefault(starts[name], []).append(comment)
+    for (row, col), comments in sorted(inserts.items(), reverse=True):
+        lines[row - 1:row - 1] = [" " * col + c for c in comments]
+    return "\n".join(lines)
 
 
 def _order_notes(text, func_name, resume_params):
