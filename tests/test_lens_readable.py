@@ -262,3 +262,14 @@ def test_decompiler_marks_above_the_def_are_kept():
     inside = "def f(a):\n    __temp_1 = h(a)  # a comment the rewrite would lose\n" \
              "    return [__temp_1]\n"
     assert readable_source(inside, "f", code, checker(code)) is None
+
+
+@needs_dataflow
+def test_marks_above_a_top_level_statement_are_kept():
+    # the lens puts an `if False: import ...` block above the def; the mark sits above it
+    code = code_of("if False:\n    import m\n\ndef f(a):\n    return [h(a)]\n")
+    faithful = ("# dynalens: not exact: some difference\nif False:\n    import m\n\n"
+                "def f(a):\n    __temp_1 = h(a)\n    return [__temp_1]\n")
+    out = readable_source(faithful, "f", code, checker(code))
+    assert out == ("# dynalens: not exact: some difference\nif False:\n    import m\n\n"
+                   "def f(a):\n    return [h(a)]\n"), out

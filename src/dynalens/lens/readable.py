@@ -380,14 +380,31 @@ def readable_source(text, func_name, code, check, resume_codes=()):
     return _with_marks(_order_notes(text, func_name, params), marks)
 
 
-def _marks(text, tree):
-    """[(comment line, name of the def/class right below it)] for every comment in ``text``,
-    or None when one is anywhere else (it could not be put back)."""
-    lines = text.split("\n")
-    below = {}
+def _starts(tree):
+    """{anchor: (first line, column)} for every def/class (anchor ("def", name)) and every
+    top-level statement (anchor ("top", index)), decorators included."""
+    starts = {}
+    for index, node in enumerate(tree.body):
+        starts[("top", index)] = (_first_line(node), node.col_offset)
     for node in ast.walk(tree):
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            below[min([node.lineno] + [d.lineno for d in node.decorator_list])] = node.name
+            starts.setdefault(("def", node.name), (_first_line(node), node.col_offset))
+    return starts
+
+
+def _first_line(node):
+    return min([node.lineno] + [d.lineno for d in getattr(node, "decorator_list", ())])
+
+
+def _marks(text, tree):
+    """[(comment line, anchor)] for every comment in ``text``: each must be a whole line right
+    above a def/class or a top-level statement (the decompiler's marks and the lens's
+    notes are); None when one is anywhere else (it could not be put back)."""
+    lines = text.split("\n")
+    below = {}
+    for anchor, (row, _) in _starts(tree).items():
+        if anchor[0] == "def" or row not in below:
+            below[row] = anchor
     rows = _comment_rows(text)
     marks = []
     for row in sorted(rows):
@@ -401,21 +418,15 @@ def _marks(text, tree):
 
 
 def _with_marks(text, marks):
-    """``text`` with each mark put back right above its def/class (same indentation)."""
+    """``text`` with each mark put back right above its anchor (same indentation)."""
     if not marks:
         return text
-    tree = ast.parse(text)
-    starts = {}
-    for node in ast.walk(tree):
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            starts.setdefault(node.name, (min([node.lineno] + [d.lineno for d in
-                                                                node.decorator_list]),
-                                          node.col_offset))
+    starts = _starts(ast.parse(text))
     lines = text.split("\n")
     inserts = {}
-    for comment, name in marks:
-        if name in starts:
-            inserts.setdefault(starts[name], []).append(comment)
+    for comment, anchor in marks:
+        if anchor in starts:
+            inserts.setdefault(starts[anchor], []).append(comment)
     for (row, col), comments in sorted(inserts.items(), reverse=True):
         lines[row - 1:row - 1] = [" " * col + c for c in comments]
     return "\n".join(lines)
