@@ -6,10 +6,10 @@ pass rewrites the decompiled source (an ``ast``) in two ways that change no oper
 
 * **inline** a temporary that is stored once and read once into the place it is read
   (``__temp_4 = [g[1]]; __temp_1 = __temp_4[0:1]`` -> ``__temp_1 = [g[1]][0:1]``);
-* **rename** the temporaries left by what Dynamo's code says they are: the arguments of a
-  resume-function call (``__nested_resume_fns``/``__nested_frame_values``, then the resume
-  function's own parameter names, which are the user's variable names), and values read out
-  of the graph's outputs.
+* **rename** the temporaries left by what Dynamo's code says they are (:func:`_role_names`):
+  the lists of its resume-function call (``live_values``, ``frame_values``,
+  ``nested_frame_values``, ``cells``, ``resume_fn``), values by the resume function's
+  parameter names (the user's variable names), graph outputs, what a value was read from.
 
 Nothing here decides that a rewrite is right: every candidate is handed to ``check`` (the
 caller's verification of the whole file against Dynamo's bytecode, the dataflow check) and kept
@@ -17,8 +17,11 @@ only when it passes; one that does not is dropped and the faithful form stays. S
 order is never argued syntactically -- an inline that would move a call past another event is
 simply refused by the check.
 
-Finally :func:`line_comments` marks each statement with the line of the user's source it comes
-from (Dynamo keeps the user's line numbers in the transformed code's line table).
+Comments, which change no code: ``# = b, x`` after the statement that puts a frame's values in
+parameter order, ``# in effect: return __resume_at_102_2(b=b, x=graph_out_0[1])`` above a
+resume call (:func:`resume_summaries` follows the list operations), and, by
+:func:`line_comments`, each statement's line in the user's source (Dynamo keeps the user's
+line numbers in the transformed code's line table).
 """
 
 import ast
@@ -127,10 +130,7 @@ def _inline(tree, func_name, name):
             if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 \
                     and isinstance(stmt.targets[0], ast.Name) and stmt.targets[0].id == name:
                 del block[index]
-                value = stmt.value
-                if isinstance(value, (ast.NamedExpr, ast.Yield, ast.YieldFrom, ast.Await)):
-                    value = value  # unparse parenthesises where needed
-                _Replace(name, value).visit(func)
+                _Replace(name, stmt.value).visit(func)  # unparse adds any parentheses
                 return tree
     return None
 
@@ -139,8 +139,9 @@ def _touched_locals(code):
     """Locals ``code`` reads or writes, and its arguments: names a rewrite must not reuse.
     (Locals Dynamo keeps but never uses are free: the dataflow check lets either side hold
     values in them.)"""
-    used = set(_parameters(code)) | set(code.co_varnames[:code.co_argcount
-                                                         + code.co_kwonlyargcount + 2])
+    count = code.co_argcount + code.co_kwonlyargcount \
+        + bool(code.co_flags & 0x04) + bool(code.co_flags & 0x08)  # *args, **kwargs
+    used = set(code.co_varnames[:count])
     for ins in dis.get_instructions(code):
         if "FAST" in ins.opname:
             used.update(ins.argval if isinstance(ins.argval, tuple) else (ins.argval,))
