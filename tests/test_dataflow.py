@@ -506,3 +506,27 @@ def test_call_with_many_arguments_through_a_list_on_313():
     result = verify(code, source, temporaries=True)
     assert result and result.how == "dataflow", result.difference
     assert not verify(code, source.replace("x[3], x[4]", "x[4], x[3]"), temporaries=True)
+
+
+
+
+@pytest.mark.skipif(sys.version_info[:2] != (3, 11), reason="3.11 bytecode")
+def test_local_the_original_never_touches_may_hold_a_value():
+    # Dynamo keeps the user's local names (x) in the transformed code without using them; a
+    # readable rewrite may hold a value there as in a temporary. A local the original does
+    # store stays an event of its own.
+    from tests import bytecode_builder as assembler
+
+    code = assembler.assemble([
+        ("RESUME", 0), ("LOAD_GLOBAL", (0, True)), ("LOAD_FAST", 0), ("PRECALL", 1),
+        ("CALL", 1), ("RETURN_VALUE", 0),
+    ], argnames=("a",), names=("g",), varnames=("a", "x"))
+    code = code.replace(co_name="f", co_qualname="f")
+    assert "x" in code.co_varnames
+    assert verify(code, "def f(a):\n    x = g(a)\n    return x\n", temporaries=True)
+    assert not verify(code, "def f(a):\n    x = g(a)\n    return a\n", temporaries=True)
+    stored = code_of("def f(a):\n    x = g(a)\n    h()\n    return x\n")
+    assert verify(stored, "def f(a):\n    t = g(a)\n    x = t\n    h()\n    return x\n",
+                  temporaries=True)
+    assert not verify(stored, "def f(a):\n    t = g(a)\n    h()\n    x = t\n    return x\n",
+                      temporaries=True)

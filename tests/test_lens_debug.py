@@ -324,7 +324,7 @@ def test_code_verified_by_dataflow_is_swapped_in_and_computes_the_same(tmp_path)
     assert entry["verified_by"] == "dataflow" and entry["debug_mode"] == "exact", entry
     path = os.path.join(run.dump_dir, entry["file"])
     text = open(path, encoding="utf-8").read()
-    assert "__temp_" in text and "# Verified: the same operations" in text
+    assert "# Verified: the same operations" in text
     lines = text.splitlines()
     seen = []
 
@@ -344,7 +344,10 @@ def test_code_verified_by_dataflow_is_swapped_in_and_computes_the_same(tmp_path)
     assert "0/0" in [cid for cid, _ in session.swapped]
     assert torch.equal(got, expected)
     assert torch.equal(negative, _graph_break_then_branch(a, -b))
-    assert any(line.startswith("__temp_") for line in seen), seen
+    # the lines run are the file's own: values Dynamo kept on the stack, by their names there
+    # (the readable pass's, or __temp_N where a rewrite did not verify)
+    assert any(line.startswith(("__temp_", "live_values", "nested_frame_values"))
+               for line in seen), seen
 
 
 @pytest.mark.parametrize("name", ["mlp_training", "backends"])

@@ -702,13 +702,25 @@ def dataflow_difference(expected, got, nested_check=None):
     header = _header_difference(expected, got)
     if header:
         return header
-    shared = set(expected.co_varnames) & set(got.co_varnames)
+    shared = set(expected.co_varnames) & set(got.co_varnames) - _untouched_locals(expected)
     left = _Side(expected, set(expected.co_varnames) - shared)
     right = _Side(got, set(got.co_varnames) - shared)
     try:
         return _explore(left, right, nested_check)
     except _Unsupported as exc:
         return str(exc)
+
+
+def _untouched_locals(code):
+    """Locals ``code`` never loads, stores or deletes (not its arguments): Dynamo keeps the
+    user's local names in the transformed code though its code uses few of them. The other
+    side may hold a value under such a name as it would in a temporary (a readable rewrite
+    names values after the user's variables); ``code`` itself can never observe it."""
+    used = set(_argument_names(code))
+    for ins in _split_superinstructions(dis.get_instructions(code)):
+        if "FAST" in ins.opname:
+            used.add(ins.argval)
+    return set(code.co_varnames) - used
 
 
 def _explore(left, right, nested_check):

@@ -194,7 +194,9 @@ class Dumper:
             theader = theader + _notes_header(notes) + _nested_convention_note(
                 [r["code"] for r in resumes], warn=self._surface_warning)
             res = function_source(clean, tname, tpath, theader,
-                                  on_failure=self._decompile_failed)
+                                  on_failure=self._decompile_failed, readable=True,
+                                  resume_codes={g: r["code"] for r in resumes
+                                                for g in r["globals"]})
             dc.clean_code = clean
             if not res.decompiled:
                 tfile = "__disassembly_%d_for_%s.transformed.py" % (n, fn)

@@ -20,6 +20,12 @@ DATAFLOW_NOTE = (
     "# (no source compiles to the bytecode itself: values it leaves on the stack between\n"
     "# statements are held in __temp_N variables here).\n")
 
+READABLE_NOTE = (
+    "# Verified: the same operations on the same values in the same order as the bytecode,\n"
+    "# rewritten to read like source (a value used once is written where it is used; values\n"
+    "# are named after the resume function's parameters); each statement ends with the line\n"
+    "# of your source it comes from.\n")
+
 # code objects that failed to decompile are saved here for the decompiler's own tests
 FAILED_CODES_DIR = os.environ.get("DYNALENS_FAILED_CODES_DIR", "/tmp/dynamo_codes")
 
@@ -128,10 +134,14 @@ def generated_view(code, name=None):
     return _named(clean, name), notes, name
 
 
-def function_source(code, name, path, header_lines=(), on_failure=None):
+def function_source(code, name, path, header_lines=(), on_failure=None, readable=False,
+                    resume_codes=()):
     """Decompile `code` into a module defining `def name(...)`, written as if at `path`.
 
     Returns a SourceResult. `on_failure(code, error)` is called once when decompiling fails.
+    `readable`: rewrite the source with :mod:`readable` (each rewrite kept only where the file
+    still verifies) and mark each statement with the user's line; `resume_codes` ({global name:
+    code}) are the resume functions the code calls, whose parameters name the values passed.
     """
     header = "".join("# %s\n" % h for h in header_lines)
     try:
@@ -151,14 +161,26 @@ def function_source(code, name, path, header_lines=(), on_failure=None):
         # the decompiler gave the body only: wrap it in a def with the code's signature
         indented = "".join("    " + ln + "\n" if ln.strip() else "\n" for ln in src.splitlines())
         body = "def %s(%s):\n%s" % (name, signature_of(code), indented or "    pass\n")
+    rewritten = False
     text = header + _label_noise(body)
     result, failure = _verify(code, name, path, text)
+    if readable and result:
+        # only a verified faithful form is rewritten (each rewrite is checked against it)
+        new_body, rewritten = _readable(code, name, path, header, body, resume_codes)
+        if rewritten:
+            new_result, new_failure = _verify(code, name, path, header + _label_noise(new_body))
+            if new_result:
+                text, result, failure = header + _label_noise(new_body), new_result, new_failure
+            else:
+                rewritten = False
     if result and result.how == "dataflow":
         # say so in the header, and verify the file as it will be written (lines move)
-        noted = header + DATAFLOW_NOTE + text[len(header):]
+        noted = header + (READABLE_NOTE if rewritten else DATAFLOW_NOTE) + text[len(header):]
         result_noted, failure = _verify(code, name, path, noted)
         if result_noted:
             text, result = noted, result_noted
+    if readable and result and result.compiled is not None:
+        text, result = _with_user_lines(code, name, path, text, result)
     verified = bool(result)
     if not verified:
         save_failed_code(code, suffix="inexact")
@@ -168,6 +190,36 @@ def function_source(code, name, path, header_lines=(), on_failure=None):
     return SourceResult(text, True, verified, compiled=compiled, difference=difference,
                         candidate=result.compiled if result is not None else None,
                         verified_by=result.how if result is not None else None)
+
+
+def _readable(code, name, path, header, body, resume_codes):
+    """(body, rewritten?): the readable form of ``body`` where it verifies, else ``body``."""
+    from .readable import readable_source
+
+    def check(candidate):
+        result, _ = _verify(code, name, path, header + _label_noise(candidate))
+        return bool(result)
+
+    try:
+        new = readable_source(body, name, code, check, resume_codes)
+    except Exception:
+        new = None  # the faithful form stays; the pass is an improvement, never a requirement
+    return (new, True) if new else (body, False)
+
+
+def _with_user_lines(code, name, path, text, result):
+    """``text`` with each statement's user line as a trailing comment, if it still verifies
+    (comments change no code, but the file is always verified as written)."""
+    from .readable import line_comments
+
+    try:
+        marked = line_comments(text, name, code, result.compiled)
+    except Exception:
+        return text, result
+    if marked == text:
+        return text, result
+    checked, _ = _verify(code, name, path, marked)
+    return (marked, checked) if checked else (text, result)
 
 
 def _verify(code, name, path, text):
