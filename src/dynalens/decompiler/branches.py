@@ -378,6 +378,11 @@ class BranchMixin(object):
                     self.fail("unrecognised and/or expression", ins)
                 stack.append(expr)
                 return join
+            if k in self.while_loops:
+                # `if a: while b: ...` with nothing after the loop: the while's top test jumps
+                # where the if's does, so it reads like `if a and b:`; a loop head starts the
+                # body instead
+                break
             c = self.read_chunk(k, stack, limit, chunks)
             if c is None:
                 found = self._ifexp_test(chunks, k, stack, limit)
