@@ -97,13 +97,14 @@ PACKAGES = [
 
 # Pure-Python stdlib modules (a name is a module file or a package folder) and their CPython
 # test, where its name is not test_<module>. None of them is imported before PYTHONPATH is
-# read, and the regression test runner does not depend on them.
+# read, and the regression test runner does not depend on them. Left out: tabnanny, whose test
+# compares `python -m tabnanny`'s usage line (the original's path) with the imported module's.
 STDLIB = [
     "base64", "bisect", "calendar", "cmd", "colorsys", "configparser", "copy", "csv",
     "dataclasses", "difflib", "fileinput", "fnmatch", "fractions", "getopt", "glob", "graphlib",
     "gzip", "heapq", "html", "ipaddress", "json", "keyword", "mimetypes", "netrc", "numbers",
     "optparse", "plistlib", "pprint", "queue", "quopri", "random", "sched", "shlex",
-    "statistics", "string", "stringprep", "tabnanny", "textwrap", "tomllib", "urllib", "uuid",
+    "reprlib", "statistics", "string", "stringprep", "textwrap", "tomllib", "urllib", "uuid",
     "wave", "zipapp",
 ]
 STDLIB_TESTS = {"numbers": "test_abstract_numbers", "urllib": "test_urlparse"}
@@ -369,6 +370,10 @@ def run_regrtest(test, pythonpath, log):
     with open(log, "w", encoding="utf-8") as handle:
         handle.write(output)
     failing = re.findall(r"^(?:FAIL|ERROR): (\S+ \([^)]*\))", output, re.MULTILINE)
+    # a single failure is printed as a bare traceback: name the test method in it
+    failing += ["%s (%s)" % (test, where) for where, test in
+                re.findall(r'^  File "([^"]*test_[^"]*)", line \d+, in (test\w*)$', output,
+                           re.MULTILINE) if not any(test in seen for seen in failing)]
     if not passed and not failing:
         failing = [line for line in output.splitlines() if line.strip()][-2:]
     return passed, time.time() - started, failing

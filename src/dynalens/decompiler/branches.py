@@ -526,6 +526,22 @@ class BranchMixin(object):
             if last.op == "JUMP" and last.target > body_end and not self._is_loop_jump(last) \
                     and body_end < end:
                 else_end = min(last.target, end)
+            elif PY < (3, 12) and last.op == "JUMP" and self._is_loop_jump(last) \
+                    and body_end < end and end in (loop.last, loop.last + 1) \
+                    and self.instrs[loop.last].op == "JUMP" \
+                    and self.instrs[loop.last].target in loop.continue_targets \
+                    and self._jumps_to_loop_end(true, body_end - 1, loop):
+                # 3.10/3.11: the body ends in `continue`/`break` and branches inside it jump to the
+                # loop's end: they fall off an if/elif chain that ends the loop body, so what
+                # follows the body, up to the back edge, is its else; read as separate ifs,
+                # they would fall into the next test
+                body_stack = list(stack)
+                body, _ = self.walk(true, body_end, body_stack, ctx)
+                else_stack = list(stack)
+                orelse, _ = self.walk(body_end, loop.last, else_stack, ctx)
+                if len(body_stack) == len(stack) == len(else_stack):
+                    out.append(ast.If(test=test, body=body or [ast.Pass()], orelse=orelse))
+                    return loop.last
             elif body_end < end and self._exits_inside(true, body_end):
                 # the body's own branches leave through copies of the final exit, so what
                 # follows the body is not after the `if` but its `else`
@@ -584,6 +600,14 @@ class BranchMixin(object):
                 continue
             found.add(t)
         return found.pop() if len(found) == 1 else None
+
+    def _jumps_to_loop_end(self, start, stop, loop):
+        """Whether a jump in [start, stop) goes to the loop's head or to its back edge."""
+        ends = set(loop.continue_targets)
+        if self.instrs[loop.last].op == "JUMP":
+            ends.add(loop.last)
+        return any(self.instrs[k].target in ends and self.instrs[k].op != "FOR_ITER"
+                   for k in range(start, stop))
 
     def _exits_inside(self, start, stop):
         n = self.n
