@@ -57,3 +57,4 @@ def elif_after_break_branch(s, it):
             s.token += c
     s.finish(c)
     return s
+
