@@ -17,6 +17,7 @@ from .errors import DecompilationError
 
 
 _TESTS = frozenset(list(KEEP_JUMPS) + list(POP_JUMPS))
+_NO_FALL_THROUGH = frozenset(["RAISE_VARARGS", "RETURN_VALUE", "RERAISE"])
 
 
 def negate(expr):
@@ -378,6 +379,11 @@ class BranchMixin(object):
                     self.fail("unrecognised and/or expression", ins)
                 stack.append(expr)
                 return join
+            if k in self.while_loops:
+                # `if a: while b: ...` with nothing after the loop: the while's top test jumps
+                # where the if's does, so it reads like `if a and b:`; a loop head starts the
+                # body instead
+                break
             c = self.read_chunk(k, stack, limit, chunks)
             if c is None:
                 found = self._ifexp_test(chunks, k, stack, limit)
@@ -521,11 +527,29 @@ class BranchMixin(object):
             if last.op == "JUMP" and last.target > body_end and not self._is_loop_jump(last) \
                     and body_end < end:
                 else_end = min(last.target, end)
+            elif PY < (3, 12) and last.op == "JUMP" and self._is_loop_jump(last) \
+                    and body_end < end and self._loop_body_stop(end) is not None \
+                    and self._jumps_to_loop_end(true, body_end - 1, self._loop_body_stop(end)):
+                # 3.10/3.11: the body ends in `continue`/`break` and branches inside it jump to
+                # the loop's end: they fall off an if/elif chain that ends the loop body, so
+                # what follows the body, up to the loop's end, is its else; read as separate
+                # ifs, they would fall into the next test
+                stop = self._loop_body_stop(end)
+                body_stack = list(stack)
+                body, _ = self.walk(true, body_end, body_stack, ctx)
+                else_stack = list(stack)
+                orelse, _ = self.walk(body_end, stop, else_stack, ctx)
+                if len(body_stack) == len(stack) == len(else_stack):
+                    out.append(ast.If(test=test, body=body or [ast.Pass()], orelse=orelse))
+                    return stop
             elif body_end < end and self._exits_inside(true, body_end):
                 # the body's own branches leave through copies of the final exit, so what
                 # follows the body is not after the `if` but its `else`
                 return self._if_else_to_end(test, true, body_end, end, stack, out, ins)
-        if else_end is None and PY >= (3, 12) and true < body_end < end:
+        if else_end is None and true < body_end < end and (
+                PY >= (3, 12) or self.instrs[body_end - 1].op in _NO_FALL_THROUGH):
+            # (before 3.12 too when the body ends in raise/return: `if a: (if b: x else:
+            # raise) elif c: ...`, whose inner branch jumps past the elif)
             join = self._jump_past(true, body_end, end)
             if join is not None:
                 # 3.12+ threads the jump over the else into the body's last test
@@ -579,6 +603,25 @@ class BranchMixin(object):
                 continue
             found.add(t)
         return found.pop() if len(found) == 1 else None
+
+    def _loop_body_stop(self, end):
+        """Where the enclosing loop's body ends if the range ending at ``end`` runs to it: its
+        back edge (an unconditional jump to the head, left to the loop) or, for a loop tested
+        at the bottom, ``end`` itself; else None."""
+        loop = self.ctx.loop
+        if loop is None:
+            return None
+        last = self.instrs[loop.last]
+        if last.op == "JUMP" and last.target in loop.continue_targets:
+            return loop.last if end in (loop.last, loop.last + 1) else None
+        return end if end == loop.last + 1 else None
+
+    def _jumps_to_loop_end(self, start, stop, loop_stop):
+        """Whether a jump in [start, stop) goes to the loop's head or to its end."""
+        ends = set(self.ctx.loop.continue_targets)
+        ends.add(loop_stop)
+        return any(self.instrs[k].target in ends and self.instrs[k].op != "FOR_ITER"
+                   for k in range(start, stop))
 
     def _exits_inside(self, start, stop):
         n = self.n

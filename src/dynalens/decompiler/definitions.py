@@ -86,6 +86,9 @@ class DefinitionMixin(object):
         try:
             body = self.decompile_nested(code, "lambda")
             fallback.check_renders(body, getattr(self, "session", None))
+            expr = _lambda_expression(body)
+            if expr is None:
+                self.fail("lambda body is not one expression", ins)
         except Exception as exc:
             # a lambda, or an annotation scope called where it is made (3.12+: the
             # `<generic parameters of C>` function of `class C[T]:`), can be rebuilt from its
@@ -95,14 +98,6 @@ class DefinitionMixin(object):
                 raise
             return made
         args = arguments_of(code, fv.defaults, fv.kwdefaults, fv.annotations)
-        if len(body) == 1 and isinstance(body[0], ast.Return):
-            expr = body[0].value if body[0].value is not None else const(None)
-        elif len(body) == 1 and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Yield):
-            expr = body[0].value
-        elif not body:
-            expr = const(None)
-        else:
-            self.fail("lambda body is not one expression", ins)
         return ast.Lambda(args=args, body=expr)
 
     def class_def(self, cv, ins):
@@ -186,3 +181,25 @@ def comprehension_from_statements(kind, stmts, outer_iterable):
     if kind == "<dictcomp>":
         return ast.DictComp(key=item.key, value=item.value, generators=generators)
     return ast.GeneratorExp(elt=item.value, generators=generators)
+
+
+def _lambda_expression(body):
+    """The expression a lambda's statements return, or None. 3.12+ copy the return into both
+    branches of a conditional expression (``lambda p: a if c else b`` reads as ``if c: return
+    a`` then ``return b``): that pair is the conditional expression again."""
+    if not body:
+        return const(None)
+    first = body[0]
+    if len(body) == 1 and isinstance(first, ast.Return):
+        return first.value if first.value is not None else const(None)
+    if len(body) == 1 and isinstance(first, ast.Expr) and isinstance(first.value, ast.Yield):
+        return first.value
+    if isinstance(first, ast.If) and len(first.body) == 1 and \
+            isinstance(first.body[0], ast.Return) and first.body[0].value is not None:
+        rest = first.orelse if first.orelse else body[1:]
+        if first.orelse and len(body) > 1:
+            return None
+        orelse = _lambda_expression(rest) if rest else None
+        if orelse is not None and not (len(rest) == 1 and isinstance(rest[0], ast.Expr)):
+            return ast.IfExp(test=first.test, body=first.body[0].value, orelse=orelse)
+    return None

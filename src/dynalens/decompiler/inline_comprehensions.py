@@ -59,6 +59,9 @@ def comprehension_cleanups(instrs, entries):
 class InlineComprehensionMixin(object):
     """Handlers for the save/restore around an inline comprehension and for its loop."""
 
+    # the list/set/dict an inline comprehension being read adds to (None outside one)
+    comprehension_result = None
+
     def op_LOAD_FAST_AND_CLEAR(self, ins, stack, out):
         stack.append(SavedLocal(ins.argval))
 
@@ -89,12 +92,13 @@ class InlineComprehensionMixin(object):
         iterator = stack[-ITER_SLOTS]
         loop_stack = list(stack)
         body = []
-        saved = self.kind
+        saved = self.kind, self.comprehension_result
         self.kind = "comprehension"  # appends are the element, nothing is spilled
+        self.comprehension_result = stack[-1 - ITER_SLOTS]
         try:
             nxt = BranchMixin.op_FOR_ITER(self, ins, loop_stack, body)
         finally:
-            self.kind = saved
+            self.kind, self.comprehension_result = saved
         node = comprehension_from_statements(kind, body, iterator.iterable)
         if node is None:
             self.fail("unrecognised inline comprehension", ins)

@@ -67,6 +67,14 @@ class CodeWalker(AnnotationMixin, MatchMixin, ExceptStarMixin, InlineComprehensi
     def _comp_add(self, ins, stack, out, key=False):
         if self.kind != "comprehension":
             return False
+        depth = ins.argval + (2 if key else 1)
+        result = self.comprehension_result
+        if result is None and stack:
+            result = stack[0]  # a comprehension's own code object builds it first
+        if isinstance(ins.argval, int) and len(stack) >= depth and stack[-depth] is not result:
+            # it adds to a display built inside the body (`k not in (*names, "a")`), not to
+            # the comprehension's result
+            return False
         value = self.pop(stack, ins)
         k = self.pop(stack, ins) if key else None
         out.append(AppendStmt(value=value, key=k))
