@@ -10,7 +10,6 @@ dynalens.examples.lens_check holds the checks, shared with bench/hf_models.py).
 """
 
 import os
-import sys
 
 import pytest
 
@@ -46,18 +45,6 @@ UNVERIFIED = {
     ("mixtral", "inference"): _CONSTANTS + "; " + _CODE_VALUE,
     ("mixtral", "training"): _CONSTANTS + "; " + _CODE_VALUE,
 }
-if sys.version_info[:2] >= (3, 13):
-    # the torch 2.15 / Python 3.13 cell, where every training step (its optimizer) hits both
-    _OPTIMIZER = ("Python 3.13: the resume function of Optimizer.profile_hook_step's wrapper "
-                  "(torch/optim/optimizer.py:567) does not decompile (unstructured jump)")
-    _CELLS = ("torch 2.15 on Python 3.13 passes closure cells with LOAD_FAST of a free "
-              "variable; the source reads the variable (LOAD_DEREF)")
-    for _run in RUNS:
-        if _run[1] == "training":
-            UNDECOMPILED[_run] = UNDECOMPILED.get(_run, _OPTIMIZER)
-            UNVERIFIED[_run] = UNVERIFIED.get(_run, _CELLS + "; " + _OPTIMIZER)
-
-
 @pytest.fixture(scope="module")
 def runs(tmp_path_factory):
     import warnings
