@@ -28,8 +28,11 @@ class SourceResult:
     """The text for one dumped code object and what we know about it."""
 
     def __init__(self, text, decompiled, verified, error=None, compiled=None, difference=None,
-                 candidate=None, verified_by=None):
+                 candidate=None, verified_by=None, reserved=None):
         self.text = text
+        # name -> object: constants with no literal form that `text` reads as globals
+        # (see constants.py); debug() puts them in the frame's globals when it swaps
+        self.reserved = reserved or {}
         self.verified_by = verified_by    # "bytecode" or "dataflow" (see verify's `how`)
         self.candidate = candidate        # what verify compared (also when not exact)
         self.decompiled = decompiled
@@ -133,9 +136,12 @@ def function_source(code, name, path, header_lines=(), on_failure=None):
 
     Returns a SourceResult. `on_failure(code, error)` is called once when decompiling fails.
     """
+    from .constants import reserve_constants, restore_names, definitions
+
     header = "".join("# %s\n" % h for h in header_lines)
     try:
-        src = _decompile(code, name)
+        plain, reserved = reserve_constants(code)
+        src = restore_names(_decompile(plain, name), reserved)
         if not isinstance(src, str):
             raise TypeError("decompile() returned %s, not str" % type(src).__name__)
     except Exception as exc:
@@ -151,12 +157,12 @@ def function_source(code, name, path, header_lines=(), on_failure=None):
         # the decompiler gave the body only: wrap it in a def with the code's signature
         indented = "".join("    " + ln + "\n" if ln.strip() else "\n" for ln in src.splitlines())
         body = "def %s(%s):\n%s" % (name, signature_of(code), indented or "    pass\n")
-    text = header + _label_noise(body)
-    result, failure = _verify(code, name, path, text)
+    text = header + _label_noise(_before_def(body, name, definitions(reserved)))
+    result, failure = _verify(code, name, path, text, reserved)
     if result and result.how == "dataflow":
         # say so in the header, and verify the file as it will be written (lines move)
         noted = header + DATAFLOW_NOTE + text[len(header):]
-        result_noted, failure = _verify(code, name, path, noted)
+        result_noted, failure = _verify(code, name, path, noted, reserved)
         if result_noted:
             text, result = noted, result_noted
     verified = bool(result)
@@ -167,17 +173,28 @@ def function_source(code, name, path, header_lines=(), on_failure=None):
     difference = failure or (None if verified else result.difference)
     return SourceResult(text, True, verified, compiled=compiled, difference=difference,
                         candidate=result.compiled if result is not None else None,
-                        verified_by=result.how if result is not None else None)
+                        verified_by=result.how if result is not None else None,
+                        reserved=reserved)
 
 
-def _verify(code, name, path, text):
+def _before_def(body, name, lines):
+    """`lines` put right before `def name(`: after any `from __future__` import, which must
+    come first in a file."""
+    if not lines:
+        return body
+    found = re.search(r"^(async\s+)?def\s+%s\s*\(" % re.escape(name), body, re.M)
+    at = found.start() if found else 0
+    return body[:at] + lines + body[at:]
+
+
+def _verify(code, name, path, text, reserved=None):
     """(VerifyResult or None, text of a failure in verify itself or None)."""
     try:
         from dynalens.decompiler.verify import verify
 
         target = code.replace(co_name=name, co_filename=path,
                               **({"co_qualname": name} if hasattr(code, "co_qualname") else {}))
-        return verify(target, text, temporaries=True), None
+        return verify(target, text, temporaries=True, reserved=reserved), None
     except Exception as exc:
         return None, "verify failed: %s: %s" % (type(exc).__name__, exc)
 
