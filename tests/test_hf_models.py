@@ -30,22 +30,12 @@ IDS = ["%s-%s" % r for r in RUNS]
 
 # Known defects, by cause (reported on issue 14). A run listed here is an expected failure
 # (strict: the test fails once the cause is fixed, so the lists only shrink).
-_CONSTANTS = ("Dynamo loads objects with no literal form as constants (torch.float32, "
-              "torch.device('cpu')): the source spells them as expressions, which are not "
-              "the same bytecode nor, for device(...), runnable")
-_CODE_VALUE = ("Dynamo passes a code object and a globals dict as values to "
-               "_create_nested_fn (transformers' output-capturing hook): no source expression "
-               "yields them, the frame is a disassembly")
+# (fixed: constants with no literal form, torch.float32 / torch.device('cpu') and the code object
+# and globals dict Dynamo passes to _create_nested_fn, are reserved globals: lens/constants.py)
 # does not decompile (a named warning and a disassembly file instead), on every torch
-UNDECOMPILED = {("mixtral", "inference"): _CODE_VALUE, ("mixtral", "training"): _CODE_VALUE}
+UNDECOMPILED = {}
 # does not verify (torch 2.13 and 2.15 on Python 3.11 alike)
-UNVERIFIED = {
-    ("gpt2", "inference"): _CONSTANTS, ("gpt2", "training"): _CONSTANTS,
-    ("llama", "inference"): _CONSTANTS, ("t5", "inference"): _CONSTANTS,
-    ("gpt2", "generation"): _CONSTANTS,
-    ("mixtral", "inference"): _CONSTANTS + "; " + _CODE_VALUE,
-    ("mixtral", "training"): _CONSTANTS + "; " + _CODE_VALUE,
-}
+UNVERIFIED = {}
 if sys.version_info[:2] >= (3, 13):
     # the torch 2.15 / Python 3.13 cell, where every training step (its optimizer) hits both
     _OPTIMIZER = ("Python 3.13: the resume function of Optimizer.profile_hook_step's wrapper "

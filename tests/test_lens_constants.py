@@ -64,3 +64,15 @@ def test_dtype_and_device_constants_verify_and_swap(tmp_path):
     assert [cid for cid, _ in session.swapped] == [c.key for c in run.compiles]
     assert bound is obj and name not in f.__globals__
     assert torch.equal(got[0], expected[0]) and got[1] == expected[1]
+
+
+def test_definitions_go_after_future_imports():
+    # a function nested in a closure decompiles to a module that starts with the module's
+    # `from __future__` import (transformers' wrappers): the definitions must follow it
+    from dynalens.lens.source import _after_future
+
+    body = "from __future__ import annotations\ndef outer():\n    def f():\n        pass\n"
+    text = _after_future(body, "__dynalens_const_0 = 1\n")
+    compile(text, "<test>", "exec")
+    assert text.index("__future__") < text.index("__dynalens_const_0")
+    assert _after_future("def f():\n    pass\n", "X = 1\n").startswith("X = 1\n")

@@ -43,8 +43,9 @@ def reserve_constants(code):
     unique placeholder string, which `restore_names` turns into the name in the source."""
     reserved = {}
     consts = []
-    for value in code.co_consts:
-        if has_literal_form(value):
+    as_values = _code_values(code)
+    for index, value in enumerate(code.co_consts):
+        if has_literal_form(value) and index not in as_values:
             consts.append(value)
             continue
         name = _name_for(value)
@@ -53,6 +54,29 @@ def reserve_constants(code):
     if not reserved:
         return code, reserved
     return code.replace(co_consts=tuple(consts)), reserved
+
+
+def _code_values(code):
+    """Indexes of nested code objects loaded as plain values, not to make a function (Dynamo
+    passes one to `_create_nested_fn`): no source loads a code object, so they are reserved
+    too. Python 3.11+ (before, the qualified name sits between the load and MAKE_FUNCTION)."""
+    import dis
+    import sys
+
+    if sys.version_info < (3, 11):
+        return set()
+    found = set()
+    previous = None
+    for ins in dis.get_instructions(code):
+        if ins.opname == "CACHE":
+            continue
+        if previous is not None and ins.opname != "MAKE_FUNCTION":
+            found.add(previous)
+        previous = ins.arg if ins.opname == "LOAD_CONST" and hasattr(ins.argval, "co_code") \
+            else None
+    if previous is not None:
+        found.add(previous)
+    return found
 
 
 def _placeholder(name):
@@ -107,6 +131,10 @@ def definitions(reserved):
 
 
 def _short_repr(value):
+    if type(value) is dict:  # e.g. a module's globals: its repr is huge and slow
+        return "a dict of %d items" % len(value)
+    if hasattr(value, "co_code"):
+        return "the code object of %s" % getattr(value, "co_qualname", value.co_name)
     try:
         text = repr(value)
     except Exception:

@@ -157,7 +157,7 @@ def function_source(code, name, path, header_lines=(), on_failure=None):
         # the decompiler gave the body only: wrap it in a def with the code's signature
         indented = "".join("    " + ln + "\n" if ln.strip() else "\n" for ln in src.splitlines())
         body = "def %s(%s):\n%s" % (name, signature_of(code), indented or "    pass\n")
-    text = header + _label_noise(_before_def(body, name, definitions(reserved)))
+    text = header + _label_noise(_after_future(body, definitions(reserved)))
     result, failure = _verify(code, name, path, text, reserved)
     if result and result.how == "dataflow":
         # say so in the header, and verify the file as it will be written (lines move)
@@ -177,13 +177,14 @@ def function_source(code, name, path, header_lines=(), on_failure=None):
                         reserved=reserved)
 
 
-def _before_def(body, name, lines):
-    """`lines` put right before `def name(`: after any `from __future__` import, which must
-    come first in a file."""
+def _after_future(body, lines):
+    """`lines` put at the top of `body`, after any `from __future__` import (which must come
+    first in a file: the decompiled module of a function nested in a closure starts so)."""
     if not lines:
         return body
-    found = re.search(r"^(async\s+)?def\s+%s\s*\(" % re.escape(name), body, re.M)
-    at = found.start() if found else 0
+    at = 0
+    for found in re.finditer(r"^from __future__ import [^\n]*\n?", body, re.M):
+        at = found.end()
     return body[:at] + lines + body[at:]
 
 
