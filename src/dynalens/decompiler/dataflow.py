@@ -153,9 +153,13 @@ class _State(object):
 class _Side(object):
     """One code object, decoded once, and how to run its unobservable instructions."""
 
-    def __init__(self, code, private):
+    def __init__(self, code, private, const_names=None, global_names=None):
         self.code = code
         self.private = private
+        # reserved constants (see dataflow_difference's ``reserved``): the expected side loads
+        # the objects with LOAD_CONST (by identity), the recompiled side by their global names
+        self.const_names = const_names or ()
+        self.global_names = global_names or {}
         self.cells = frozenset(code.co_cellvars + code.co_freevars)
         raw = _split_superinstructions(dis.get_instructions(code))
         self.instructions = [ins for ins in raw if ins.opname not in ("CACHE",)]
@@ -215,6 +219,11 @@ class _Side(object):
                 stack[-1], stack[-ins.arg] = stack[-ins.arg], stack[-1]
             elif op == "PUSH_NULL":
                 stack.append(NULL)
+            elif op == "LOAD_CONST" and self._reserved_const(ins.argval) is not None:
+                stack.append(("reserved", self._reserved_const(ins.argval)))
+            elif op == "LOAD_GLOBAL" and ins.argval in self.global_names \
+                    and not (_PY311 and ins.arg & 1):
+                stack.append(("reserved", ins.argval))
             elif op in ("LOAD_CONST", "LOAD_SMALL_INT") and not hasattr(ins.argval, "co_code"):
                 stack.append(("const", _const_key(ins.argval)))
             elif op == "LOAD_CLOSURE" or (_CELL_BY_LOAD_FAST and op in _LOCAL_LOADS
@@ -286,6 +295,12 @@ class _Side(object):
                 return
             state.pc += 1
         raise _Unsupported("runs %d instructions without doing anything" % _MAX_PURE_STEPS)
+
+    def _reserved_const(self, value):
+        for name, obj in self.const_names:
+            if obj is value:
+                return name
+        return None
 
     def _feeds_call(self, pc):
         """Is the instruction at ``pc`` a CALL_FUNCTION_EX, or the start of a ``**kw`` copy
@@ -688,12 +703,17 @@ def _argument_names(code):
     return code.co_varnames[:count]
 
 
-def dataflow_difference(expected, got, nested_check=None):
+def dataflow_difference(expected, got, nested_check=None, reserved=None):
     """None when ``got`` does what ``expected`` does (see the module docstring), else the first
     difference found, as text.
 
     ``nested_check(a, b)`` compares nested code objects that both sides load as constants at
     the same event; it returns None or a difference (default: this function).
+
+    ``reserved`` maps global names to objects: ``expected`` loads such an object as a constant
+    (LOAD_CONST, which no source can write for an object with no literal form, such as
+    Dynamo's ``torch.float32``) where ``got`` loads the global of that name. The two loads are
+    the same value only for that very object (identity); nothing else is relaxed.
     """
     if not SUPPORTED:
         return "the dataflow check supports CPython 3.11 to 3.13, not %d.%d" \
@@ -703,8 +723,10 @@ def dataflow_difference(expected, got, nested_check=None):
     if header:
         return header
     shared = set(expected.co_varnames) & set(got.co_varnames) - _untouched_locals(expected)
-    left = _Side(expected, set(expected.co_varnames) - shared)
-    right = _Side(got, set(got.co_varnames) - shared)
+    reserved = dict(reserved or {})
+    left = _Side(expected, set(expected.co_varnames) - shared,
+                 const_names=tuple(reserved.items()))
+    right = _Side(got, set(got.co_varnames) - shared, global_names=reserved)
     try:
         return _explore(left, right, nested_check)
     except _Unsupported as exc:

@@ -94,7 +94,7 @@ class VerifyResult(object):
         return "VerifyResult(exact=False, difference=%r)" % (self.difference,)
 
 
-def verify(code, source, temporaries=False):
+def verify(code, source, temporaries=False, reserved=None):
     """Recompile ``source`` and compare its bytecode with ``code``, normalized.
 
     With ``temporaries=True``, source whose bytecode differs only in holding some values in
@@ -106,6 +106,9 @@ def verify(code, source, temporaries=False):
     is compared; otherwise the nested code object with the same qualified name (3.11+) or name
     is looked up in the recompiled module. Never raises for bad source: a SyntaxError (or any
     other compile failure) is a non-exact result whose difference carries the error text.
+
+    ``reserved`` (name -> object, with ``temporaries``): globals the source reads where ``code``
+    loads that very object as a constant with no literal form (see :mod:`dataflow`).
     """
     if not isinstance(code, _CodeType):
         raise TypeError("verify() needs a code object as its first argument, got %s"
@@ -142,7 +145,7 @@ def verify(code, source, temporaries=False):
             first = VerifyResult(False, "first difference: " + difference, candidate)
     if temporaries:
         for candidate in candidates:
-            flow = _dataflow(code, candidate)
+            flow = _dataflow(code, candidate, reserved)
             if flow is None:
                 return VerifyResult(True, None, candidate, how="dataflow")
             if candidate is first.compiled:
@@ -230,7 +233,7 @@ def _check_pair(expected, got, temporaries, skip, found, out, cache):
                                   % (_qualname(got), child.co_name)))
 
 
-def _dataflow(expected, got):
+def _dataflow(expected, got, reserved=None):
     """The dataflow check, with nested code objects compared as bytecode first."""
     from dynalens.decompiler.dataflow import dataflow_difference
 
@@ -239,7 +242,7 @@ def _dataflow(expected, got):
             return None
         return dataflow_difference(a, b, nested)
 
-    return dataflow_difference(expected, got, nested)
+    return dataflow_difference(expected, got, nested, reserved)
 
 
 def _qualname(code):

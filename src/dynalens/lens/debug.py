@@ -80,6 +80,10 @@ class DebugSession:
         if res is None:
             self.not_swapped.append((cid, "no transformed code was captured"))
             return
+        if res.swappable and res.reserved and dc.record.frame_globals is None:
+            self.not_swapped.append((cid, "its code reads constants with no literal form as "
+                                     "globals, and the frame's globals are unknown"))
+            return
         if res.swappable:
             replacement, where = res.compiled, self.swapped
         elif dc.relabeled is not None:
@@ -111,6 +115,8 @@ class DebugSession:
             self.not_swapped.append((cid, "could not find which objects its guards check by "
                                      "identity (torch changed?): torch's own cache runs it"))
             return
+        if replacement is res.compiled:
+            self._bind_constants(dc.record.frame_globals, res.reserved)
         load(code, manager, replacement)
         if code not in self._codes:
             self._codes.append(code)
@@ -119,6 +125,13 @@ class DebugSession:
         for obj in guarded:
             self._finalizers.append(weakref.finalize(obj, self._forget, code))
         where.append((cid, dc.transformed_path))
+
+    def _bind_constants(self, g, reserved):
+        """The file reads Dynamo's constants with no literal form as reserved globals
+        (lens/constants.py): bind those very objects in the frame's globals for the block."""
+        for name, obj in reserved.items():
+            self._globals_restore.append((g, name, g.get(name, _ABSENT)))
+            g[name] = obj
 
     def _forget(self, code):
         """An object the guards of a swapped entry check by identity was freed: drop this
@@ -181,9 +194,15 @@ class DebugSession:
             finalizer.detach()
         self._finalizers = []
         for g, name, value in reversed(self._globals_restore):
-            g[name] = value
+            if value is _ABSENT:
+                g.pop(name, None)
+            else:
+                g[name] = value
         self._globals_restore = []
         self._active = False
+
+
+_ABSENT = object()  # a global that was not bound before the block
 
 
 def _load_graph_forward(path, gm):

@@ -34,8 +34,11 @@ class SourceResult:
     """The text for one dumped code object and what we know about it."""
 
     def __init__(self, text, decompiled, verified, error=None, compiled=None, difference=None,
-                 candidate=None, verified_by=None):
+                 candidate=None, verified_by=None, reserved=None):
         self.text = text
+        # name -> object: constants with no literal form that `text` reads as globals
+        # (see constants.py); debug() puts them in the frame's globals when it swaps
+        self.reserved = reserved or {}
         self.verified_by = verified_by    # "bytecode" or "dataflow" (see verify's `how`)
         self.candidate = candidate        # what verify compared (also when not exact)
         self.decompiled = decompiled
@@ -143,9 +146,12 @@ def function_source(code, name, path, header_lines=(), on_failure=None, readable
     still verifies) and mark each statement with the user's line; `resume_codes` ({global name:
     code}) are the resume functions the code calls, whose parameters name the values passed.
     """
+    from .constants import reserve_constants, restore_names, definitions
+
     header = "".join("# %s\n" % h for h in header_lines)
     try:
-        src = _decompile(code, name)
+        plain, reserved = reserve_constants(code)
+        src = restore_names(_decompile(plain, name), reserved)
         if not isinstance(src, str):
             raise TypeError("decompile() returned %s, not str" % type(src).__name__)
     except Exception as exc:
@@ -162,25 +168,26 @@ def function_source(code, name, path, header_lines=(), on_failure=None, readable
         indented = "".join("    " + ln + "\n" if ln.strip() else "\n" for ln in src.splitlines())
         body = "def %s(%s):\n%s" % (name, signature_of(code), indented or "    pass\n")
     rewritten = False
-    text = header + _label_noise(body)
-    result, failure = _verify(code, name, path, text)
+    text = header + _label_noise(_after_future(body, definitions(reserved)))
+    result, failure = _verify(code, name, path, text, reserved)
     if readable and result:
         # only a verified faithful form is rewritten (each rewrite is checked against it)
-        new_body, rewritten = _readable(code, name, path, header, body, resume_codes)
+        new_body, rewritten = _readable(code, name, path, header, body, resume_codes, reserved)
         if rewritten:
-            new_result, new_failure = _verify(code, name, path, header + _label_noise(new_body))
+            new_text = header + _label_noise(_after_future(new_body, definitions(reserved)))
+            new_result, new_failure = _verify(code, name, path, new_text, reserved)
             if new_result:
-                text, result, failure = header + _label_noise(new_body), new_result, new_failure
+                text, result, failure = new_text, new_result, new_failure
             else:
                 rewritten = False
     if result and result.how == "dataflow":
         # say so in the header, and verify the file as it will be written (lines move)
         noted = header + (READABLE_NOTE if rewritten else DATAFLOW_NOTE) + text[len(header):]
-        result_noted, failure = _verify(code, name, path, noted)
+        result_noted, failure = _verify(code, name, path, noted, reserved)
         if result_noted:
             text, result = noted, result_noted
     if readable and result and result.compiled is not None:
-        text, result = _with_user_lines(code, name, path, text, result)
+        text, result = _with_user_lines(code, name, path, text, result, reserved)
     verified = bool(result)
     if not verified:
         save_failed_code(code, suffix="inexact")
@@ -189,15 +196,18 @@ def function_source(code, name, path, header_lines=(), on_failure=None, readable
     difference = failure or (None if verified else result.difference)
     return SourceResult(text, True, verified, compiled=compiled, difference=difference,
                         candidate=result.compiled if result is not None else None,
-                        verified_by=result.how if result is not None else None)
+                        verified_by=result.how if result is not None else None,
+                        reserved=reserved)
 
 
-def _readable(code, name, path, header, body, resume_codes):
+def _readable(code, name, path, header, body, resume_codes, reserved=None):
     """(body, rewritten?): the readable form of ``body`` where it verifies, else ``body``."""
+    from .constants import definitions
     from .readable import readable_source
 
     def check(candidate):
-        result, _ = _verify(code, name, path, header + _label_noise(candidate))
+        result, _ = _verify(code, name, path, header + _label_noise(
+            _after_future(candidate, definitions(reserved))), reserved)
         return bool(result)
 
     try:
@@ -207,7 +217,7 @@ def _readable(code, name, path, header, body, resume_codes):
     return (new, True) if new else (body, False)
 
 
-def _with_user_lines(code, name, path, text, result):
+def _with_user_lines(code, name, path, text, result, reserved=None):
     """``text`` with each statement's user line as a trailing comment, if it still verifies
     (comments change no code, but the file is always verified as written)."""
     from .readable import line_comments
@@ -218,18 +228,29 @@ def _with_user_lines(code, name, path, text, result):
         return text, result
     if marked == text:
         return text, result
-    checked, _ = _verify(code, name, path, marked)
+    checked, _ = _verify(code, name, path, marked, reserved)
     return (marked, checked) if checked else (text, result)
 
 
-def _verify(code, name, path, text):
+def _after_future(body, lines):
+    """`lines` put at the top of `body`, after any `from __future__` import (which must come
+    first in a file: the decompiled module of a function nested in a closure starts so)."""
+    if not lines:
+        return body
+    at = 0
+    for found in re.finditer(r"^from __future__ import [^\n]*\n?", body, re.M):
+        at = found.end()
+    return body[:at] + lines + body[at:]
+
+
+def _verify(code, name, path, text, reserved=None):
     """(VerifyResult or None, text of a failure in verify itself or None)."""
     try:
         from dynalens.decompiler.verify import verify
 
         target = code.replace(co_name=name, co_filename=path,
                               **({"co_qualname": name} if hasattr(code, "co_qualname") else {}))
-        return verify(target, text, temporaries=True), None
+        return verify(target, text, temporaries=True, reserved=reserved), None
     except Exception as exc:
         return None, "verify failed: %s: %s" % (type(exc).__name__, exc)
 
