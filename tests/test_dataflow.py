@@ -515,7 +515,7 @@ def test_local_the_original_never_touches_may_hold_a_value():
     # Dynamo keeps the user's local names (x) in the transformed code without using them; a
     # readable rewrite may hold a value there as in a temporary. A local the original does
     # store stays an event of its own.
-    from tests import bytecode_builder as assembler
+    import bytecode_builder as assembler
 
     code = assembler.assemble([
         ("RESUME", 0), ("LOAD_GLOBAL", (0, True)), ("LOAD_FAST", 0), ("PRECALL", 1),

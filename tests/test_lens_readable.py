@@ -38,7 +38,7 @@ def test_temporary_read_once_is_inlined():
 
 @needs_311
 def test_temporary_is_not_inlined_across_a_call():
-    from tests import bytecode_builder as assembler
+    import bytecode_builder as assembler
 
     # h(a) waits on the stack while k() runs: writing h(a) at its use would call it after k()
     code = assembler.assemble([
