@@ -158,8 +158,12 @@ _MISSING = object()
 
 
 def _subscript(origin, args, namespace, depth):
-    base = expression_for(origin, namespace, depth + 1)
-    if base is None:
+    return _subscripted(expression_for(origin, namespace, depth + 1), args, namespace, depth)
+
+
+def _subscripted(base, args, namespace, depth):
+    """``base[args]`` as an expression, or None when the base or an argument has none."""
+    if base is None or not args:
         return None
     items = [expression_for(arg, namespace, depth + 1) for arg in args]
     if any(item is None for item in items):
@@ -187,21 +191,13 @@ def _typing_form(value, namespace, depth):
         return _path_from("typing", [label], value, namespace) if base_object is value else None
     if label == "Optional" or (label == "Union" and type(None) in args and len(args) == 2):
         inner = [arg for arg in args if arg is not type(None)]
-        base = _path_from("typing", ["Optional"], typing.Optional, namespace)
-        item = expression_for(inner[0], namespace, depth + 1) if len(inner) == 1 else None
-        if base is not None and item is not None:
-            return ast.Subscript(value=base, slice=item if sys.version_info >= (3, 9)
-                                 else ast.Index(value=item), ctx=ast.Load())
-    base = _path_from("typing", [label], base_object, namespace)
-    if base is None or not args:
-        return None
-    items = [expression_for(arg, namespace, depth + 1) for arg in args]
-    if any(item is None for item in items):
-        return None
-    index = items[0] if len(items) == 1 else ast.Tuple(elts=items, ctx=ast.Load())
-    if sys.version_info < (3, 9):
-        index = ast.Index(value=index)
-    return ast.Subscript(value=base, slice=index, ctx=ast.Load())
+        if len(inner) == 1:
+            optional = _subscripted(_path_from("typing", ["Optional"], typing.Optional,
+                                               namespace), inner, namespace, depth)
+            if optional is not None:
+                return optional
+    return _subscripted(_path_from("typing", [label], base_object, namespace), args,
+                        namespace, depth)
 
 
 # ---------------------------------------------------------------------------------------------
