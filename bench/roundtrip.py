@@ -11,11 +11,13 @@ Only the standard library is used, so the same script runs on CPython 3.8-3.15 a
 (where the stdlib is python_stdlib.zip: use --source-zip, and -j is ignored).
 
     python bench/roundtrip.py [--sample N] [-j N] [--json OUT] [--failures OUT] [--quiet]
+                              [--verdicts OUT] [--ratchet]
     python bench/roundtrip.py --baseline     # hand verify() the true source: must be 100%
 """
 
 import argparse
 import collections
+import io
 import json
 import os
 import platform
@@ -27,6 +29,8 @@ import warnings
 import zipfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+if HERE not in sys.path:
+    sys.path.append(HERE)  # bench/ratchet.py
 SRC = os.path.join(os.path.dirname(HERE), "src")
 if os.path.isdir(SRC) and SRC not in sys.path:
     sys.path.insert(0, SRC)
@@ -179,14 +183,23 @@ class FileResult(object):
         self.failures = []  # (kind, qualname, cause, difference, decompiled source or None)
         self.unmarked = []  # qualnames of outputs not exact that carry no '# dynalens:' line
         self.seconds = collections.Counter()  # wall and cpu seconds per kind, compile time
+        self.verdicts = []  # (qualname, first line, "exact" or the cause), in walk order
 
 
 def _qualname(code):
     return getattr(code, "co_qualname", code.co_name)
 
 
-def round_trip(code, kind, decompile_code, result, keep_sources, true_source):
-    """Decompile one code object alone and verify it; record the outcome under ``kind``."""
+def round_trip(code, kind, decompile_code, result, keep_sources, true_source, qualname=None):
+    """Decompile one code object alone and verify it; record the outcome under ``kind`` (and
+    its verdict for the ratchet, bench/ratchet.py)."""
+    exact = _round_trip(code, kind, decompile_code, result, keep_sources, true_source)
+    cause = "exact" if exact else result.failures[-1][2]
+    result.verdicts.append((qualname or _qualname(code), code.co_firstlineno, cause))
+    return exact
+
+
+def _round_trip(code, kind, decompile_code, result, keep_sources, true_source):
     result.counts[kind] += 1
     started, started_cpu = time.perf_counter(), time.process_time()
     try:
@@ -259,11 +272,59 @@ def process_file(entry, decompile_code, keep_sources):
     if decompile_code is None:  # --baseline: the true source, or the same after ast.unparse
         true_source = data if BASELINE_UNPARSE[0] is False else _unparsed(data, path)
     result.module_exact = round_trip(module, "module", decompile_code, result, keep_sources,
-                                     true_source)
-    for code in walk_code(module):
-        if not round_trip(code, kind_of(code), decompile_code, result, keep_sources, true_source):
+                                     true_source, "<module>")
+    for code, qualname in walk_named(module):
+        if not round_trip(code, kind_of(code), decompile_code, result, keep_sources, true_source,
+                          qualname):
             result.all_alone_exact = False
     return result
+
+
+def walk_named(code, prefix=""):
+    """(code object, qualified name) for every code object nested in ``code``, depth first
+    (as walk_code): ``co_qualname`` on 3.11+, the same dotted form built from the nesting
+    before (a function's children under ``<locals>``)."""
+    for const in code.co_consts:
+        if hasattr(const, "co_code"):
+            qualname = getattr(const, "co_qualname", None) or prefix + const.co_name
+            yield const, qualname
+            inner = qualname + (".<locals>." if const.co_flags & CO_OPTIMIZED else ".")
+            for item in walk_named(const, inner):
+                yield item
+
+
+def verdicts_document(results, entries_root, options):
+    """The per-code-object verdicts of a run (bench/ratchet.py reads them)."""
+    verdicts = collections.OrderedDict()
+    files = []
+    for result in results:
+        if not result.compiles:
+            continue
+        rel = relative_name(result.path, entries_root)
+        files.append(rel)
+        for qualname, line, cause in result.verdicts:
+            key = "%s::%s:%d" % (rel, qualname, line)
+            if key in verdicts:
+                n = 2
+                while "%s#%d" % (key, n) in verdicts:
+                    n += 1
+                key = "%s#%d" % (key, n)
+            verdicts[key] = cause
+    return collections.OrderedDict([
+        ("python", sys.version.split()[0]),
+        ("implementation", platform.python_implementation()),
+        ("mode", "baseline" if options.baseline else "decompile"),
+        ("sample", options.sample),
+        ("files", files),
+        ("verdicts", verdicts),
+    ])
+
+
+def relative_name(path, root):
+    """A file's name relative to the tree it came from, with '/' separators."""
+    if "!" in path and not os.path.exists(path):
+        return path.split("!", 1)[1]
+    return os.path.relpath(path, root).replace(os.sep, "/")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -559,6 +620,12 @@ def parse_args(argv):
                              "must be 100%%), or with 'unparse' the source regenerated by "
                              "ast.unparse (3.9+: the ceiling for an ast-based renderer)")
     parser.add_argument("--quiet", action="store_true", help="no progress, no tracebacks")
+    parser.add_argument("--verdicts", metavar="PATH",
+                        help="write every code object's verdict (bench/ratchet.py reads it)")
+    parser.add_argument("--ratchet", nargs="?", const="", metavar="BASELINE",
+                        help="compare the verdicts with the committed baseline (default "
+                             "bench/baselines/<X.Y>.json): exit 1 when a code object that "
+                             "was exact is not any more")
     return parser.parse_args(argv)
 
 
@@ -581,18 +648,36 @@ def main(argv=None):
     summary = summarize(results, wall, options)
     if options.memory and not options.baseline:
         summary["traced_peak_mib"] = _round(traced_peak_mib(entries, load_decompiler()))
+    status = 0
+    ratchet_text = None
+    if options.verdicts or options.ratchet is not None:
+        root = options.source_zip or options.source_root or stdlib_root()
+        document = verdicts_document(results, root, options)
+        if options.verdicts:
+            with open(options.verdicts, "w") as handle:
+                json.dump(document, handle, indent=0)
+                handle.write("\n")
+        if options.ratchet is not None:
+            import ratchet
+            baseline = options.ratchet or ratchet.baseline_path(document["python"])
+            ratchet_text = io.StringIO()
+            comparison = ratchet.check(document, baseline, options.verdicts, ratchet_text)
+            summary["ratchet"] = comparison.as_json()
+            status = 1 if comparison.status == "regressed" else 0
     if options.quiet:
         summary_to_print = dict(summary, first_tracebacks=[])
     else:
         summary_to_print = summary
     print_summary(summary_to_print, sys.stdout)
+    if ratchet_text is not None:
+        sys.stdout.write(ratchet_text.getvalue())
     if options.json:
         with open(options.json, "w") as handle:
             json.dump(summary, handle, indent=2)
             handle.write("\n")
     if options.failures:
         write_failures(results, options.failures)
-    return 0
+    return status
 
 
 if __name__ == "__main__":
