@@ -280,16 +280,16 @@ def process_file(entry, decompile_code, keep_sources):
     return result
 
 
-def walk_named(code, prefix=""):
+def walk_named(code, prefix="", own=True):
     """(code object, qualified name) for every code object nested in ``code``, depth first
-    (as walk_code): ``co_qualname`` on 3.11+, the same dotted form built from the nesting
-    before (a function's children under ``<locals>``)."""
+    (as walk_code): ``co_qualname`` on 3.11+ (``own``), the same dotted form built from the
+    nesting before (a function's children under ``<locals>``)."""
     for const in code.co_consts:
         if hasattr(const, "co_code"):
-            qualname = getattr(const, "co_qualname", None) or prefix + const.co_name
+            qualname = (own and getattr(const, "co_qualname", None)) or prefix + const.co_name
             yield const, qualname
             inner = qualname + (".<locals>." if const.co_flags & CO_OPTIMIZED else ".")
-            for item in walk_named(const, inner):
+            for item in walk_named(const, inner, own):
                 yield item
 
 
