@@ -11,8 +11,9 @@ it builds the CFG and checks it three ways, counting each fact checked and each 
   dead code); a handler is entered only by exception edges (3.9+: 3.8 falls into ``finally``
   and ``with`` exits through BEGIN_FINALLY);
 * the structurer's ad hoc analyses: every ``while`` bottom test it finds (statements.py
-  ``_find_while``) and every jump back to the head of a loop the walk builds (recorded while
-  decompiling) is a back edge of a natural loop; the code that
+  ``_find_while``) is a natural loop, and every jump back to the head of a loop the walk
+  builds (recorded while decompiling) that closes a cycle is a natural loop's back edge (or,
+  3.8/3.9, a threaded entry into the loop's back edge); the code that
   ``cold_blocks.exception_only_code`` says normal flow never reaches is exactly what the CFG
   reaches only through exception edges (3.11+), and the blocks it skips as exception-only
   are; the detached exit copies of ``ExitBlocks`` are straight code to an exit, and copies of one exit
@@ -140,11 +141,13 @@ def check_cpython_facts(code, instrs, offset_to_index, graph, tally, where):
                         block.id in reachable or _dead_name_cleanup(graph, block), where, "B%d [%d,%d)" % (
                             block.id, block.start, block.end))
     if PY >= (3, 9):
+        live = graph.reachable()  # (3.8-3.10 keep some dead jumps: legacy normalization)
         for e in graph.entries:
             if e.target < n and not e.start == e.end == e.target:  # (folded: see cfg.py)
                 block = graph.blocks[graph.block_at[e.target]]
                 tally.check("a handler is entered only by exception edges (3.9+)",
-                            all(p.kind == cfg_mod.EXCEPTION for p in block.preds), where,
+                            all(p.kind == cfg_mod.EXCEPTION for p in block.preds
+                                if p.block in live), where,
                             "B%d preds %s" % (block.id, block.preds))
 
 
@@ -200,19 +203,42 @@ def check_structurer(code, graph_fresh, instrs_fresh, entries_fresh, walker, tal
 
 
 def check_walked_loops(walker, heads, tally, where):
-    """Every jump back to the head (or body start) of a loop the walk built is a back edge of
-    a natural loop with that header."""
+    """Every live jump back to the head (or body start) of a loop the walk built that closes
+    a cycle is a back edge of the natural loop with that header, or, where the compiler threaded
+    a jump from before the loop into its back edge (3.8/3.9: a cycle with two entries), an
+    irreducible edge, or the back jump is the header itself (every entry threaded into it).
+    3.8-3.10 keep some dead jumps on purpose, for the shape of the source
+    (legacy normalization): those are not checked."""
     graph = cfg_mod.build(walker.instrs, walker.entries)
     at = graph.block_at
+    live = graph.reachable()
     for head, body_start in sorted(heads):
         starts = set(k for k in (head, body_start) if k is not None and k < graph.n)
         for ins in walker.instrs:
             t = cfg_mod.jump_target(ins)
             if t in starts and ins.index >= t and ins.op not in cfg_mod.SETUPS:
+                if at[ins.index] not in live:
+                    tally.stats["dead back jumps kept (3.8-3.10)"] += 1
+                    continue
+                if not _reaches(graph, at[t], at[ins.index]):
+                    # no cycle: a jump to where the loop starts from code it never comes
+                    # back from (3.12+: a cold handler's join before the loop; a `while
+                    # True:` whose body always leaves, entered by a jump laid out after it)
+                    tally.stats["jumps to a loop head on no cycle"] += 1
+                    continue
                 loop = graph.loop_of(at[t])
-                tally.check(STRUCTURER + "the loops its walk builds close by natural loop back edges",
-                            graph.blocks[at[t]].start == t and loop is not None and
-                            at[ins.index] in loop.back_edges, where,
+                natural = loop is not None and at[ins.index] in loop.back_edges
+                if not natural and (at[ins.index], at[t]) in graph.irreducible:
+                    tally.stats["loops entered twice (jumps threaded into the back edge)"] += 1
+                    natural = True
+                rotated = graph.loop_of(at[ins.index])
+                if not natural and rotated is not None and at[t] in rotated.body:
+                    # every way into the loop was threaded into its back jump: that block
+                    # is the natural loop's header
+                    tally.stats["loops entered only at their back jump"] += 1
+                    natural = True
+                tally.check(STRUCTURER + "its loops' cyclic back jumps are loop back edges",
+                            graph.blocks[at[t]].start == t and natural, where,
                             "jump %d -> %d" % (ins.index, t))
 
 
@@ -263,6 +289,21 @@ def walk_all(code, recorder):
         for const in code.co_consts:
             if hasattr(const, "co_code"):
                 walk_all(const, recorder)
+
+
+def _reaches(graph, source, target):
+    """Whether block ``target`` can follow block ``source`` (over every edge)."""
+    seen = set([source])
+    todo = [source]
+    while todo:
+        b = todo.pop()
+        for e in graph.blocks[b].succs:
+            if e.block == target:
+                return True
+            if e.block not in seen:
+                seen.add(e.block)
+                todo.append(e.block)
+    return False
 
 
 def _straight_to_exit(graph, block, stop):

@@ -286,8 +286,9 @@ class CFG(object):
     @property
     def irreducible(self):
         """[(source, target)] retreating normal edges whose target does not dominate their
-        source: cycles with two entries (generated code can make them; compiled source
-        does not)."""
+        source: cycles with two entries. Generated code can make them, and so can 3.8/3.9's
+        jump threading: an ``if`` before a ``while True:`` whose false branch jumps to the
+        loop's back-edge jump is sent straight into the loop's last block."""
         if self._irreducible is None:
             self._find_loops()
         return self._irreducible
