@@ -293,8 +293,9 @@ def walk_named(code, prefix="", own=True):
                 yield item
 
 
-def verdicts_document(results, entries_root, options):
-    """The per-code-object verdicts of a run (bench/ratchet.py reads them)."""
+def verdicts_document(results, entries_root, options, whole=True):
+    """The per-code-object verdicts of a run (bench/ratchet.py reads them); ``whole``: the
+    run covered every file (a --sample as large as the tree is no sample)."""
     verdicts = collections.OrderedDict()
     files = []
     for result in results:
@@ -314,7 +315,7 @@ def verdicts_document(results, entries_root, options):
         ("python", sys.version.split()[0]),
         ("implementation", platform.python_implementation()),
         ("mode", "baseline" if options.baseline else "decompile"),
-        ("sample", options.sample),
+        ("sample", None if whole else options.sample),
         ("files", files),
         ("verdicts", verdicts),
     ])
@@ -635,6 +636,7 @@ def main(argv=None):
         entries = collect_from_zip(options.source_zip)
     else:
         entries = collect_from_dir(options.source_root or stdlib_root())
+    whole = options.sample is None or options.sample >= len(entries)
     entries = sample(entries, options.sample)
     if not entries:
         raise SystemExit("roundtrip: no .py files found")
@@ -652,7 +654,7 @@ def main(argv=None):
     ratchet_text = None
     if options.verdicts or options.ratchet is not None:
         root = options.source_zip or options.source_root or stdlib_root()
-        document = verdicts_document(results, root, options)
+        document = verdicts_document(results, root, options, whole)
         if options.verdicts:
             with open(options.verdicts, "w") as handle:
                 json.dump(document, handle, indent=0)

@@ -9,6 +9,7 @@ import sys
 
 import pytest
 
+from native_pythons import native_interpreters
 from dynalens.decompiler import cfg
 from dynalens.decompiler.instructions import ExceptionEntry, Instr
 
@@ -181,21 +182,7 @@ def test_the_walker_redirected_jumps_are_read_through_original_target():
     assert cfg.Edge(cfg.JUMP, graph.block_at[4]) in graph.blocks[0].succs
 
 
-def _native_interpreters():
-    sys.path.insert(0, TOOLS)
-    try:
-        from versionrunner import discover
-    finally:
-        sys.path.remove(TOOLS)
-    found = []
-    for version in ("3.8", "3.9", "3.10", "3.11", "3.12", "3.13", "3.14", "3.15"):
-        interpreter = discover.find_native(version)
-        if interpreter is not None:
-            found.append(pytest.param(interpreter.path, id=version))
-    return found or [pytest.param(sys.executable, id="running")]
-
-
-@pytest.mark.parametrize("python", _native_interpreters())
+@pytest.mark.parametrize("python", native_interpreters())
 def test_cfg_check_on_a_stdlib_sample(python):
     """CPython's facts and the structurer's analyses agree with the CFG (--strict: both)."""
     env = dict(os.environ, PYTHONPATH=os.path.join(ROOT, "src"), PYTHONDONTWRITEBYTECODE="1")
