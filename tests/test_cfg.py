@@ -192,3 +192,16 @@ def test_cfg_check_on_a_stdlib_sample(python):
                           universal_newlines=True, env=env, timeout=600)
     assert done.returncode == 0, done.stdout[-3000:]
     assert " 0 failed;" in done.stdout
+
+
+@pytest.mark.parametrize("python", native_interpreters())
+def test_cfg_check_on_the_snippets(python):
+    """tests/cfg_snippets: shapes where the CFG found a defect of normalization once."""
+    env = dict(os.environ, PYTHONPATH=os.path.join(ROOT, "src"), PYTHONDONTWRITEBYTECODE="1")
+    env.pop("PYTHONHOME", None)
+    done = subprocess.run([python, os.path.join(TOOLS, "cfg_check.py"), "--source-root",
+                           os.path.join(ROOT, "tests", "cfg_snippets"), "--strict"],
+                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                          universal_newlines=True, env=env, timeout=120)
+    assert done.returncode == 0, done.stdout[-3000:]
+    assert " 0 failed;" in done.stdout

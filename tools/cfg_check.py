@@ -152,10 +152,10 @@ def check_cpython_facts(code, instrs, offset_to_index, graph, tally, where):
 
 
 def _dead_name_cleanup(graph, block):
-    """3.11+ keeps the unbinding handler of ``except E as e: pass`` (``e = None; del e;
+    """3.10+ keeps the unbinding handler of ``except E as e: pass`` (``e = None; del e;
     RERAISE``) after the empty body's exception entry went away with its NOP."""
     ops = [ins.op for ins in graph.instrs[block.start:block.end]]
-    return PY >= (3, 11) and len(ops) == 4 and ops[0] == "LOAD_CONST" and \
+    return PY >= (3, 10) and len(ops) == 4 and ops[0] == "LOAD_CONST" and \
         ops[1].startswith("STORE_") and ops[2].startswith("DELETE_") and ops[3] == "RERAISE"
 
 

@@ -318,10 +318,10 @@ class _LegacyState(object):
 
 def _normalize_legacy(raw, name, off, line, state):
     """3.8-3.10 forms that have a 3.11 equivalent (None: no legacy translation applies)."""
+    if off in state.exit_copies:  # 3.10: an inlined exit block is the jump it replaced
+        return [Instr("JUMP", None, None, off, line)]  # (also when it starts at a POP_BLOCK)
     if name in _LEGACY_DROPPED:
         return []
-    if off in state.exit_copies:  # 3.10: an inlined exit block is the jump it replaced
-        return [Instr("JUMP", None, None, off, line)]
     if off in state.assertions:
         return [Instr("LOAD_ASSERTION_ERROR", None, None, off, line)]
     rot_four, state.rot_four = state.rot_four, None
