@@ -205,3 +205,9 @@ def test_cfg_check_on_the_snippets(python):
                           universal_newlines=True, env=env, timeout=120)
     assert done.returncode == 0, done.stdout[-3000:]
     assert " 0 failed;" in done.stdout
+
+
+def test_empty_code_has_an_empty_graph():
+    graph = cfg.build([], [])
+    assert graph.blocks == [] and graph.loops == [] and graph.copies == []
+    assert not graph.dominates(0, 0) and graph.reachable() == set()

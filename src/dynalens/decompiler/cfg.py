@@ -224,7 +224,9 @@ class CFG(object):
 
     def dominates(self, a, b):
         """Whether every path from the entry to ``b`` passes ``a`` (a block dominates itself)."""
-        self.idom(0) if self.blocks else None
+        if not self.blocks:
+            return False
+        self.idom(0)
         if b not in self._idom:
             return False
         while True:
