@@ -19,7 +19,8 @@ it builds the CFG and checks it three ways, counting each fact checked and each 
   exception-only are; the detached exit copies of ``ExitBlocks`` are straight code to an exit, and copies of
   one exit that are whole blocks are one copy group.
 
-    python tools/cfg_check.py [--sample N] [--source-root DIR] [--json PATH] [-v]
+    python tools/cfg_check.py [--sample N] [--source-root DIR | --source-zip ZIP] [--json PATH]
+                              [--strict] [--no-walk] [-v]
 
 Exit status 1 when a fact about the CFG or CPython does not hold (the first violations are
 printed). Where the structurer's analyses disagree with the CFG, that is a finding about the
@@ -361,7 +362,10 @@ def check_file(entry, tally, walks=True):
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--source-root", metavar="DIR", help="walk DIR instead of the stdlib")
+    where = parser.add_mutually_exclusive_group()
+    where.add_argument("--source-root", metavar="DIR", help="walk DIR instead of the stdlib")
+    where.add_argument("--source-zip", metavar="ZIP",
+                       help="read .py files from ZIP (Pyodide's python_stdlib.zip)")
     parser.add_argument("--sample", type=int, metavar="N",
                         help="an evenly spread, deterministic sample of N files")
     parser.add_argument("--json", metavar="PATH", help="write the counts as JSON")
@@ -371,7 +375,10 @@ def main(argv=None):
                         help="also fail when the structurer's analyses disagree with the CFG")
     parser.add_argument("-v", "--verbose", action="store_true", help="list every check")
     options = parser.parse_args(argv)
-    entries = roundtrip.collect_from_dir(options.source_root or roundtrip.stdlib_root())
+    if options.source_zip:
+        entries = roundtrip.collect_from_zip(options.source_zip)
+    else:
+        entries = roundtrip.collect_from_dir(options.source_root or roundtrip.stdlib_root())
     entries = roundtrip.sample(entries, options.sample)
     tally = Tally()
     started = time.perf_counter()
