@@ -321,6 +321,20 @@ def verdicts_document(results, entries_root, options, whole=True):
     ])
 
 
+def default_verdicts_path(python_version):
+    """tmp/roundtrip-verdicts-<X.Y>.json of the checkout, or None where it cannot be written
+    (Pyodide mounts only the folders it needs)."""
+    folder = os.path.join(os.path.dirname(HERE), "tmp")
+    try:
+        if not os.path.isdir(folder):
+            os.makedirs(folder)
+    except OSError:
+        return None
+    path = os.path.join(folder, "roundtrip-verdicts-%s.json" % ".".join(
+        python_version.split(".")[:2]))
+    return path if os.access(folder, os.W_OK) else None
+
+
 def relative_name(path, root):
     """A file's name relative to the tree it came from, with '/' separators."""
     if "!" in path and not os.path.exists(path):
@@ -655,6 +669,8 @@ def main(argv=None):
     if options.verdicts or options.ratchet is not None:
         root = options.source_zip or options.source_root or stdlib_root()
         document = verdicts_document(results, root, options, whole)
+        if not options.verdicts:  # keep them, so `ratchet.py update` has a file to read
+            options.verdicts = default_verdicts_path(document["python"])
         if options.verdicts:
             with open(options.verdicts, "w") as handle:
                 json.dump(document, handle, indent=0)

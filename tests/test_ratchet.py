@@ -145,14 +145,16 @@ def test_roundtrip_verdicts_and_ratchet_end_to_end(tree, monkeypatch, capsys):
     # `get` goes wrong, `add` comes right: one regression, named, and the run fails
     _fake_core(monkeypatch, wrong=("get",))
     status = roundtrip.main(["--source-root", root, "--quiet", "--ratchet", baseline,
-                             "--json", str(tree / "r.json")])
+                             "--json", str(tree / "r.json"), "--verdicts", verdicts])
     printed = capsys.readouterr().out
     assert status == 1
     assert "mod.py::Box.get:8" in printed and "REGRESSION" in printed
     assert json.load(open(str(tree / "r.json")))["ratchet"]["regressions"] == 1
+    assert "python bench/ratchet.py update %s --baseline" % verdicts in printed
     # back to the baseline's state: passes
     _fake_core(monkeypatch, wrong=("add",))
-    assert roundtrip.main(["--source-root", root, "--quiet", "--ratchet", baseline]) == 0
+    assert roundtrip.main(["--source-root", root, "--quiet", "--ratchet", baseline,
+                           "--verdicts", verdicts]) == 0
 
 
 def test_qualified_names_built_before_311_match_co_qualname():
