@@ -729,7 +729,8 @@ class BranchMixin(object):
             if t == loop.break_target:
                 out.append(ast.Break())
                 return None
-        if t == ins.index + 1:
+        if t == ins.index + 1 or t == self.cleanup_starts.get(ins.index + 1):
+            # (3.12+ may leave an inline comprehension's cleanup in place, jumped over)
             return None
         if t >= self.range_end or t in self.cold_joins:
             return None  # the end of the construct, or of a 3.12+ cold handler's clause
