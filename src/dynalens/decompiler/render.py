@@ -167,6 +167,9 @@ def decompile_body(code, kind=None, session=None):
         decls.append(ast.Nonlocal(names=sorted(nonlocals)))
     if decls:
         at = 1 if stmts and _is_docstring(stmts[0]) else 0
+        while at < len(stmts) and isinstance(stmts[at], ast.ImportFrom) and \
+                stmts[at].module == "__future__":
+            at += 1  # (a module's names made global by a function: after these, or no compile)
         stmts[at:at] = decls
     return stmts
 
