@@ -27,7 +27,7 @@ from .errors import DecompilationError
 from .expressions import (
     AugValue, ClassValue, CodeConst, CurrentExc, ExitCallResult, FunctionValue, ImportFromValue,
     ImportValue, IterMarker, LoopItem, Marker, Null, PrevExc, StackMachine, UnpackBuilder,
-    UnpackSlot, WithEnter, WithExit, const, name, store_ctx)
+    TypeAliasValue, UnpackSlot, WithEnter, WithExit, const, name, store_ctx)
 from .instructions import KEEP_JUMPS, POP_JUMPS, PY
 
 
@@ -634,6 +634,10 @@ class StatementWalker(StackMachine):
             return
         if isinstance(value, ImportValue):
             out.append(self.import_stmt(value, target, ins))
+            return
+        if isinstance(value, TypeAliasValue) and isinstance(target, ast.Name) and \
+                value.name == target.id:
+            out.append(ast.TypeAlias(name=target, type_params=[], value=value.value))
             return
         if isinstance(value, ImportFromValue) and value.source.fromlist is None:
             # `import a.b.c as d`: IMPORT_NAME a.b.c, then IMPORT_FROM down to c
