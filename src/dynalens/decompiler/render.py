@@ -133,6 +133,8 @@ def decompile_body(code, kind=None, session=None):
         if not walker.relaid:
             raise
         stmts, _ = walker.walk(0, walker.n, [], Context())
+    if kind == "function":
+        walker.end_with_detached_exit(stmts)
     if (3, 12) <= sys.version_info < (3, 14) and kind in ("function", "lambda"):
         fold_conditional_returns(stmts)
     if KEEPS_DEAD_CODE and kind == "function":

@@ -174,6 +174,17 @@ class ExitBlocks(object):
         return self.virtual.get(index, index)
 
 
+def _falls_through(stmt):
+    """Whether control can go on after ``stmt`` (conservatively: yes unless it plainly ends
+    every way out)."""
+    if isinstance(stmt, (ast.Return, ast.Raise, ast.Continue, ast.Break)):
+        return False
+    if isinstance(stmt, ast.If):
+        return not stmt.orelse or not stmt.body or _falls_through(stmt.body[-1]) or \
+            _falls_through(stmt.orelse[-1])
+    return True
+
+
 class NotAChunk(Exception):
     """Raised while reading a condition chunk when the code is not a pure expression."""
 
@@ -569,6 +580,38 @@ class StatementWalker(StackMachine):
             elif a.argval != b.argval and not (a.argval != a.argval):
                 return False
         return True
+
+    def end_with_detached_exit(self, stmts):
+        """Write the exit block that a function's top level falls into, when only detached
+        copies of it are left (statements.ExitBlocks).
+
+        3.12+ copies a ``return v`` that ends a function into every branch that falls into
+        it, with the statement's line number: the first copy reads as the written one and the
+        others are detached, so jumps to the real end (``if a: ... elif b: ...; return v``
+        where the last test jumps there) read as going to the end of the function, and falling
+        off it would return None. ``stmts`` is the walked top level; the exit (one label, a
+        return of anything but a constant None) is appended when the last statement can fall
+        through. The compiler drops it again where it is dead, and verify() judges the rest.
+        """
+        labels = set(ins.target for ins in self.instrs
+                     if ins.target is not None and ins.target > self.n)
+        if len(labels) != 1 or (stmts and not _falls_through(stmts[-1])):
+            return
+        label = labels.pop()
+        start = min(k for k, v in self.exits.virtual.items() if v == label)
+        stop = self.exits.ends[start]
+        first = self.instrs[start]
+        if first.op == "LOAD_CONST" and first.argval is None and stop - start == 2:
+            return  # falling off the end returns None already
+        del self.exits.ends[start]  # (the walk would step over it)
+        try:
+            block, _ = self.walk(start, stop, [], Context())
+        except DecompilationError:
+            return  # an exit that needs the stack of where it was copied (a with's)
+        finally:
+            self.exits.ends[start] = stop
+        if len(block) == 1 and isinstance(block[0], ast.Return):
+            stmts.extend(block)
 
     def _structure_at(self, i, stack, out, ctx):
         """Start a construct at ``i`` if one starts here: try, while (the one that encloses
