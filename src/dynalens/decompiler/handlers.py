@@ -57,7 +57,7 @@ class HandlerMixin(ColdHandlerMixin):
                 orelse = self.walk(body_end, cold_join, list(stack), ctx)[0] \
                     if cold_join > body_end else []
                 self.skip_cold(h, cleanup + 3, cold_join)
-                handlers = self._except_clauses(h, cleanup, stack, ctx)[0]
+                handlers = self._except_clauses(h, cleanup, stack, ctx, cold_join)[0]
                 out.append(ast.Try(body=body or [ast.Pass()], handlers=handlers, orelse=orelse,
                                    finalbody=[]))
                 return cold_join
@@ -116,7 +116,9 @@ class HandlerMixin(ColdHandlerMixin):
             return "finally"
         return "finally"
 
-    def _except_clauses(self, h, cleanup, stack, ctx):
+    def _except_clauses(self, h, cleanup, stack, ctx, falls_into=None):
+        """The except clauses of handler ``h``; ``falls_into``: where a cold handler's clauses
+        go on (3.12+), whose exit block a clause may end with a copy of."""
         instrs = self.instrs
         handlers = []
         k = h + 1
@@ -162,7 +164,8 @@ class HandlerMixin(ColdHandlerMixin):
                 body_start += 1
             body_stack = list(hstack)
             clause_end = min(next_clause, end_of_handlers)
-            body, stop = self.walk(body_start, clause_end, body_stack,
+            copied = self._clause_exit_copy(body_start, clause_end, falls_into)
+            body, stop = self.walk(body_start, copied or clause_end, body_stack,
                                    ctx.but(handler_name=hname, open=ctx.open | {h}))
             # the last jump of the clause goes to the join point
             for q in range(body_start, clause_end):
@@ -177,6 +180,28 @@ class HandlerMixin(ColdHandlerMixin):
                 self.fail("except clause test jumps backwards", ins)
             k = next_clause
         return handlers, max(k, end_of_handlers), join
+
+    def _clause_exit_copy(self, start, end, join):
+        """Where an except clause [start, end) that falls into ``join`` really ends, when 3.12+
+        copied the code at ``join`` (a small exit block: straight code ending in RETURN_VALUE,
+        as in ``except E: pass`` before a final ``return v``) after the clause's POP_EXCEPT:
+        the copy is the code after the try, not a ``return`` in the clause. None otherwise."""
+        if join is None or PY < (3, 12):
+            return None
+        instrs = self.instrs
+        length = 0
+        while join + length < self.n and length < 10 and \
+                instrs[join + length].target is None and \
+                instrs[join + length].op not in ("RAISE_VARARGS", "RERAISE", "POP_EXCEPT"):
+            length += 1
+            if instrs[join + length - 1].op in ("RETURN_VALUE", "RETURN_CONST"):
+                break
+        else:
+            return None
+        q = end - length - 1
+        if q >= start and instrs[q].op == "POP_EXCEPT" and self._same_code(q + 1, join, length):
+            return q + 1
+        return None
 
     def _try_finally(self, i, h, body_end, cleanup, stack, out, ctx, opened):
         instrs = self.instrs
