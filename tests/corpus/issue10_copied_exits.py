@@ -21,3 +21,24 @@ def return_constant_after_try(it):
     except StopIteration:
         pass
     return 0
+
+
+def handler_else_returns(self, section, option, fallback):
+    # configparser.RawConfigParser.get: the two `return fallback` are on different lines,
+    # so not copies of one exit; read as copies, both were dropped
+    try:
+        d = self.unify(section)
+    except KeyError:
+        if fallback is None:
+            raise
+        else:
+            return fallback
+    option = self.xform(option)
+    try:
+        value = d[option]
+    except KeyError:
+        if fallback is None:
+            raise ValueError(option)
+        else:
+            return fallback
+    return value

@@ -163,7 +163,17 @@ class ExitBlocks(object):
                 return None
             ops.append((ins.op, type(ins.argval), repr(ins.argval)))
             if ins.op == "RETURN_VALUE":
-                return tuple(ops) if q > k else None
+                if q == k:
+                    return None
+                lines = [i.line for i in instrs[k:q + 1] if i.line is not None]
+                if PY >= (3, 12) and lines and not (
+                        instrs[q - 1].op == "LOAD_CONST" and instrs[q - 1].argval is None):
+                    # 3.12+ copies a written `return value` with its line: the same code on
+                    # another line is another statement (`return fallback` in two handlers;
+                    # only a line-less exit, the implicit `return None`, takes its lines
+                    # from where it was copied)
+                    ops[-1] += (lines[0],)
+                return tuple(ops)
         return None
 
     def label(self, index):
