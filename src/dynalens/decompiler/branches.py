@@ -555,7 +555,13 @@ class BranchMixin(object):
                 # 3.12+ threads the jump over the else into the body's last test
                 # (`elif c: x = f(x); if x: continue` jumps straight past the else)
                 body_stack = list(stack)
-                body, _ = self.walk(true, body_end, body_stack, ctx)
+                saved = self.range_joins
+                self.range_joins = dict(saved)
+                self.range_joins[body_end] = join
+                try:
+                    body, _ = self.walk(true, body_end, body_stack, ctx)
+                finally:
+                    self.range_joins = saved
                 else_stack = list(stack)
                 orelse, _ = self.walk(body_end, join, else_stack, ctx)
                 if len(body_stack) == len(stack) == len(else_stack):
@@ -588,6 +594,10 @@ class BranchMixin(object):
         assertion = self._as_assert(node)
         out.append(assertion or node)
         return body_end
+
+    # end of a range -> where the code goes on after it, when that is not the range's
+    # end: an if body whose way over the else is a jump from inside it (see op_FOR_ITER)
+    range_joins = {}
 
     def _jump_past(self, start, stop, end):
         """The one place past ``stop`` (up to ``end``) that jumps in [start, stop) go to,
@@ -769,7 +779,11 @@ class BranchMixin(object):
         if last == head:
             last = exit_ - 1  # no back edge in the body (3.12+: only a cold handler's)
         break_target = self._break_target(head + 1, exit_, exit_)
-        if break_target > self.range_end and break_target != exit_:
+        # a for/else ending an if body: its break goes where the if's body goes on, past the
+        # else (3.12+, plistlib.load); the loop's else runs to the end of the body
+        joined = break_target > self.range_end and \
+            self.range_joins.get(self.range_end) == break_target
+        if break_target > self.range_end and break_target != exit_ and not joined:
             break_target = exit_
         loop = Loop(head, (head,), break_target, last, "for", iterator=it, exit=exit_,
                     body_start=head + 1)
@@ -794,6 +808,9 @@ class BranchMixin(object):
         if break_target > exit_ and break_target <= self.range_end:
             orelse, _ = self.walk(exit_, break_target, list(stack), self.ctx)
             nxt = break_target
+        elif joined:
+            orelse, _ = self.walk(exit_, self.range_end, list(stack), self.ctx)
+            nxt = self.range_end
         if after and not (orelse and isinstance(orelse[-1], self._TERMINAL_STATEMENTS)):
             self.fail("loop exit falls into code only a break reaches", ins)
         out.append(ast.For(target=target, iter=it.iterable, body=body or [ast.Pass()], orelse=orelse,
