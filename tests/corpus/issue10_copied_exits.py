@@ -43,17 +43,3 @@ def handler_else_returns(self, section, option, fallback):
             return fallback
     return value
 
-
-def for_else_break_in_if(fp, fmt, formats):
-    # plistlib.load: the break goes where the if body goes on, past its else
-    if fmt is None:
-        header = fp.read(32)
-        for info in formats:
-            if info(header):
-                P = info
-                break
-        else:
-            raise ValueError()
-    else:
-        P = formats[fmt]
-    return P(fp)

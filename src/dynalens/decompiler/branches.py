@@ -371,6 +371,16 @@ class BranchMixin(object):
                     continue
                 v = self.read_value(k, join, stack)
                 if v is None:
+                    # the tests read last (plain jumps, no and/or) may begin the last operand
+                    at = len(chunks)
+                    while at > 1 and chunks[at - 1].jump.op not in KEEP_JUMPS:
+                        at -= 1
+                    if at < len(chunks):
+                        v = self._returned_ifexp(chunks[at].start, join, stack)
+                        if v is not None:
+                            k = chunks[at].start
+                            del chunks[at:]
+                if v is None:
                     break
                 # `v or (lambda: 0)`: a function made as the last operand is a lambda there
                 chunks.append(Chunk(k, self.value(v, ins), None))
@@ -408,6 +418,42 @@ class BranchMixin(object):
             if expr is not None:
                 return self.if_statement(expr, true, false, stack, out, ins)
         self.fail("unrecognised condition", ins)
+
+    def _returned_ifexp(self, k, join, stack):
+        """The last operand [k, join) of an and/or that the chunk reader does not take: a
+        conditional expression whose test has several parts (``a or (x if c and d else y)``),
+        or, returned, one whose first branch returns (``return a or (x if c else y)``: the
+        compiler copies the return into it, so it reads as ``if c: return x``, then ``y``,
+        up to the RETURN_VALUE at ``join`` that the other operands share). The value, or
+        None."""
+        if join >= self.n:
+            return None
+        trial = list(stack)
+        try:
+            stmts, stop = self.walk(k, join, trial, self.ctx)
+        except DecompilationError:
+            return None
+        if stop != join or len(trial) != len(stack) + 1 or \
+                any(a is not b for a, b in zip(trial, stack)):
+            return None
+        if stmts and not self._returns_at(join, stack):
+            return None
+        value = self.value(trial[-1], self.instrs[join])
+        for stmt in reversed(stmts):
+            if not (isinstance(stmt, ast.If) and not stmt.orelse and len(stmt.body) == 1 and
+                    isinstance(stmt.body[0], ast.Return) and stmt.body[0].value is not None):
+                return None
+            value = ast.IfExp(test=stmt.test, body=stmt.body[0].value, orelse=value)
+        return value
+
+    def _returns_at(self, k, stack):
+        """Whether the code at ``k`` returns the value on top: RETURN_VALUE, after popping
+        the iterators of enclosing loops (the only values below it)."""
+        if any(isinstance(v, ast.expr) for v in stack):
+            return False
+        while k < self.n and self.instrs[k].op in ("SWAP", "ROT_TWO", "POP_TOP"):
+            k += 1
+        return k < self.n and self.instrs[k].op == "RETURN_VALUE"
 
     def _ifexp_test(self, chunks, k, stack, limit):
         """A conditional expression tested in a condition (``if (a if b else c) and d:``).
