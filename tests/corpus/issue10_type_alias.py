@@ -1,6 +1,8 @@
 # min-python: 3.12
+# max-python: 3.13
 """``type`` statements without type parameters (typing.py's ``type _Func = ...`` made the whole
-module fail on 3.12+)."""
+module fail on 3.12+). 3.14+ give the value's function a ``format`` parameter (PEP 649): not
+rebuilt there yet (it raises)."""
 from typing import Any, Callable
 
 type Handler = Callable[..., Any]
