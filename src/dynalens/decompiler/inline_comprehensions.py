@@ -75,7 +75,7 @@ class InlineComprehensionMixin(object):
         if head < 2 or len(stack) < 1 + slots or \
                 not isinstance(stack[-slots], IterMarker):
             return None
-        if self.instrs[head - 1].op == "GET_ITER" and head >= 3:
+        if self.instrs[head - 1].op in ("GET_ITER", "GET_AITER") and head >= 3:
             head -= 1  # 3.15 makes the iterator after the save, right before the loop
         build, swap = self.instrs[head - 2], self.instrs[head - 1]
         kind = _KINDS.get(build.op)
