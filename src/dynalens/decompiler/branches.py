@@ -971,8 +971,15 @@ class BranchMixin(object):
         return chunks
 
     def read_chunks(self, start, stop, stack):
-        """Chunks that fill [start, stop) exactly, or None."""
+        """Chunks that fill [start, stop) exactly, or None. A conditional expression tested
+        among them (``while (a if b else c) and d:``) is one chunk (see _ifexp_test)."""
         chunks = self.gather_chunks(start, stop, stack)
+        while chunks and self.after(chunks[-1].jump) < stop:
+            found = self._ifexp_test(chunks, self.after(chunks[-1].jump), stack, stop)
+            if found is None:
+                return None
+            chunks, k = found
+            chunks += self.gather_chunks(k, stop, stack)
         if not chunks or self.after(chunks[-1].jump) != stop:
             return None
         return chunks

@@ -338,6 +338,7 @@ class StatementWalker(StackMachine):
         b, j = ins.target, ins.index
         exit_ = j + 1
         length = 0
+        relaxed = False
         while True:
             top, bottom = b - 1 - length, j - length
             if top < 0 or bottom <= b:
@@ -349,8 +350,21 @@ class StatementWalker(StackMachine):
             elif not (x.op == y.op and self._same_line(top, bottom) and (
                     x.argval == y.argval if x.target is None else
                     y.target is not None and self.label(x.target) == self.label(y.target))):
-                break
+                if not (x.op == y.op and self._same_line(top, bottom) and
+                        x.target is not None and y.target is not None and
+                        top < x.target < b and bottom < y.target <= j and
+                        x.target - top == y.target - bottom):
+                    break
+                relaxed = True  # inside each copy, the same way on (`while (a if b else c)
+                # and d:`); no test runs through handler code (a with's exit, matched
+                # by chance), which such jumps would let the match run into
             length += 1
+        if relaxed:
+            handlers = exception_only_code(instrs)
+            for q in range(b - 1, b - 1 - length, -1):
+                if q in handlers:
+                    length = b - 1 - q
+                    break
         # both copies of the test start the `while` line: trim a statement that matched by chance
         best = length
         while best > 0 and not (instrs[b - best].line is not None and
