@@ -389,10 +389,10 @@ class BranchMixin(object):
                     self.fail("unrecognised and/or expression", ins)
                 stack.append(expr)
                 return join
-            if k in self.while_loops:
+            if k in self.while_loops or (PY >= (3, 14) and k in self.back_jumps):
                 # `if a: while b: ...` with nothing after the loop: the while's top test jumps
                 # where the if's does, so it reads like `if a and b:`; a loop head starts the
-                # body instead
+                # body instead (3.14+: any loop head, a while is tested at the top only)
                 break
             c = self.read_chunk(k, stack, limit, chunks)
             if c is None:
@@ -906,10 +906,15 @@ class BranchMixin(object):
         """``while test:`` whose body never reaches the end (it returns, raises or continues):
         the test is only at the top and every back edge is a ``continue``."""
         chunks = self.gather_chunks(head, exit_, stack)
+        if PY >= (3, 14) and chunks:
+            found = self._while_leaving_by_jump(chunks, head, exit_, stack, out, ctx)
+            if found is not None:
+                return found
         for n in range(len(chunks), 0, -1):
             last = chunks[n - 1].jump
             body_start, false = self.after(last), last.target
-            if false < exit_:
+            if false < exit_ and not (PY >= (3, 14) and false < head):
+                # (3.14+: a test that jumps back leaves for an enclosing loop's head)
                 continue
             test = self.parse_cond(chunks[:n], body_start, false, body_start)
             if test is None:
@@ -942,6 +947,24 @@ class BranchMixin(object):
             out.append(ast.While(test=test, body=body or [ast.Pass()], orelse=orelse))
             return nxt
         return None
+
+    def _while_leaving_by_jump(self, chunks, head, exit_, stack, out, ctx):
+        """3.14+ ``while test:`` whose exit is a jump elsewhere (last in an enclosing loop's
+        body: its head): the test jumps into the body when true and falls into that jump,
+        ``test; POP_JUMP_IF_TRUE body; JUMP exit``. Where the walk goes on, or None."""
+        k = self.after(chunks[-1].jump)
+        if k + 1 >= exit_ or self.instrs[k].op != "JUMP":
+            return None
+        leave = self.instrs[k].target
+        if head <= leave <= exit_:
+            return None
+        test = self.parse_cond(chunks, k + 1, k, k)
+        if test is None:
+            return None
+        loop = Loop(head, (head,), leave, exit_ - 1, "while-top", body_start=k + 1)
+        body, _ = self.walk(k + 1, exit_, list(stack), ctx.but(loop=loop))
+        out.append(ast.While(test=test, body=body or [ast.Pass()], orelse=[]))
+        return exit_
 
     def _copied_after_loop(self, start, stop):
         """Where the returning block [start, stop) (the code after a loop, copied into the

@@ -656,8 +656,22 @@ class StatementWalker(StackMachine):
         backs = self.back_jumps.get(i)
         if backs and (ctx.loop is None or ctx.loop.head != i) and \
                 self.instrs[i].op not in ("FOR_ITER", "GET_ANEXT"):
-            return self.do_while_true(i, max(backs), stack, out, ctx)
+            return self.do_while_true(i, self._last_back_edge(i, max(backs)), stack, out, ctx)
         return None
+
+    def _last_back_edge(self, head, last):
+        """The back edge that ends the loop at ``head``: ``last``, or (3.14+, where an inner
+        loop's test jumps back to the outer head when the inner loop ends the outer body) the
+        back edge of a loop that starts inside and runs on past it."""
+        if PY < (3, 14):
+            return last
+        grown = True
+        while grown:
+            grown = False
+            for inner, edges in self.back_jumps.items():
+                if head < inner <= last and max(edges) > last:
+                    last, grown = max(edges), True
+        return last
 
     def _loop_encloses(self, i, handler, ctx):
         """A loop starting at ``i`` whose back edge comes after the try's handler holds it."""
