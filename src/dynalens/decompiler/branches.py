@@ -545,9 +545,10 @@ class BranchMixin(object):
                     out.append(ast.If(test=test, body=[ast.Break()], orelse=[]))
                     return true
                 if PY >= (3, 12) and self.range_start == loop.body_start and \
-                        _negation_folds(test) and true < end:
+                        (_negation_folds(test) or self._threaded_back(ins.index)) and true < end:
                     # 3.12+ threads the end of `if test: rest-of-body` to the loop head;
-                    # `not (a in b)` would compile as `a not in b`, so keep the if
+                    # `not (a in b)` would compile as `a not in b`, so keep the if (and where
+                    # the exception table tells the threaded jump from a `continue`)
                     body, _ = self.walk(true, end, list(stack), ctx)
                     if body and isinstance(body[-1], ast.Continue) and end - 1 == loop.last:
                         body.pop()  # the loop's own back edge
@@ -644,6 +645,12 @@ class BranchMixin(object):
     # end of a range -> where the code goes on after it, when that is not the range's
     # end: an if body whose way over the else is a jump from inside it (see op_FOR_ITER)
     range_joins = {}
+
+    def _threaded_back(self, k):
+        """Whether the (conditional) jump back at ``k`` is the compiler's (the threaded end of
+        an if body), not a written ``continue``: inside a handler's range (a generator's body,
+        a try) the compiler's jump has no location and is left out, a statement's is not."""
+        return k > 0 and self.handler_at[k] is None and self.handler_at[k - 1] is not None
 
     def _jump_past(self, start, stop, end):
         """The one place past ``stop`` (up to ``end``) that jumps in [start, stop) go to,
