@@ -133,6 +133,8 @@ def decompile_body(code, kind=None, session=None):
         if not walker.relaid:
             raise
         stmts, _ = walker.walk(0, walker.n, [], Context())
+    if kind == "function":
+        walker.end_with_detached_exit(stmts)
     if (3, 12) <= sys.version_info < (3, 14) and kind in ("function", "lambda"):
         fold_conditional_returns(stmts)
     if KEEPS_DEAD_CODE and kind == "function":
@@ -167,6 +169,9 @@ def decompile_body(code, kind=None, session=None):
         decls.append(ast.Nonlocal(names=sorted(nonlocals)))
     if decls:
         at = 1 if stmts and _is_docstring(stmts[0]) else 0
+        while at < len(stmts) and isinstance(stmts[at], ast.ImportFrom) and \
+                stmts[at].module == "__future__":
+            at += 1  # (a module's names made global by a function: after these, or no compile)
         stmts[at:at] = decls
     return stmts
 
