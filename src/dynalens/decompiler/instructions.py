@@ -21,6 +21,8 @@ import dis
 import sys
 import threading
 
+from .decode import decode
+
 PY = sys.version_info[:2]
 # Where CALL finds the NULL / self slot: below the callable before 3.13, above it after.
 NULL_FIRST = PY < (3, 13)
@@ -138,16 +140,21 @@ def _jump_target_offset(raw):
     return raw.argval
 
 
+_JUMP_OPCODES = frozenset(dis.hasjrel) | frozenset(dis.hasjabs)
+
+
 def _is_jump(raw):
-    return raw.opcode in dis.hasjrel or raw.opcode in dis.hasjabs
+    return raw.opcode in _JUMP_OPCODES
+
+
+# 3.13+: dis says which line every instruction is on (``line_number``); before, only the
+# first instruction of a line carries it (``starts_line``).
+_LINE_NUMBERS = PY >= (3, 13)
+_END_FOR_POPS = PY >= (3, 13)  # END_FOR is followed by a POP_TOP (3.14: POP_ITER)
 
 
 def _line_of(raw):
-    line = getattr(raw, "line_number", None)
-    if line is None:
-        line = raw.starts_line if isinstance(raw.starts_line, int) and not isinstance(
-            raw.starts_line, bool) else None
-    return line
+    return raw.line_number if _LINE_NUMBERS else raw.starts_line
 
 
 def _cell_loads(new, code):
@@ -159,11 +166,24 @@ def _cell_loads(new, code):
             ins.op = "LOAD_CLOSURE"
 
 
+# Opnames that _normalize_one translates by more than a rename (3.11+: before, every
+# instruction goes through the legacy translation first): any other is renamed and kept.
+_TRANSLATED = frozenset(
+    set(_DROPPED) | set(_SPLIT) | set("BINARY_" + n for n in _BINARY) |
+    set("INPLACE_" + n for n in _BINARY) | set([
+        "LOAD_GLOBAL", "LOAD_ATTR", "LOAD_SUPER_ATTR", "CALL_INTRINSIC_1", "KW_NAMES", "CALL",
+        "RETURN_CONST", "RETURN_VALUE", "GET_ITER", "POP_ITER", "LOAD_SMALL_INT", "DUP_TOP",
+        "DUP_TOP_TWO", "ROT_TWO", "ROT_THREE", "ROT_FOUR", "ROT_N", "BINARY_OP",
+        "LOAD_COMMON_CONSTANT", "CALL_FUNCTION_EX", "COMPARE_OP"]))
+
+
 def _normalize_one(raw, kw_names_pending, consts, legacy_state=None):
     """Translate one ``dis.Instruction`` to zero or more normalized ``Instr``."""
     name = raw.opname
     off = raw.offset
     line = _line_of(raw)
+    if legacy_state is None and name not in _TRANSLATED:  # most instructions: a rename
+        return [Instr(_RENAMED.get(name, name), raw.arg, raw.argval, off, line)]
     if name in _DROPPED:
         return []
     if legacy_state is not None:
@@ -475,14 +495,15 @@ class shared_disassembly(object):
 
 
 def raw_instructions(code):
-    """``list(dis.get_instructions(code))``, shared within :class:`shared_disassembly`. Callers
-    must not change the list."""
+    """The instructions of ``code`` as ``dis.get_instructions`` describes them (decode.py reads
+    them faster), shared within :class:`shared_disassembly`. Callers must not change the
+    list."""
     cache = getattr(_SHARED, "cache", None)
     if cache is None:
-        return list(dis.get_instructions(code))
+        return decode(code)
     entry = cache.get(id(code))
     if entry is None or entry[0] is not code:
-        entry = cache[id(code)] = (code, list(dis.get_instructions(code)))
+        entry = cache[id(code)] = (code, decode(code))
     return entry[1]
 
 
@@ -502,14 +523,18 @@ def normalize(code):
     after_end_for = False
     legacy = _LegacyState(raws) if PY < (3, 11) else None
     replace, skip = _raw_rewrites(raws)
+    consts = code.co_consts
+    cells = code.co_cellvars + code.co_freevars if CLOSURE_IS_LOAD_FAST else ()
+    translated, renamed, jump_opcodes = _TRANSLATED, _RENAMED, _JUMP_OPCODES
     for raw in raws:
-        pending.append(raw.offset)
+        offset = raw.offset
+        pending.append(offset)
         if legacy is not None and legacy.skips(raw):
             continue
-        if raw.offset in skip:
+        if offset in skip:
             continue
-        if raw.offset in replace:
-            new = replace[raw.offset]
+        if offset in replace:
+            new = replace[offset]
             for off in pending:
                 offset_to_index[off] = len(out)
             pending = []
@@ -517,28 +542,40 @@ def normalize(code):
                 ins.index = len(out)
                 out.append(ins)
             continue
-        if after_end_for and raw.opname in ("POP_TOP", "POP_ITER"):
+        name = raw.opname
+        if after_end_for and name in ("POP_TOP", "POP_ITER"):
             # 3.13+: END_FOR; POP_TOP (3.14: POP_ITER) at a loop exit is skipped as a whole by
             # an exhausted FOR_ITER, which has already dropped the iterator
             after_end_for = False
             continue
-        after_end_for = raw.opname == "END_FOR" and PY >= (3, 13)
-        new = _normalize_one(raw, kw_names_pending, code.co_consts, legacy)
-        if not new:
-            continue
-        if CLOSURE_IS_LOAD_FAST:
-            _cell_loads(new, code)
-        for off in pending:
-            offset_to_index[off] = len(out)
-        pending = []
-        for ins in new:
-            ins.index = len(out)
+        after_end_for = _END_FOR_POPS and name == "END_FOR"
+        index = len(out)
+        if legacy is None and name not in translated:
+            # most instructions are only renamed (what _normalize_one would do, inlined)
+            ins = Instr(renamed.get(name, name), raw.arg, raw.argval, offset,
+                        raw.line_number if _LINE_NUMBERS else raw.starts_line)
+            if cells and ins.op == "LOAD_FAST" and ins.argval in cells:
+                ins.op = "LOAD_CLOSURE"  # (see _cell_loads)
+            ins.index = index
             out.append(ins)
-        if _is_jump(raw) or (legacy is not None and raw.offset in legacy.retarget):
+            new = None
+        else:
+            new = _normalize_one(raw, kw_names_pending, consts, legacy)
+            if not new:
+                continue
+            if CLOSURE_IS_LOAD_FAST:
+                _cell_loads(new, code)
+            for ins in new:
+                ins.index = len(out)
+                out.append(ins)
+        for off in pending:
+            offset_to_index[off] = index
+        pending = []
+        if raw.opcode in jump_opcodes or (legacy is not None and offset in legacy.retarget):
             target = _jump_target_offset(raw)
             if legacy is not None:
-                target = legacy.retarget.get(raw.offset, target)
-            raw_jump_targets.append((new[-1], target))
+                target = legacy.retarget.get(offset, target)
+            raw_jump_targets.append((out[-1], target))
     end = len(out)
     for off in pending:
         offset_to_index[off] = end
@@ -651,7 +688,8 @@ def _collapse(out, offset_to_index):
             remap[k] = len(new)
             k += 1
             continue
-        keep = _expanded_keep_jump(out, k, targeted)
+        op = ins.op
+        keep = _expanded_keep_jump(out, k, targeted) if op == "COPY" else None
         if keep is not None:
             new.append(Instr(keep, None, out[k + 1].argval, ins.offset, ins.line))
             new[-1].target = out[k + 1].target
@@ -659,7 +697,7 @@ def _collapse(out, offset_to_index):
             remap[k + 1] = remap[k + 2] = len(new)
             k += 3
             continue
-        if _expanded_backward_jump(out, k, targeted):
+        if op in _INVERTED and _expanded_backward_jump(out, k, targeted):
             ins.op = _INVERTED[ins.op]
             ins.target = out[k + 1].target
             remap[k] = len(new)
@@ -667,12 +705,12 @@ def _collapse(out, offset_to_index):
             new.append(ins)
             k += 2
             continue
-        if ins.op == "RETURN_GENERATOR" and k + 1 < n and out[k + 1].op == "POP_TOP":
+        if op == "RETURN_GENERATOR" and k + 1 < n and out[k + 1].op == "POP_TOP":
             remap[k] = remap[k + 1] = len(new)
             k += 2
             continue
-        length = _send_loop_length(out, k)
-        if not length and ins.op == "PUSH_NULL" and PY >= (3, 15):
+        length = _send_loop_length(out, k) if op == "LOAD_CONST" else 0
+        if not length and op == "PUSH_NULL" and PY >= (3, 15):
             length = _send_loop_length(out, k + 1)  # 3.15: PUSH_NULL; LOAD_CONST None; SEND
             length = length and length + 1
         if length:
