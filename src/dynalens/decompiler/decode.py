@@ -298,3 +298,33 @@ def decode(code):
             targets.add(target)
         offset += 2 + 2 * caches
     return out
+
+
+def _varints(data):
+    """The 6-bit varints of a 3.11+ exception table (CPython's
+    Objects/exception_handling_notes.txt): (starts an entry?, value) pairs."""
+    i = 0
+    n = len(data)
+    while i < n:
+        b = data[i]
+        i += 1
+        start_flag = bool(b & 128)
+        value = b & 63
+        while b & 64:
+            b = data[i]
+            i += 1
+            value = (value << 6) | (b & 63)
+        yield start_flag, value
+
+
+def exception_table(code):
+    """The rows of ``code``'s exception table as (start, end, target, depth, lasti), byte
+    offsets as in ``dis.Bytecode(code).exception_entries``; none before 3.11."""
+    table = getattr(code, "co_exceptiontable", b"") or b""
+    values = [value for _, value in _varints(table)]
+    rows = []
+    for k in range(0, len(values) - 3, 4):
+        start, length, target, depth_lasti = values[k:k + 4]
+        rows.append((start * 2, (start + length) * 2, target * 2, depth_lasti >> 1,
+                     bool(depth_lasti & 1)))
+    return rows

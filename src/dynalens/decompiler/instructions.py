@@ -21,7 +21,7 @@ import dis
 import sys
 import threading
 
-from .decode import decode
+from .decode import decode, exception_table
 
 PY = sys.version_info[:2]
 # Where CALL finds the NULL / self slot: below the callable before 3.13, above it after.
@@ -494,6 +494,16 @@ class shared_disassembly(object):
         return False
 
 
+def shared_cache(name):
+    """A dict that lives as long as the outermost :class:`shared_disassembly` (None outside
+    one): keyed by ``id`` of a code object with the object kept in the value, so that a
+    recycled id never matches (verify.py keeps normalized code objects here)."""
+    cache = getattr(_SHARED, "cache", None)
+    if cache is None:
+        return None
+    return cache.setdefault(name, {})
+
+
 def raw_instructions(code):
     """The instructions of ``code`` as ``dis.get_instructions`` describes them (decode.py reads
     them faster), shared within :class:`shared_disassembly`. Callers must not change the
@@ -749,40 +759,16 @@ def _index_at(offset_to_index, offset, end):
     return idx
 
 
-def _varints(data):
-    """Decode the 6-bit varints of a 3.11+ exception table (see Objects/exception_handling_notes.txt)."""
-    i = 0
-    n = len(data)
-    while i < n:
-        b = data[i]
-        i += 1
-        start_flag = bool(b & 128)
-        value = b & 63
-        while b & 64:
-            b = data[i]
-            i += 1
-            value = (value << 6) | (b & 63)
-        yield start_flag, value
-
-
 def exception_entries(code, offset_to_index):
     """The exception table of ``code`` as :class:`ExceptionEntry` over instruction indexes
     (before 3.11: the regions of the SETUP_* blocks, see legacy_blocks.py)."""
     if PY < (3, 11):
         return _legacy_entries(code, offset_to_index)
-    table = getattr(code, "co_exceptiontable", b"") or b""
-    values = [v for _, v in _varints(table)]
     end_index = offset_to_index[len(code.co_code)]
-    entries = []
-    for k in range(0, len(values) - 3, 4):
-        start, length, target, depth_lasti = values[k:k + 4]
-        start_off, end_off, target_off = start * 2, (start + length) * 2, target * 2
-        entries.append(ExceptionEntry(
-            _index_at(offset_to_index, start_off, end_index),
-            _index_at(offset_to_index, end_off, end_index),
-            _index_at(offset_to_index, target_off, end_index),
-            depth_lasti >> 1, bool(depth_lasti & 1)))
-    return entries
+    return [ExceptionEntry(_index_at(offset_to_index, start_off, end_index),
+                           _index_at(offset_to_index, end_off, end_index),
+                           _index_at(offset_to_index, target_off, end_index), depth, lasti)
+            for start_off, end_off, target_off, depth, lasti in exception_table(code)]
 
 
 def _legacy_entries(code, offset_to_index):
