@@ -277,9 +277,9 @@ class _LegacyState(object):
     """What the translation of one 3.8-3.10 instruction needs from the ones before it."""
 
     def __init__(self, raws):
-        from .legacy_blocks import block_stacks, inlined_exits, unthread
-        self.retarget = unthread(raws) if PY < (3, 10) else {}
-        self.reachable = block_stacks(raws, self.retarget)
+        from .legacy_blocks import inlined_exits
+        retarget, reachable = legacy_layout(raws)
+        self.retarget, self.reachable = dict(retarget), dict(reachable)  # (changed below)
         if PY < (3, 10):
             # a dead JUMP_FORWARD right after a return, raise or break is the jump over an
             # else branch: it keeps the if/else (elif) shape of the source
@@ -502,6 +502,22 @@ def shared_cache(name):
     if cache is None:
         return None
     return cache.setdefault(name, {})
+
+
+def legacy_layout(raws):
+    """3.8-3.10: (jumps unthread() sends back to their dead jump (3.8/3.9; {} on 3.10),
+    block_stacks() with them) for ``raws``, worked out once per list of raw instructions
+    within :class:`shared_disassembly` (the instruction pass, the exception regions and the
+    dead-return check all need them). Callers must not change either."""
+    from .legacy_blocks import block_stacks, unthread
+    cache = shared_cache("legacy layout")
+    entry = cache.get(id(raws)) if cache is not None else None
+    if entry is None or entry[0] is not raws:
+        retarget = unthread(raws) if PY < (3, 10) else {}
+        entry = (raws, (retarget, block_stacks(raws, retarget)))
+        if cache is not None:
+            cache[id(raws)] = entry
+    return entry[1]
 
 
 def raw_instructions(code):
@@ -773,9 +789,8 @@ def exception_entries(code, offset_to_index):
 
 def _legacy_entries(code, offset_to_index):
     """One entry per run of instructions whose innermost SETUP_* block is the same."""
-    from .legacy_blocks import block_stacks, unthread
     raws = raw_instructions(code)
-    stacks = block_stacks(raws, unthread(raws) if PY < (3, 10) else None)
+    stacks = legacy_layout(raws)[1]
     end_index = offset_to_index[len(code.co_code)]
     handler_of = {}
     for k, raw in enumerate(raws):
