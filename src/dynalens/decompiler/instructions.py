@@ -167,7 +167,8 @@ def _cell_loads(new, code):
 
 
 # Opnames that _normalize_one translates by more than a rename (3.11+: before, every
-# instruction goes through the legacy translation first): any other is renamed and kept.
+# instruction goes through the legacy translation first): normalize() renames any other
+# itself, without the call.
 _TRANSLATED = frozenset(
     set(_DROPPED) | set(_SPLIT) | set("BINARY_" + n for n in _BINARY) |
     set("INPLACE_" + n for n in _BINARY) | set([
@@ -182,14 +183,14 @@ def _normalize_one(raw, kw_names_pending, consts, legacy_state=None):
     name = raw.opname
     off = raw.offset
     line = _line_of(raw)
-    if legacy_state is None and name not in _TRANSLATED:  # most instructions: a rename
-        return [Instr(_RENAMED.get(name, name), raw.arg, raw.argval, off, line)]
     if name in _DROPPED:
         return []
     if legacy_state is not None:
         legacy = _normalize_legacy(raw, name, off, line, legacy_state)
         if legacy is not None:
             return legacy
+    if name not in _TRANSLATED:  # only renamed (the tests below are all for _TRANSLATED)
+        return [Instr(_RENAMED.get(name, name), raw.arg, raw.argval, off, line)]
     if name in _SPLIT:
         first, second = _SPLIT[name]
         a, b = raw.argval
@@ -577,7 +578,7 @@ def normalize(code):
         after_end_for = _END_FOR_POPS and name == "END_FOR"
         index = len(out)
         if legacy is None and name not in translated:
-            # most instructions are only renamed (what _normalize_one would do, inlined)
+            # most instructions are only renamed (any opname not in _TRANSLATED)
             ins = Instr(renamed.get(name, name), raw.arg, raw.argval, offset,
                         raw.line_number if _LINE_NUMBERS else raw.starts_line)
             if cells and ins.op == "LOAD_FAST" and ins.argval in cells:
