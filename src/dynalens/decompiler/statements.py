@@ -640,6 +640,9 @@ class StatementWalker(StackMachine):
     def _structure_at(self, i, stack, out, ctx):
         """Start a construct at ``i`` if one starts here: try, while (the one that encloses
         the other first, when both start here)."""
+        if (i >= self.n or self.handler_at[i] is None) and i not in self.while_loops and \
+                i not in self.back_jumps:
+            return None  # most instructions: nothing starts here (checked before any work)
         entries = self.chain(i)
         if entries:
             for e in reversed(entries):
