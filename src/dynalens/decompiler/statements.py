@@ -19,6 +19,7 @@ marker on the stack, so its unwinding before ``return``/``break`` needs no templ
 
 import ast
 import copy
+from types import MethodType
 
 from .annotate import CO_FUTURE_ANNOTATIONS, unstringify
 from .cold_blocks import exception_only_code
@@ -182,6 +183,18 @@ class ExitBlocks(object):
     def target(self, index):
         """Where a jump to ``index`` goes, detached copies replaced by their virtual label."""
         return self.virtual.get(index, index)
+
+
+_HANDLERS = {}  # walker class -> {opname: function(walker, ins, stack, out)}
+
+
+def _handlers_of(cls):
+    """The op_* handlers of a walker class found so far (walk() looks each opname up once per
+    class, not per instruction: instances never override them)."""
+    found = _HANDLERS.get(cls)
+    if found is None:
+        found = _HANDLERS[cls] = {}
+    return found
 
 
 def _falls_through(stmt):
@@ -406,8 +419,21 @@ class StatementWalker(StackMachine):
             there.arg == after.arg and [e.target for e in self.chain(target)] == \
             [e.target for e in self.chain(exit_)]
 
+    _chains = None  # i -> chain(i): the table is fixed once the walker is made
+
     def chain(self, i):
-        """Exception entries that handle an exception at ``i``, innermost first."""
+        """Exception entries that handle an exception at ``i``, innermost first (callers
+        must not change the list: it is kept for the next asker, as the walk asks for every
+        instruction inside a try)."""
+        chains = self._chains
+        if chains is None:
+            chains = self._chains = {}
+        result = chains.get(i)
+        if result is None:
+            result = chains[i] = self._chain(i)
+        return result
+
+    def _chain(self, i):
         result = []
         e = self.handler_at[i] if i < self.n else None
         seen = set()
@@ -427,21 +453,37 @@ class StatementWalker(StackMachine):
         try:
             i = start
             instrs = self.instrs
+            handlers = _handlers_of(type(self))
+            # _skip and _structure_at have nothing to do at most instructions: their first
+            # tests are repeated here, so those pay no call
+            n = self.n
+            detached, cleanups = self.exits.ends, self.cleanup_starts
+            plain = not ctx.finally_copies and not ctx.handler_name
+            handler_at, while_loops, back_jumps = self.handler_at, self.while_loops, \
+                self.back_jumps
             while i < end:
-                i = self._skip(i, ctx)
-                if i >= end:
-                    break
-                if not chunk_mode:
+                if not plain or i in detached or i in cleanups or i >= n:
+                    i = self._skip(i, ctx)
+                    if i >= end:
+                        break
+                if not chunk_mode and not ((i >= n or handler_at[i] is None) and
+                                           i not in while_loops and i not in back_jumps):
                     nxt = self._structure_at(i, stack, out, ctx)
                     if nxt is not None:
                         i = nxt
                         continue
                 ins = instrs[i]
-                handler = getattr(self, "op_" + ins.op, None)
-                if handler is None:
-                    self.fail("unsupported opcode", ins)
                 before = len(out)
-                nxt = handler(ins, stack, out)
+                handler = handlers.get(ins.op)
+                if handler is not None:
+                    nxt = handler(self, ins, stack, out)
+                else:
+                    handler = getattr(self, "op_" + ins.op, None)
+                    if handler is None:
+                        self.fail("unsupported opcode", ins)
+                    if isinstance(handler, MethodType) and handler.__self__ is self:
+                        handlers[ins.op] = handler.__func__
+                    nxt = handler(ins, stack, out)
                 # number new values in the order they were made: after SWAPs the stack order
                 # is not that order, and spilled values are assigned in it
                 self.made += 1
