@@ -89,6 +89,9 @@ def _made_or(node, default):
     return default if stamp is None else stamp
 
 
+_SAME_AS_REPR = frozenset([str, int, bool, bytes, type(None)])
+
+
 class ExitBlocks(object):
     """Copies of one small exit block (straight code ending in ``RETURN_VALUE``).
 
@@ -162,7 +165,10 @@ class ExitBlocks(object):
             if ins.op not in self._KEY_OPS or (q > k and ins.is_target) or \
                     hasattr(ins.argval, "co_code"):
                 return None
-            ops.append((ins.op, type(ins.argval), repr(ins.argval)))
+            value = ins.argval
+            kind = type(value)
+            # equal values of these types are equal reprs (not floats: 0.0 == -0.0)
+            ops.append((ins.op, kind, value if kind in _SAME_AS_REPR else repr(value)))
             if ins.op == "RETURN_VALUE":
                 if q == k:
                     return None
