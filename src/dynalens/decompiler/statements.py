@@ -118,16 +118,10 @@ class ExitBlocks(object):
         blocks = {}
         blocks_at = set()
         n = len(instrs)
-        # a block can only start within MAX_LENGTH instructions before a RETURN_VALUE
-        candidates = set()
-        for k, ins in enumerate(instrs):
-            if ins.op == "RETURN_VALUE":
-                candidates.update(range(max(0, k - self.MAX_LENGTH + 1), k))
-        for k in sorted(candidates):
-            key = self._key(k)
-            if key is not None:
-                blocks.setdefault(key, []).append(k)
-                blocks_at.add(k)
+        keys = self.keys = self._keys()
+        for k in sorted(keys):
+            blocks.setdefault(keys[k], []).append(k)
+            blocks_at.add(k)
         # only copies of line-less blocks are the compiler's: a written statement starts a
         # line after everything before it
         written = set()
@@ -157,31 +151,48 @@ class ExitBlocks(object):
                 for k in starts:
                     self.canon[k] = labels[key]
 
-    def _key(self, k):
+    def _keys(self):
+        """{start: key} for every exit block: a run of at most MAX_LENGTH key operations
+        ending at the first RETURN_VALUE after its start, no instruction inside it jumped to,
+        no code object loaded. The key is the run's (op, type, value) items, keyed by repr
+        where equal values can have different reprs; 3.12+ adds the line of a written
+        ``return value`` (see below). Read backwards from each return, each item made once."""
         instrs = self.instrs
-        ops = []
-        for q in range(k, min(k + self.MAX_LENGTH, len(instrs))):
-            ins = instrs[q]
-            if ins.op not in self._KEY_OPS or (q > k and ins.is_target) or \
-                    hasattr(ins.argval, "co_code"):
-                return None
-            value = ins.argval
-            kind = type(value)
-            # equal values of these types are equal reprs (not floats: 0.0 == -0.0)
-            ops.append((ins.op, kind, value if kind in _SAME_AS_REPR else repr(value)))
-            if ins.op == "RETURN_VALUE":
-                if q == k:
-                    return None
-                lines = [i.line for i in instrs[k:q + 1] if i.line is not None]
-                if PY >= (3, 12) and lines and not (
-                        instrs[q - 1].op == "LOAD_CONST" and instrs[q - 1].argval is None):
-                    # 3.12+ copies a written `return value` with its line: the same code on
-                    # another line is another statement (`return fallback` in two handlers;
-                    # only a line-less exit, the implicit `return None`, takes its lines
-                    # from where it was copied)
-                    ops[-1] += (lines[0],)
-                return tuple(ops)
-        return None
+        key_ops = self._KEY_OPS
+        keys = {}
+        for q, ret in enumerate(instrs):
+            if ret.op != "RETURN_VALUE" or ret.is_target:
+                continue
+            items = [(ret.op, type(ret.argval), repr(ret.argval))]
+            line = ret.line
+            # 3.12+ copies a written `return value` with its line: the same code on another
+            # line is another statement (`return fallback` in two handlers; only a line-less
+            # exit, the implicit `return None`, takes its lines from where it was copied)
+            before = instrs[q - 1] if q else None
+            lined = PY >= (3, 12) and not (
+                before is not None and before.op == "LOAD_CONST" and before.argval is None)
+            for k in range(q - 1, max(-1, q - self.MAX_LENGTH), -1):
+                ins = instrs[k]
+                if ins.op not in key_ops or ins.op == "RETURN_VALUE" or \
+                        hasattr(ins.argval, "co_code"):
+                    break
+                value = ins.argval
+                kind = type(value)
+                # equal values of these types are equal reprs (not floats: 0.0 == -0.0)
+                items.append((ins.op, kind, value if kind in _SAME_AS_REPR else repr(value)))
+                if ins.line is not None:
+                    line = ins.line  # the first line of the run [k, q]
+                key = items[::-1]
+                if lined and line is not None:
+                    key[-1] += (line,)
+                keys[k] = tuple(key)
+                if ins.is_target:
+                    break  # (only as the run's first instruction)
+        return keys
+
+    def _key(self, k):
+        """The key of the exit block starting at ``k``, or None where none starts."""
+        return self.keys.get(k)
 
     def label(self, index):
         return self.canon.get(index, index)
