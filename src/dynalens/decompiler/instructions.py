@@ -406,13 +406,15 @@ def _assertion_loads(raws):
 def _async_for_setups(raws):
     """Offsets of the SETUP_FINALLY that opens each 3.8-3.10 ``async for`` step (its handler is
     END_ASYNC_FOR): dropped, so the loop starts at GET_ANEXT as on 3.11."""
-    by_offset = dict((raw.offset, raw) for raw in raws)
     found = set()
-    for raw in raws:
-        if raw.opname == "SETUP_FINALLY":
-            handler = by_offset.get(raw.argval)
-            if handler is not None and handler.opname == "END_ASYNC_FOR":
-                found.add(raw.offset)
+    setups = [raw for raw in raws if raw.opname == "SETUP_FINALLY"]
+    if not setups:
+        return found
+    by_offset = dict((raw.offset, raw) for raw in raws)
+    for raw in setups:
+        handler = by_offset.get(raw.argval)
+        if handler is not None and handler.opname == "END_ASYNC_FOR":
+            found.add(raw.offset)
     return found
 
 
@@ -510,12 +512,18 @@ def legacy_layout(raws):
     block_stacks() with them) for ``raws``, worked out once per list of raw instructions
     within :class:`shared_disassembly` (the instruction pass, the exception regions and the
     dead-return check all need them). Callers must not change either."""
-    from .legacy_blocks import block_stacks, unthread
+    from .legacy_blocks import block_stacks, unthread_with_stacks
     cache = shared_cache("legacy layout")
     entry = cache.get(id(raws)) if cache is not None else None
     if entry is None or entry[0] is not raws:
-        retarget = unthread(raws) if PY < (3, 10) else {}
-        entry = (raws, (retarget, block_stacks(raws, retarget)))
+        if PY < (3, 10):
+            retarget, stacks = unthread_with_stacks(raws)
+            if retarget:  # (jumps sent elsewhere reach other code)
+                stacks = block_stacks(raws, retarget)
+        else:
+            retarget = {}
+            stacks = block_stacks(raws, retarget)
+        entry = (raws, (retarget, stacks))
         if cache is not None:
             cache[id(raws)] = entry
     return entry[1]

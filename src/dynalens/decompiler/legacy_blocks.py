@@ -72,7 +72,16 @@ def _raw_at(raws, offset):
 
 
 def unthread(raws):
-    """Undo 3.8/3.9's jump threading where it left a trace: {conditional jump offset: offset
+    """:func:`unthread_with_stacks` without the block stacks."""
+    return unthread_with_stacks(raws)[0]
+
+
+def unthread_with_stacks(raws):
+    """(retarget, stacks): what :func:`unthread` returns, and the ``block_stacks(raws)`` it
+    read (with no jump retargeted, that is also what ``block_stacks(raws, retarget)`` gives:
+    the caller need not walk the control flow again).
+
+    Undo 3.8/3.9's jump threading where it left a trace: {conditional jump offset: offset
     of the unreachable unconditional jump it was first compiled to}.
 
     The peephole optimizer sends a conditional jump whose target is an unconditional jump
@@ -168,7 +177,7 @@ def unthread(raws):
             retarget[raw.offset] = last_back[raw.argval]
     # a dead jump kept above that goes back to the loop head ended an if body before its else:
     # it first went to the if's end, the loop's last back edge
-    by_offset = dict((raw.offset, raw) for raw in raws)
+    by_offset = dict((raw.offset, raw) for raw in raws) if retarget else {}
     for dead in set(retarget.values()):
         raw = by_offset[dead]
         if raw.offset not in stacks and raw.argval < raw.offset and \
@@ -176,15 +185,18 @@ def unthread(raws):
             retarget[raw.offset] = last_back[raw.argval]
     # the same jump with no test sent back to it: dead after a continue or return, right
     # before an else body that earlier tests jump to
-    tested = set(raw.argval for raw in raws if raw.opname in _CONDITIONAL and raw.offset in stacks)
+    tested = None  # (made at the first dead jump back: most code has none)
     for k in range(1, len(raws) - 1):
         raw = raws[k]
-        if raw.opname == "JUMP_ABSOLUTE" and raw.offset not in stacks and \
-                raw.offset not in retarget and raws[k - 1].offset in stacks and \
+        if raw.opname != "JUMP_ABSOLUTE" or raw.offset in stacks:
+            continue
+        if tested is None:
+            tested = set(r.argval for r in raws if r.opname in _CONDITIONAL and r.offset in stacks)
+        if raw.offset not in retarget and raws[k - 1].offset in stacks and \
                 raws[k - 1].opname in _TERMINAL and raws[k + 1].offset in tested and \
                 raw.argval < raw.offset and last_back.get(raw.argval, -1) > raw.offset:
             retarget[raw.offset] = last_back[raw.argval]
-    return retarget
+    return retarget, stacks
 
 
 _TERMINAL = frozenset(["RETURN_VALUE", "RAISE_VARARGS", "RERAISE", "JUMP_ABSOLUTE",
