@@ -744,7 +744,8 @@ def _collapse(out, offset_to_index):
             remap[k] = remap[k + 1] = len(new)
             k += 2
             continue
-        length = _send_loop_length(out, k) if op == "LOAD_CONST" else 0
+        # (a SEND loop starts with LOAD_CONST None: no call for any other constant)
+        length = _send_loop_length(out, k) if op == "LOAD_CONST" and ins.argval is None else 0
         if not length and op == "PUSH_NULL" and PY >= (3, 15):
             length = _send_loop_length(out, k + 1)  # 3.15: PUSH_NULL; LOAD_CONST None; SEND
             length = length and length + 1
