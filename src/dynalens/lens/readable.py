@@ -220,13 +220,23 @@ def _role_names(func, resume_params, taken):
 
     assigns = _assigns(func)
     aliases, makers = _resume_aliases(assigns, resume_params)
+    for node in ast.walk(func):
+        # ``__resume_at_...(cells)(...)``: the resume function made with its closure cells,
+        # called at once (the collapsed form of resume_fn = ...; resume_fn(...))
+        if isinstance(node, ast.Call) and _resume_maker(node.func, aliases):
+            makers.add(id(node.func))
+            for arg in node.func.args:
+                give(arg, "frame_cells")
     for block in _blocks(func):
         for stmt in block:
             for node in ast.walk(stmt):
-                if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)):
+                if not isinstance(node, ast.Call) or id(node) in makers:
                     continue
-                target = aliases.get(node.func.id)
-                if target is None or id(node) in makers:
+                callee = node.func.func if _resume_maker(node.func, aliases) else node.func
+                if not isinstance(callee, ast.Name):
+                    continue
+                target = aliases.get(callee.id)
+                if target is None:
                     continue
                 params = resume_params[target]
                 give(node.func, "resume_fn")
@@ -263,6 +273,10 @@ def _role_names(func, resume_params, taken):
                 found |= give(item.value, "frame_values")
             elif wanted == "frame_values":
                 found |= give(item, "live_values")
+    for node in ast.walk(func):
+        for keyword in getattr(node, "keywords", ()):
+            if keyword.arg is None:  # f(**T): the keyword arguments of a call
+                give(keyword.value, "call_kwargs")
     uses = _uses(func)
     for target, value in assigns:
         if isinstance(value, ast.Subscript) and isinstance(value.value, ast.Name) \
@@ -285,6 +299,13 @@ def _role_names(func, resume_params, taken):
                 and isinstance(value.slice.value, str) and value.slice.value.isidentifier():
             give(target, value.slice.value)
     return names
+
+
+def _resume_maker(node, aliases):
+    """Is ``node`` a call of a resume function's global with its cells (which makes the
+    function that is then called)?"""
+    return isinstance(node, ast.Call) and isinstance(node.func, ast.Name) \
+        and node.func.id in aliases and not node.keywords
 
 
 def _inline_all(tree, func_name, check):
@@ -357,7 +378,14 @@ def readable_source(text, func_name, code, check, resume_codes=()):
     def check(candidate):
         return inner_check(_with_marks(candidate, marks))
 
-    tree, changed = _inline_all(tree, func_name, check)
+    changed = False
+    from .resume_lists import collapse  # here: it builds on this module's helpers
+
+    collapsed = collapse(tree, func_name)
+    if collapsed is not None and check(ast.unparse(collapsed) + "\n"):
+        tree, changed = collapsed, True
+    tree, inlined = _inline_all(tree, func_name, check)
+    changed |= inlined
     func = _function(tree, func_name)
     taken = _global_names(code) | set(_touched_locals(code)) | set(code.co_freevars) \
         | set(code.co_cellvars) | {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)
@@ -539,6 +567,11 @@ def line_comments(text, func_name, code, compiled):
             line, source_line = ours[a + k][1], theirs[b + k][1]
             if line is not None and source_line is not None:
                 user.setdefault(line, []).append(source_line)
+    # an instruction found once on each side is the same instruction wherever the alignment
+    # went (the recompiled code builds a resume call's lists in far fewer instructions)
+    for key, (line, source_line) in _unique_pairs(ours, theirs).items():
+        if line is not None and source_line is not None and line not in user:
+            user[line] = [source_line]
     try:
         func = _function(ast.parse(text), func_name)
     except SyntaxError:
@@ -564,6 +597,19 @@ def line_comments(text, func_name, code, compiled):
         else:
             lines[row] += "  # %s:%d" % (base, best)
     return "\n".join(lines)
+
+
+def _unique_pairs(ours, theirs):
+    """{key: (our line, their line)} for each instruction key found exactly once on each
+    side."""
+    def once(seq):
+        counts = {}
+        for key, line in seq:
+            counts.setdefault(key, []).append(line)
+        return {key: lines[0] for key, lines in counts.items() if len(lines) == 1}
+
+    mine, other = once(ours), once(theirs)
+    return {key: (mine[key], other[key]) for key in mine if key in other}
 
 
 class _Unknown(Exception):
