@@ -297,3 +297,18 @@ def test_marks_above_a_top_level_statement_are_kept():
     out = readable_source(faithful, "f", code, checker(code))
     assert out == ("# dynalens: not exact: some difference\nif False:\n    import m\n\n"
                    "def f(a):\n    return [h(a)]\n"), out
+
+
+@needs_dataflow
+def test_value_read_through_a_named_expression_is_named_after_it():
+    faithful = textwrap.dedent("""\
+        def f(x):
+            __temp_1 = (tmp_1 := x.setter)
+            k()
+            __temp_1(tmp_1, 1)
+            return __temp_1(x, 2)
+        """)
+    code = code_of(faithful)
+    out = readable_source(faithful, "f", code, checker(code))
+    assert out is not None and "setter = (tmp_1 := x.setter)" in out, out
+    assert temp_count(out) == 0 and verify(code, out, temporaries=True)

@@ -290,7 +290,10 @@ def _role_names(func, resume_params, taken):
                                                for n in uses.get(target, ())):
             give(target, "_")
     for target, value in assigns:
-        # what it was read from: a variable, an attribute (a bound method), a dict key
+        # what it was read from: a variable, an attribute (a bound method), a dict key (seen
+        # through the decompiler's ``(tmp_3 := ...)`` names of values used again)
+        while isinstance(value, ast.NamedExpr):
+            value = value.value
         if isinstance(value, ast.Name) and not TEMP_RE.match(value.id):
             give(target, value.id)
         elif isinstance(value, ast.Attribute):
