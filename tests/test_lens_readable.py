@@ -120,6 +120,17 @@ def test_each_statement_says_its_user_line():
     assert marked.splitlines()[3:] == ["    x = a + 1  # user.py:2", "    return x  # user.py:3"]
 
 
+@pytest.mark.skipif(sys.version_info < (3, 11), reason="instruction positions are 3.11+")
+def test_if_and_while_headers_say_their_user_line():
+    user = code_of("def f(a):\n    x = a + 1\n    if x:\n        return x\n"
+                   "    while a:\n        a = g(a)\n    return a\n", filename="/src/user.py")
+    text = "def f(a):\n    x = a + 1\n    if x:\n        return x\n" \
+           "    while a:\n        a = g(a)\n    return a\n"
+    marked = line_comments(text, "f", user, code_of(text, filename="/dump/f.py"))
+    assert marked.splitlines()[2] == "    if x:  # user.py:3"
+    assert marked.splitlines()[4] == "    while a:  # user.py:5"
+
+
 @pytest.mark.torch
 @needs_dataflow
 def test_readme_example_transformed_file_is_readable_and_verified(tmp_path):

@@ -2,8 +2,10 @@
 
 A faithful decompile of Dynamo's transformed code holds every value Dynamo left on the stack in
 a ``__temp_N`` variable, so a three-line function reads as thirty lines of list shuffling. This
-pass rewrites the decompiled source (an ``ast``) in two ways that change no operation:
+pass rewrites the decompiled source (an ``ast``) in three ways that change no operation:
 
+* **collapse** Dynamo's list shuffling before a resume call into the lists it ends up
+  passing (:mod:`resume_lists`): ``return __resume_at_102_2([], [], b, x)``;
 * **inline** a temporary that is stored once and read once into the place it is read
   (``__temp_4 = [g[1]]; __temp_1 = __temp_4[0:1]`` -> ``__temp_1 = [g[1]][0:1]``);
 * **rename** the temporaries left by what Dynamo's code says they are (:func:`_role_names`):
@@ -188,6 +190,9 @@ def _role_names(func, resume_params, taken):
       ``frame_values``: L is ``live_values``; ``T = [(), ...]`` (a list of cell tuples):
       ``cells``; ``resume_fn = __resume_at_...(C[-1])`` (a resume function made with its
       closure cells): C is ``nested_cells`` (and ``frame_cells = C[-1]`` when loaded first);
+    * ``__resume_at_...(T)(...)`` (the collapsed form, :mod:`resume_lists`): T
+      ``frame_cells``, the call's arguments after the resume function's parameters;
+    * ``f(**T)``: ``call_kwargs``;
     * ``T = graph_out_0[i]``: a graph output, ``graph_out_0_i``;
     * a temporary never read: ``_``;
     * otherwise what it was read from: ``T = sink`` -> ``sink_``, ``T = opt.zero_grad`` ->
@@ -585,11 +590,15 @@ def line_comments(text, func_name, code, compiled):
     commented = _comment_rows(text)
     lines = text.split("\n")
     for node in ast.walk(func):
-        if not isinstance(node, ast.stmt) or node is func or hasattr(node, "body"):
+        if not isinstance(node, ast.stmt) or node is func:
             continue
-        if node.lineno != node.end_lineno:
+        if isinstance(node, (ast.If, ast.While)):
+            # the header: its test's instructions are the ones on its line
+            if node.test.end_lineno != node.lineno or node.body[0].lineno == node.lineno:
+                continue
+        elif hasattr(node, "body") or node.lineno != node.end_lineno:
             continue
-        found = [u for ln in range(node.lineno, node.end_lineno + 1) for u in user.get(ln, ())]
+        found = list(user.get(node.lineno, ()))
         if not found:
             continue
         row = node.lineno - 1
