@@ -323,3 +323,19 @@ def test_value_read_through_a_named_expression_is_named_after_it():
     out = readable_source(faithful, "f", code, checker(code))
     assert out is not None and "setter = (tmp_1 := x.setter)" in out, out
     assert temp_count(out) == 0 and verify(code, out, temporaries=True)
+
+
+@needs_dataflow
+def test_arguments_of_a_call_by_star_are_named_so():
+    faithful = textwrap.dedent("""\
+        def f(self, h):
+            __temp_5 = (self,)
+            __temp_6 = {}
+            k()
+            return h(*__temp_5, **__temp_6)
+        """)
+    code = code_of(faithful)
+    out = readable_source(faithful, "f", code, checker(code))
+    assert out is not None and "call_args = (self,)" in out and "call_kwargs = {}" in out, out
+    assert "return h(*call_args, **call_kwargs)" in out, out
+    assert verify(code, out, temporaries=True)

@@ -192,7 +192,7 @@ def _role_names(func, resume_params, taken):
       closure cells): C is ``nested_cells`` (and ``frame_cells = C[-1]`` when loaded first);
     * ``__resume_at_...(T)(...)`` (the collapsed form, :mod:`resume_lists`): T
       ``frame_cells``, the call's arguments after the resume function's parameters;
-    * ``f(**T)``: ``call_kwargs``;
+    * ``f(*T)``, ``f(**T)``: ``call_args``, ``call_kwargs``;
     * ``T = graph_out_0[i]``: a graph output, ``graph_out_0_i``;
     * a temporary never read: ``_``;
     * otherwise what it was read from: ``T = sink`` -> ``sink_``, ``T = opt.zero_grad`` ->
@@ -282,6 +282,10 @@ def _role_names(func, resume_params, taken):
         for keyword in getattr(node, "keywords", ()):
             if keyword.arg is None:  # f(**T): the keyword arguments of a call
                 give(keyword.value, "call_kwargs")
+        if isinstance(node, ast.Call):
+            for arg in node.args:
+                if isinstance(arg, ast.Starred):  # f(*T): its positional arguments
+                    give(arg.value, "call_args")
     uses = _uses(func)
     for target, value in assigns:
         if isinstance(value, ast.Subscript) and isinstance(value.value, ast.Name) \
