@@ -18,7 +18,10 @@ matches ``f()`` left on the stack for ``g``. Identity tests and slices run no co
 fail, so they are values made of their operands, not events: ``x is None`` then a truth jump
 is the one-instruction None jump, and ``x[a:b]`` in one instruction (3.12+) is BUILD_SLICE and
 the subscript. A method-form attribute load for a call is the plain load and a NULL (torch
-2.15 writes calls that way): the call then does the same.
+2.15 writes calls that way): the call then does the same. A list just built that nobody else
+has seen is followed by its contents until an event takes it (:mod:`dataflow_lists`): the
+shuffling Dynamo does with the lists it hands to a resume function is then the same as
+building the final lists at the call.
 
 Paths are explored once per distinct state (values renamed canonically), so loops and joins
 terminate. Anything the model does not know is a difference, never a pass: an instruction not
@@ -138,7 +141,8 @@ class _Unsupported(Exception):
 class _State(object):
     """One side's position: instruction index, value stack, locals (name -> value), the
     keyword names a 3.11/3.12 KW_NAMES left for the next CALL, and the contents of the fresh
-    lists this path follows (list id -> tuple of values; see :mod:`dataflow_lists`)."""
+    lists this path follows (list id -> tuple of values, and under None the last id given;
+    see :mod:`dataflow_lists`)."""
 
     __slots__ = ("pc", "stack", "names", "kwnames", "lists")
 
