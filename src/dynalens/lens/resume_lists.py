@@ -317,10 +317,6 @@ def _snapshot(env):
                              ctx=ast.Load()))
 
 
-def _holds_any(stmt, env):
-    return any(isinstance(n, ast.Name) and n.id in env for n in ast.walk(stmt))
-
-
 def _stores_any(stmt, env):
     return any(isinstance(n, ast.Name) and isinstance(n.ctx, (ast.Store, ast.Del))
                and n.id in env for n in ast.walk(stmt))
