@@ -339,3 +339,24 @@ def test_arguments_of_a_call_by_star_are_named_so():
     assert out is not None and "call_args = (self,)" in out and "call_kwargs = {}" in out, out
     assert "return h(*call_args, **call_kwargs)" in out, out
     assert verify(code, out, temporaries=True)
+
+
+@needs_dataflow
+def test_item_and_graph_result_are_named_after_what_they_are():
+    faithful = textwrap.dedent("""\
+        def f(cache, a):
+            __temp_1 = __compiled_fn_5_abc(a)
+            __temp_2 = (tmp_2 := (tmp_1 := cache.layers)[0])
+            __temp_3 = (tmp_3 := tmp_1[1])
+            k()
+            graph_out_0 = __temp_1
+            setter(__temp_2, tmp_2, graph_out_0)
+            return setter(__temp_3, tmp_3)
+        """)
+    code = code_of(faithful)
+    out = readable_source(faithful, "f", code, checker(code))
+    assert out is not None and temp_count(out) == 0, out
+    assert "graph_out = __compiled_fn_5_abc(a)" in out, out
+    assert "layers_0 = (tmp_2 := (tmp_1 := cache.layers)[0])" in out, out
+    assert "layers_1 = (tmp_3 := tmp_1[1])" in out, out
+    assert verify(code, out, temporaries=True)

@@ -197,7 +197,8 @@ def _role_names(func, resume_params, taken):
     * a temporary never read: ``_``;
     * otherwise what it was read from: ``T = sink`` -> ``sink_``, ``T = opt.zero_grad`` ->
       ``zero_grad``, ``T = __builtins_dict['print']`` -> ``print`` (the function called at the
-      graph break, kept aside while the graph runs).
+      graph break, kept aside while the graph runs), ``T = cache.layers[0]`` -> ``layers_0``;
+      ``T = __compiled_fn_5(...)``: ``graph_out``.
 
     One name may go to several temporaries (both branches of an ``if`` call a resume function;
     the same list is read again): the verification decides whether that is the same value.
@@ -298,19 +299,42 @@ def _role_names(func, resume_params, taken):
         elif TEMP_RE.match(target) and not any(isinstance(n.ctx, ast.Load)
                                                for n in uses.get(target, ())):
             give(target, "_")
+    walrus = {node.target.id: node.value for node in ast.walk(func)
+              if isinstance(node, ast.NamedExpr) and isinstance(node.target, ast.Name)}
     for target, value in assigns:
-        # what it was read from: a variable, an attribute (a bound method), a dict key (seen
-        # through the decompiler's ``(tmp_3 := ...)`` names of values used again)
-        while isinstance(value, ast.NamedExpr):
-            value = value.value
-        if isinstance(value, ast.Name) and not TEMP_RE.match(value.id):
-            give(target, value.id)
-        elif isinstance(value, ast.Attribute):
-            give(target, value.attr)
-        elif isinstance(value, ast.Subscript) and isinstance(value.slice, ast.Constant) \
-                and isinstance(value.slice.value, str) and value.slice.value.isidentifier():
-            give(target, value.slice.value)
+        # what it was read from: a variable, an attribute (a bound method), a dict key, an
+        # item (seen through the decompiler's ``(tmp_3 := ...)`` names of values used again);
+        # a graph's result, kept aside while Dynamo deletes its temporaries
+        if isinstance(value, ast.Call) and isinstance(value.func, ast.Name) \
+                and value.func.id.startswith("__compiled_fn_"):
+            give(target, "graph_out")
+            continue
+        wanted = _read_name(value, walrus)
+        if wanted:
+            give(target, wanted)
     return names
+
+
+def _read_name(node, walrus, depth=0):
+    """A name for the value ``node`` reads: the variable, attribute or dict key it is read
+    from, ``layers_0`` for ``x.layers[0]``; a ``tmp_N`` the decompiler named with ``:=`` is
+    what it was set to (``walrus``: {name: value}). None when nothing says."""
+    while isinstance(node, ast.NamedExpr):
+        node = node.value
+    if isinstance(node, ast.Name):
+        if node.id in walrus and depth < 8:
+            return _read_name(walrus[node.id], walrus, depth + 1)
+        return None if TEMP_RE.match(node.id) else node.id
+    if isinstance(node, ast.Attribute):
+        return node.attr
+    if isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Constant):
+        key = node.slice.value
+        if isinstance(key, str) and key.isidentifier():
+            return key
+        if type(key) is int and key >= 0 and depth < 8:
+            base = _read_name(node.value, walrus, depth + 1)
+            return "%s_%d" % (base, key) if base else None
+    return None
 
 
 def _resume_maker(node, aliases):
