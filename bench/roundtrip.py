@@ -4,18 +4,21 @@ For each .py file of the running interpreter's stdlib (tests excluded), or of --
 --source-zip, this compiles the file, then decompiles the module code and every nested code
 object ALONE (functions, methods, lambdas, comprehensions, class bodies), recompiles each output
 and compares normalized bytecode with dynalens' verify(). It prints how much comes back exact,
-what fails and why, and how fast decompilation is (decompile time only; verification is not
-counted).
+what fails and why, and how fast decompilation is: the time of decompile_code (which verifies
+and marks its own output, so verification is included; this script's second verify() is not
+counted) and its ratio to the CPU time of compile() of the same files, measured in the same run.
 
 Only the standard library is used, so the same script runs on CPython 3.8-3.15 and under Pyodide
 (where the stdlib is python_stdlib.zip: use --source-zip, and -j is ignored).
 
     python bench/roundtrip.py [--sample N] [-j N] [--json OUT] [--failures OUT] [--quiet]
+                              [--verdicts OUT] [--ratchet]
     python bench/roundtrip.py --baseline     # hand verify() the true source: must be 100%
 """
 
 import argparse
 import collections
+import io
 import json
 import os
 import platform
@@ -27,6 +30,8 @@ import warnings
 import zipfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+if HERE not in sys.path:
+    sys.path.append(HERE)  # bench/ratchet.py
 SRC = os.path.join(os.path.dirname(HERE), "src")
 if os.path.isdir(SRC) and SRC not in sys.path:
     sys.path.insert(0, SRC)
@@ -179,14 +184,23 @@ class FileResult(object):
         self.failures = []  # (kind, qualname, cause, difference, decompiled source or None)
         self.unmarked = []  # qualnames of outputs not exact that carry no '# dynalens:' line
         self.seconds = collections.Counter()  # wall and cpu seconds per kind, compile time
+        self.verdicts = []  # (qualname, first line, "exact" or the cause), in walk order
 
 
 def _qualname(code):
     return getattr(code, "co_qualname", code.co_name)
 
 
-def round_trip(code, kind, decompile_code, result, keep_sources, true_source):
-    """Decompile one code object alone and verify it; record the outcome under ``kind``."""
+def round_trip(code, kind, decompile_code, result, keep_sources, true_source, qualname=None):
+    """Decompile one code object alone and verify it; record the outcome under ``kind`` (and
+    its verdict for the ratchet, bench/ratchet.py)."""
+    exact = _round_trip(code, kind, decompile_code, result, keep_sources, true_source)
+    cause = "exact" if exact else result.failures[-1][2]
+    result.verdicts.append((qualname or _qualname(code), code.co_firstlineno, cause))
+    return exact
+
+
+def _round_trip(code, kind, decompile_code, result, keep_sources, true_source):
     result.counts[kind] += 1
     started, started_cpu = time.perf_counter(), time.process_time()
     try:
@@ -246,24 +260,88 @@ def _unparsed(data, path):
 def process_file(entry, decompile_code, keep_sources):
     path, data = read_source(entry)
     result = FileResult(path)
-    started = time.perf_counter()
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")  # e.g. invalid escapes in old stdlib files
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # e.g. invalid escapes in old stdlib files
+        started, started_cpu = time.perf_counter(), time.process_time()
+        try:
             module = compile(data, path, "exec", dont_inherit=True)
-    except Exception:  # SyntaxError, ValueError: not Python for this interpreter version
-        result.compiles = False
-        return result
-    result.seconds["compile"] += time.perf_counter() - started
+        except Exception:  # SyntaxError, ValueError: not Python for this interpreter version
+            result.compiles = False
+            return result
+        result.seconds["compile_cpu"] += time.process_time() - started_cpu
+        result.seconds["compile"] += time.perf_counter() - started
     true_source = None
     if decompile_code is None:  # --baseline: the true source, or the same after ast.unparse
         true_source = data if BASELINE_UNPARSE[0] is False else _unparsed(data, path)
     result.module_exact = round_trip(module, "module", decompile_code, result, keep_sources,
-                                     true_source)
-    for code in walk_code(module):
-        if not round_trip(code, kind_of(code), decompile_code, result, keep_sources, true_source):
+                                     true_source, "<module>")
+    for code, qualname in walk_named(module):
+        if not round_trip(code, kind_of(code), decompile_code, result, keep_sources, true_source,
+                          qualname):
             result.all_alone_exact = False
     return result
+
+
+def walk_named(code, prefix="", own=True):
+    """(code object, qualified name) for every code object nested in ``code``, depth first
+    (as walk_code): ``co_qualname`` on 3.11+ (``own``), the same dotted form built from the
+    nesting before (a function's children under ``<locals>``)."""
+    for const in code.co_consts:
+        if hasattr(const, "co_code"):
+            qualname = (own and getattr(const, "co_qualname", None)) or prefix + const.co_name
+            yield const, qualname
+            inner = qualname + (".<locals>." if const.co_flags & CO_OPTIMIZED else ".")
+            for item in walk_named(const, inner, own):
+                yield item
+
+
+def verdicts_document(results, entries_root, options, whole=True):
+    """The per-code-object verdicts of a run (bench/ratchet.py reads them); ``whole``: the
+    run covered every file (a --sample as large as the tree is no sample)."""
+    verdicts = collections.OrderedDict()
+    files = []
+    for result in results:
+        if not result.compiles:
+            continue
+        rel = relative_name(result.path, entries_root)
+        files.append(rel)
+        for qualname, line, cause in result.verdicts:
+            key = "%s::%s:%d" % (rel, qualname, line)
+            if key in verdicts:
+                n = 2
+                while "%s#%d" % (key, n) in verdicts:
+                    n += 1
+                key = "%s#%d" % (key, n)
+            verdicts[key] = cause
+    return collections.OrderedDict([
+        ("python", sys.version.split()[0]),
+        ("implementation", platform.python_implementation()),
+        ("mode", "baseline" if options.baseline else "decompile"),
+        ("sample", None if whole else options.sample),
+        ("files", files),
+        ("verdicts", verdicts),
+    ])
+
+
+def default_verdicts_path(python_version):
+    """tmp/roundtrip-verdicts-<X.Y>.json of the checkout, or None where it cannot be written
+    (Pyodide mounts only the folders it needs)."""
+    folder = os.path.join(os.path.dirname(HERE), "tmp")
+    try:
+        if not os.path.isdir(folder):
+            os.makedirs(folder)
+    except OSError:
+        return None
+    path = os.path.join(folder, "roundtrip-verdicts-%s.json" % ".".join(
+        python_version.split(".")[:2]))
+    return path if os.access(folder, os.W_OK) else None
+
+
+def relative_name(path, root):
+    """A file's name relative to the tree it came from, with '/' separators."""
+    if "!" in path and not os.path.exists(path):
+        return path.split("!", 1)[1]
+    return os.path.relpath(path, root).replace(os.sep, "/")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -457,6 +535,11 @@ def summarize(results, wall, options):
     summary["functions_per_cpu_second"] = _rate(functions, seconds["function_cpu"])
     compile_seconds = seconds["compile"]
     summary["compile_functions_per_second"] = _rate(functions, compile_seconds)
+    summary["compile_functions_per_cpu_second"] = _rate(functions, seconds["compile_cpu"])
+    # The speed figure of record: CPU time of decompiling the functions alone (verification
+    # included) over CPU time of compile() of their files, both measured in this run.
+    summary["ratio_to_compile"] = (round(seconds["function_cpu"] / seconds["compile_cpu"], 2)
+                                   if seconds["compile_cpu"] > 0 and functions else None)
     summary["jobs"] = options.jobs
     summary["wall_seconds"] = round(wall, 2)
     summary["peak_rss_mib"] = _round(peak_rss_mib())
@@ -502,9 +585,14 @@ def print_summary(summary, out):
             summary["decompile_seconds"], summary["function_decompile_seconds"],
             summary["class_body_decompile_seconds"], summary["module_decompile_seconds"]),
         "of which verifying and marking: %.2f CPU seconds" % summary["marking_cpu_seconds"],
-        "functions per second:           %s (per CPU-second: %s; compile() does %s)" % (
+        "functions per second:           %s (per CPU-second: %s; compile() does %s, per "
+        "CPU-second %s)" % (
             summary["functions_per_second"], summary["functions_per_cpu_second"],
-            summary["compile_functions_per_second"]),
+            summary["compile_functions_per_second"],
+            summary["compile_functions_per_cpu_second"]),
+        "ratio to compile():             %s (CPU time, functions alone, verification "
+        "included)" % ("%.2fx" % summary["ratio_to_compile"]
+                       if summary["ratio_to_compile"] is not None else "n/a"),
         "jobs / wall seconds:            %d / %.1f" % (summary["jobs"], summary["wall_seconds"]),
         "peak memory (RSS):              %s" % (
             "%s MiB" % summary["peak_rss_mib"] if summary["peak_rss_mib"] is not None
@@ -559,6 +647,12 @@ def parse_args(argv):
                              "must be 100%%), or with 'unparse' the source regenerated by "
                              "ast.unparse (3.9+: the ceiling for an ast-based renderer)")
     parser.add_argument("--quiet", action="store_true", help="no progress, no tracebacks")
+    parser.add_argument("--verdicts", metavar="PATH",
+                        help="write every code object's verdict (bench/ratchet.py reads it)")
+    parser.add_argument("--ratchet", nargs="?", const="", metavar="BASELINE",
+                        help="compare the verdicts with the committed baseline (default "
+                             "bench/baselines/<X.Y>.json): exit 1 when a code object that "
+                             "was exact is not any more")
     return parser.parse_args(argv)
 
 
@@ -568,6 +662,7 @@ def main(argv=None):
         entries = collect_from_zip(options.source_zip)
     else:
         entries = collect_from_dir(options.source_root or stdlib_root())
+    whole = options.sample is None or options.sample >= len(entries)
     entries = sample(entries, options.sample)
     if not entries:
         raise SystemExit("roundtrip: no .py files found")
@@ -581,18 +676,38 @@ def main(argv=None):
     summary = summarize(results, wall, options)
     if options.memory and not options.baseline:
         summary["traced_peak_mib"] = _round(traced_peak_mib(entries, load_decompiler()))
+    status = 0
+    ratchet_text = None
+    if options.verdicts or options.ratchet is not None:
+        root = options.source_zip or options.source_root or stdlib_root()
+        document = verdicts_document(results, root, options, whole)
+        if not options.verdicts:  # keep them, so `ratchet.py update` has a file to read
+            options.verdicts = default_verdicts_path(document["python"])
+        if options.verdicts:
+            with open(options.verdicts, "w") as handle:
+                json.dump(document, handle, indent=0)
+                handle.write("\n")
+        if options.ratchet is not None:
+            import ratchet
+            baseline = options.ratchet or ratchet.baseline_path(document["python"])
+            ratchet_text = io.StringIO()
+            comparison = ratchet.check(document, baseline, options.verdicts, ratchet_text)
+            summary["ratchet"] = comparison.as_json()
+            status = 1 if comparison.status == "regressed" else 0
     if options.quiet:
         summary_to_print = dict(summary, first_tracebacks=[])
     else:
         summary_to_print = summary
     print_summary(summary_to_print, sys.stdout)
+    if ratchet_text is not None:
+        sys.stdout.write(ratchet_text.getvalue())
     if options.json:
         with open(options.json, "w") as handle:
             json.dump(summary, handle, indent=2)
             handle.write("\n")
     if options.failures:
         write_failures(results, options.failures)
-    return 0
+    return status
 
 
 if __name__ == "__main__":

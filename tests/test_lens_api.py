@@ -261,3 +261,40 @@ def test_full_code_of_a_future_annotations_module_compiles(tmp_path):
             text = fh.read()
         compile(text, name, "exec")
         assert text.count("from __future__ import annotations") == 1, name
+
+
+def test_dump_is_written_with_the_programs_objects_set_aside(tmp_path, monkeypatch):
+    # full garbage collections over torch's objects were most of the lens's cost at exit
+    import gc
+
+    from dynalens.lens import dump
+
+    seen = []
+    original = dump.Dumper.write
+
+    def write(self, guard_info):
+        seen.append(gc.get_freeze_count())
+        return original(self, guard_info)
+
+    monkeypatch.setattr(dump.Dumper, "write", write)
+    before = gc.get_freeze_count()
+    with prepare_debug(str(tmp_path), report=False):
+        pass
+    assert seen and seen[0] > before
+    assert gc.get_freeze_count() == before
+
+
+def test_a_freeze_made_by_the_program_is_left_alone(tmp_path, monkeypatch):
+    import gc
+
+    calls = []
+    gc.freeze()
+    try:
+        monkeypatch.setattr(gc, "freeze", lambda: calls.append("freeze"))
+        monkeypatch.setattr(gc, "unfreeze", lambda: calls.append("unfreeze"))
+        with prepare_debug(str(tmp_path), report=False):
+            pass
+    finally:
+        monkeypatch.undo()
+        gc.unfreeze()
+    assert calls == []

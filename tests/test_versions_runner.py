@@ -794,3 +794,33 @@ def test_run_reports_every_version_in_order(tmp_path):
     assert results[2].skipped == "pyodide 314.0.7 not installed (run with --install)"
     assert report.summary_line(results) == "versions: 1 passed, 1 failed, 1 skipped"
     assert report.exit_status(results) == 1
+
+
+def test_a_ratchet_regression_fails_its_version_and_names_the_key():
+    regressed = dict(_ROUNDTRIP, ratchet={
+        "status": "regressed", "regressions": 2,
+        "regressed": ["a.py::f:1 (crash)", "b.py::g:3 (POP_TOP instead of COPY)"]})
+    state, reason = report.status(_result("3.12", _GOOD_CORPUS, regressed))
+    assert state == "failed" and "2 regression(s)" in reason and "a.py::f:1" in reason
+    skipped = dict(_ROUNDTRIP, ratchet={"status": "skipped", "reason": "no baseline"})
+    assert report.status(_result("3.14", _GOOD_CORPUS, skipped)) == ("ok", "")
+    assert report.ratchet_state(skipped) == "skipped (no baseline)"
+    assert report.ratchet_state(_ROUNDTRIP) is None
+
+
+def test_ratchet_option_reaches_the_round_trip(tmp_path):
+    args = _args(tmp_path, "--versions", "3.12", "--ratchet")
+    resolver, _ = _resolver(args, {"3.12": "/py312"})
+    seen = []
+
+    def fake_run_version(interp, root, work, sample, timeout, node=None, roundtrip=True,
+                         roundtrip_args=(), corpus_dir=None):
+        seen.append(tuple(roundtrip_args))
+        return _result(interp.version, _GOOD_CORPUS, _ROUNDTRIP)
+
+    pyversions.run(args, log=lambda text: None, resolver=resolver, run_version=fake_run_version)
+    assert seen == [("--ratchet",)]
+    commands = jobs.step_commands(discover.Interpreter("3.12", "native", path="/py"), ROOT,
+                                  str(tmp_path), 5)
+    argv = commands["roundtrip"][0]
+    assert argv[argv.index("--verdicts") + 1] == os.path.join(str(tmp_path), jobs.VERDICTS)

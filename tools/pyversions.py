@@ -1,7 +1,7 @@
 """Run the decompiler's tests on every CPython from 3.8 to 3.15, like nox or tox would.
 
     python tools/pyversions.py [--versions 3.8,3.14] [--pyodide/--no-pyodide] [--sample N]
-                               [--install] [--min-exact PCT] [--jobs N] [--json PATH]
+                               [--install] [--min-exact PCT] [--ratchet] [--jobs N] [--json PATH]
 
 For each version it finds an interpreter (a native CPython on PATH, in pyenv or uv; otherwise
 the pinned Pyodide release run by Node.js, installed from npm with --install), runs the
@@ -57,6 +57,10 @@ def parse_args(argv):
                         help="print every version's construct-test output after the table")
     parser.add_argument("--baseline", action="store_true",
                         help="round trip on the true source (checks verify(), not decompile)")
+    parser.add_argument("--ratchet", action="store_true",
+                        help="fail a version where a sampled code object that is exact in "
+                             "the committed baseline (bench/baselines/X.Y.json) is not any "
+                             "more (bench/ratchet.py)")
     parser.add_argument("--min-exact", type=float, default=0.0, metavar="PCT",
                         help="fail a version whose round trip is below PCT%% exact (default 0)")
     parser.add_argument("--strict", action="store_true",
@@ -172,7 +176,8 @@ def run(args, log=None, resolver=None, run_version=jobs.run_version):
             log("%-5s running on %s" % (interpreter.version, interpreter.label()))
             futures[pool.submit(run_version, interpreter, ROOT, args.work, args.sample,
                                 args.timeout, node=resolver.node, roundtrip=args.roundtrip,
-                                roundtrip_args=["--baseline"] if args.baseline else [],
+                                roundtrip_args=(["--baseline"] if args.baseline else []) +
+                                (["--ratchet"] if args.ratchet else []),
                                 corpus_dir=args.corpus)] = interpreter
         for future in concurrent.futures.as_completed(futures):
             result = future.result()
@@ -229,6 +234,11 @@ def main(argv=None):
         text = report.matrix(results)
         if text:
             print("\n" + text)
+    if args.ratchet:
+        for result in results:
+            state = report.ratchet_state(result.roundtrip.data if result.roundtrip else None)
+            if state is not None:
+                print("ratchet %-5s %s" % (result.version, state))
     if args.causes:
         text = report.causes_text(results, args.causes, examples=_examples)
         if text:

@@ -1,10 +1,9 @@
-# max-python: 3.11
 """An if branch ending in `raise` whose inner branch jumps past a following elif (found by
 python-dateutil's suite on decompiled dateutil: parser._ampm_valid).
 
 Read as separate ifs, the inner branch fell into the elif's test. 3.12+ copy the `return`
-after the chain into the inner branches, a shape not rebuilt yet (marked there), hence the
-bound."""
+after the chain into the inner branches: the last test's jump to the end reads as falling off
+the function, and the return was lost."""
 
 
 def ampm_valid(hour, fuzzy):

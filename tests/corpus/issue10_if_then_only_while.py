@@ -1,12 +1,11 @@
 # min-python: 3.10
-# max-python: 3.13
 """An if whose whole body is a while loop (found by CPython's test_shlex on decompiled shlex).
 
 The if's test and the while's top test both jump past the loop, so the two tests read like
 one `if a and b:` condition whose body ends in a backward jump; a while loop's head starts the
-if's body instead. 3.8/3.9 lay it out with an absolute jump, and 3.14+ test a while at the top only
-(`POP_JUMP_IF_TRUE body; JUMP exit`, as in issue10_while_after_if.py): neither is rebuilt yet
-(the function is a marked stub there), hence the bounds."""
+if's body instead (3.14+, which test a while at the top only, any loop head). 3.8/3.9 lay it
+out with an absolute jump, not rebuilt yet (the function is a marked stub there), hence the
+bound."""
 
 
 def if_then_only_while(s, raw):

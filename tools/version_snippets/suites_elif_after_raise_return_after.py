@@ -1,6 +1,7 @@
 # Shows: if/elif whose branches end `else: raise`, then a return: 3.12+ copy the return into
-# the inner branches; the elif becomes a separate if; marked not exact (dateutil
-# parser._ampm_valid: 10 of 2,031 dateutil tests lost on 3.13). Fixed for 3.8-3.11.
+# the inner branches, and the last test's jump to the end read as falling off the function
+# (dateutil parser._ampm_valid: 10 of 2,031 dateutil tests lost on 3.13). Fixed (the exit the
+# top level falls into is written: statements.end_with_detached_exit).
 def f(hour, fuzzy):
     ok = True
     if hour is None:

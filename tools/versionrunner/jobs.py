@@ -21,6 +21,7 @@ GUEST_OUT = "/out"
 GUEST_DIST = "/pyodide-dist"
 GUEST_CORPUS = "/corpus"
 FAILURES = "roundtrip-failures.txt"  # bench/roundtrip.py --failures: one block per failure
+VERDICTS = "roundtrip-verdicts.json"  # bench/roundtrip.py --verdicts: for bench/ratchet.py
 PROJECT_DIRS = ("src", "tools", "bench", "tests")
 
 
@@ -123,7 +124,8 @@ def step_commands(interpreter, root, out_dir, sample, node=None, roundtrip_args=
                        + ["--json", corpus_json], corpus_json),
             "roundtrip": ([python, os.path.join(root, "bench", "roundtrip.py"), "--sample",
                            str(sample), "--json", roundtrip_json, "--failures",
-                           os.path.join(out_dir, FAILURES)] + extra, roundtrip_json),
+                           os.path.join(out_dir, FAILURES), "--verdicts",
+                           os.path.join(out_dir, VERDICTS)] + extra, roundtrip_json),
         }
     dist = interpreter.path
     mounts = [(os.path.join(root, d), "%s/%s" % (GUEST_ROOT, d)) for d in PROJECT_DIRS
@@ -138,7 +140,8 @@ def step_commands(interpreter, root, out_dir, sample, node=None, roundtrip_args=
         node, dist, "%s/tools/corpus_check.py" % GUEST_ROOT,
         corpus_args + ["--json", GUEST_OUT + "/corpus.json"], corpus_mounts, paths, GUEST_ROOT)
     args = ["--sample", str(sample), "--json", GUEST_OUT + "/roundtrip.json",
-            "--failures", "%s/%s" % (GUEST_OUT, FAILURES)] + extra
+            "--failures", "%s/%s" % (GUEST_OUT, FAILURES),
+            "--verdicts", "%s/%s" % (GUEST_OUT, VERDICTS)] + extra
     if pyodide_mod.stdlib_zip(dist):
         mounts = mounts + [(dist, GUEST_DIST)]
         args += ["--source-zip", GUEST_DIST + "/python_stdlib.zip"]

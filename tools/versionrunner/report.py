@@ -46,7 +46,33 @@ def status(result, min_exact=0.0, strict=False):
             return "crashed", "roundtrip: no exact % in its results"
         if exact < min_exact:
             return "failed", "exact %.2f%% below the floor %.2f%%" % (exact, min_exact)
+        regressed = ratchet_regressions(result.roundtrip.data)
+        if regressed:
+            return "failed", regressed
     return "ok", ""
+
+
+def ratchet_regressions(data):
+    """'ratchet: N regression(s): first keys' when bench/roundtrip.py --ratchet found code
+    objects that were exact in the committed baseline and are not now; '' otherwise."""
+    ratchet = (data or {}).get("ratchet") or {}
+    if ratchet.get("status") != "regressed":
+        return ""
+    named = ratchet.get("regressed") or []
+    return "ratchet: %d regression(s): %s%s" % (
+        ratchet.get("regressions", len(named)), "; ".join(named[:3]),
+        " ..." if len(named) > 3 else "")
+
+
+def ratchet_state(data):
+    """The ratchet's word on one version: 'ok', 'regressed', 'skipped (why)' or None when the
+    round trip did not run it."""
+    ratchet = (data or {}).get("ratchet")
+    if not ratchet:
+        return None
+    if ratchet.get("status") == "skipped":
+        return "skipped (%s)" % ratchet.get("reason", "")
+    return ratchet.get("status")
 
 
 def _fmt(value, pattern="%s"):

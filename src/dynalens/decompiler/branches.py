@@ -371,6 +371,16 @@ class BranchMixin(object):
                     continue
                 v = self.read_value(k, join, stack)
                 if v is None:
+                    # the tests read last (plain jumps, no and/or) may begin the last operand
+                    at = len(chunks)
+                    while at > 1 and chunks[at - 1].jump.op not in KEEP_JUMPS:
+                        at -= 1
+                    if at < len(chunks):
+                        v = self._returned_ifexp(chunks[at].start, join, stack)
+                        if v is not None:
+                            k = chunks[at].start
+                            del chunks[at:]
+                if v is None:
                     break
                 # `v or (lambda: 0)`: a function made as the last operand is a lambda there
                 chunks.append(Chunk(k, self.value(v, ins), None))
@@ -379,10 +389,10 @@ class BranchMixin(object):
                     self.fail("unrecognised and/or expression", ins)
                 stack.append(expr)
                 return join
-            if k in self.while_loops:
+            if k in self.while_loops or (PY >= (3, 14) and k in self.back_jumps):
                 # `if a: while b: ...` with nothing after the loop: the while's top test jumps
                 # where the if's does, so it reads like `if a and b:`; a loop head starts the
-                # body instead
+                # body instead (3.14+: any loop head, a while is tested at the top only)
                 break
             c = self.read_chunk(k, stack, limit, chunks)
             if c is None:
@@ -408,6 +418,42 @@ class BranchMixin(object):
             if expr is not None:
                 return self.if_statement(expr, true, false, stack, out, ins)
         self.fail("unrecognised condition", ins)
+
+    def _returned_ifexp(self, k, join, stack):
+        """The last operand [k, join) of an and/or that the chunk reader does not take: a
+        conditional expression whose test has several parts (``a or (x if c and d else y)``),
+        or, returned, one whose first branch returns (``return a or (x if c else y)``: the
+        compiler copies the return into it, so it reads as ``if c: return x``, then ``y``,
+        up to the RETURN_VALUE at ``join`` that the other operands share). The value, or
+        None."""
+        if join >= self.n:
+            return None
+        trial = list(stack)
+        try:
+            stmts, stop = self.walk(k, join, trial, self.ctx)
+        except DecompilationError:
+            return None
+        if stop != join or len(trial) != len(stack) + 1 or \
+                any(a is not b for a, b in zip(trial, stack)):
+            return None
+        if stmts and not self._returns_at(join, stack):
+            return None
+        value = self.value(trial[-1], self.instrs[join])
+        for stmt in reversed(stmts):
+            if not (isinstance(stmt, ast.If) and not stmt.orelse and len(stmt.body) == 1 and
+                    isinstance(stmt.body[0], ast.Return) and stmt.body[0].value is not None):
+                return None
+            value = ast.IfExp(test=stmt.test, body=stmt.body[0].value, orelse=value)
+        return value
+
+    def _returns_at(self, k, stack):
+        """Whether the code at ``k`` returns the value on top: RETURN_VALUE, after popping
+        the iterators of enclosing loops (the only values below it)."""
+        if any(isinstance(v, ast.expr) for v in stack):
+            return False
+        while k < self.n and self.instrs[k].op in ("SWAP", "ROT_TWO", "POP_TOP"):
+            k += 1
+        return k < self.n and self.instrs[k].op == "RETURN_VALUE"
 
     def _ifexp_test(self, chunks, k, stack, limit):
         """A conditional expression tested in a condition (``if (a if b else c) and d:``).
@@ -499,9 +545,10 @@ class BranchMixin(object):
                     out.append(ast.If(test=test, body=[ast.Break()], orelse=[]))
                     return true
                 if PY >= (3, 12) and self.range_start == loop.body_start and \
-                        _negation_folds(test) and true < end:
+                        (_negation_folds(test) or self._threaded_back(ins.index)) and true < end:
                     # 3.12+ threads the end of `if test: rest-of-body` to the loop head;
-                    # `not (a in b)` would compile as `a not in b`, so keep the if
+                    # `not (a in b)` would compile as `a not in b`, so keep the if (and where
+                    # the exception table tells the threaded jump from a `continue`)
                     body, _ = self.walk(true, end, list(stack), ctx)
                     if body and isinstance(body[-1], ast.Continue) and end - 1 == loop.last:
                         body.pop()  # the loop's own back edge
@@ -555,7 +602,13 @@ class BranchMixin(object):
                 # 3.12+ threads the jump over the else into the body's last test
                 # (`elif c: x = f(x); if x: continue` jumps straight past the else)
                 body_stack = list(stack)
-                body, _ = self.walk(true, body_end, body_stack, ctx)
+                saved = self.range_joins
+                self.range_joins = dict(saved)
+                self.range_joins[body_end] = join
+                try:
+                    body, _ = self.walk(true, body_end, body_stack, ctx)
+                finally:
+                    self.range_joins = saved
                 else_stack = list(stack)
                 orelse, _ = self.walk(body_end, join, else_stack, ctx)
                 if len(body_stack) == len(stack) == len(else_stack):
@@ -588,6 +641,16 @@ class BranchMixin(object):
         assertion = self._as_assert(node)
         out.append(assertion or node)
         return body_end
+
+    # end of a range -> where the code goes on after it, when that is not the range's
+    # end: an if body whose way over the else is a jump from inside it (see op_FOR_ITER)
+    range_joins = {}
+
+    def _threaded_back(self, k):
+        """Whether the (conditional) jump back at ``k`` is the compiler's (the threaded end of
+        an if body), not a written ``continue``: inside a handler's range (a generator's body,
+        a try) the compiler's jump has no location and is left out, a statement's is not."""
+        return k > 0 and self.handler_at[k] is None and self.handler_at[k - 1] is not None
 
     def _jump_past(self, start, stop, end):
         """The one place past ``stop`` (up to ``end``) that jumps in [start, stop) go to,
@@ -729,7 +792,8 @@ class BranchMixin(object):
             if t == loop.break_target:
                 out.append(ast.Break())
                 return None
-        if t == ins.index + 1:
+        if t == ins.index + 1 or t == self.cleanup_starts.get(ins.index + 1):
+            # (3.12+ may leave an inline comprehension's cleanup in place, jumped over)
             return None
         if t >= self.range_end or t in self.cold_joins:
             return None  # the end of the construct, or of a 3.12+ cold handler's clause
@@ -768,7 +832,11 @@ class BranchMixin(object):
         if last == head:
             last = exit_ - 1  # no back edge in the body (3.12+: only a cold handler's)
         break_target = self._break_target(head + 1, exit_, exit_)
-        if break_target > self.range_end and break_target != exit_:
+        # a for/else ending an if body: its break goes where the if's body goes on, past the
+        # else (3.12+, plistlib.load); the loop's else runs to the end of the body
+        joined = break_target > self.range_end and \
+            self.range_joins.get(self.range_end) == break_target
+        if break_target > self.range_end and break_target != exit_ and not joined:
             break_target = exit_
         loop = Loop(head, (head,), break_target, last, "for", iterator=it, exit=exit_,
                     body_start=head + 1)
@@ -793,6 +861,9 @@ class BranchMixin(object):
         if break_target > exit_ and break_target <= self.range_end:
             orelse, _ = self.walk(exit_, break_target, list(stack), self.ctx)
             nxt = break_target
+        elif joined:
+            orelse, _ = self.walk(exit_, self.range_end, list(stack), self.ctx)
+            nxt = self.range_end
         if after and not (orelse and isinstance(orelse[-1], self._TERMINAL_STATEMENTS)):
             self.fail("loop exit falls into code only a break reaches", ins)
         out.append(ast.For(target=target, iter=it.iterable, body=body or [ast.Pass()], orelse=orelse,
@@ -842,10 +913,15 @@ class BranchMixin(object):
         """``while test:`` whose body never reaches the end (it returns, raises or continues):
         the test is only at the top and every back edge is a ``continue``."""
         chunks = self.gather_chunks(head, exit_, stack)
+        if PY >= (3, 14) and chunks:
+            found = self._while_leaving_by_jump(chunks, head, exit_, stack, out, ctx)
+            if found is not None:
+                return found
         for n in range(len(chunks), 0, -1):
             last = chunks[n - 1].jump
             body_start, false = self.after(last), last.target
-            if false < exit_:
+            if false < exit_ and not (PY >= (3, 14) and false < head):
+                # (3.14+: a test that jumps back leaves for an enclosing loop's head)
                 continue
             test = self.parse_cond(chunks[:n], body_start, false, body_start)
             if test is None:
@@ -879,6 +955,24 @@ class BranchMixin(object):
             return nxt
         return None
 
+    def _while_leaving_by_jump(self, chunks, head, exit_, stack, out, ctx):
+        """3.14+ ``while test:`` whose exit is a jump elsewhere (last in an enclosing loop's
+        body: its head): the test jumps into the body when true and falls into that jump,
+        ``test; POP_JUMP_IF_TRUE body; JUMP exit``. Where the walk goes on, or None."""
+        k = self.after(chunks[-1].jump)
+        if k + 1 >= exit_ or self.instrs[k].op != "JUMP":
+            return None
+        leave = self.instrs[k].target
+        if head <= leave <= exit_:
+            return None
+        test = self.parse_cond(chunks, k + 1, k, k)
+        if test is None:
+            return None
+        loop = Loop(head, (head,), leave, exit_ - 1, "while-top", body_start=k + 1)
+        body, _ = self.walk(k + 1, exit_, list(stack), ctx.but(loop=loop))
+        out.append(ast.While(test=test, body=body or [ast.Pass()], orelse=[]))
+        return exit_
+
     def _copied_after_loop(self, start, stop):
         """Where the returning block [start, stop) (the code after a loop, copied into the
         break that ends the body) appears again from ``stop`` on: the end of the loop's else;
@@ -907,8 +1001,15 @@ class BranchMixin(object):
         return chunks
 
     def read_chunks(self, start, stop, stack):
-        """Chunks that fill [start, stop) exactly, or None."""
+        """Chunks that fill [start, stop) exactly, or None. A conditional expression tested
+        among them (``while (a if b else c) and d:``) is one chunk (see _ifexp_test)."""
         chunks = self.gather_chunks(start, stop, stack)
+        while chunks and self.after(chunks[-1].jump) < stop:
+            found = self._ifexp_test(chunks, self.after(chunks[-1].jump), stack, stop)
+            if found is None:
+                return None
+            chunks, k = found
+            chunks += self.gather_chunks(k, stop, stack)
         if not chunks or self.after(chunks[-1].jump) != stop:
             return None
         return chunks

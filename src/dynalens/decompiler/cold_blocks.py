@@ -7,7 +7,7 @@ their ``try``/``with`` starts, so the walk must step over them when it meets the
 end; the blocks with no statement form at all are listed here once per code object.
 """
 
-from .instructions import PY
+from .profile import PROFILE
 
 
 def exception_only_blocks(instrs, entries):
@@ -58,7 +58,7 @@ class ColdHandlerMixin(object):
     def cold_try_join(self, h, body_end, region_end):
         """Where the try statement whose handler region [h, region_end) is cold ends, or None
         when the handler follows its body as on 3.11."""
-        if PY < (3, 12) or h <= body_end:
+        if not PROFILE.cold_handlers or h <= body_end:
             return None
         instrs = self.instrs
         if instrs[h - 1].op == "JUMP" and instrs[h - 1].target > h:
@@ -88,7 +88,7 @@ class ColdHandlerMixin(object):
         lie past its end)."""
         ranges = [e for e in self.entries if e.target == h]
         end = max(e.end for e in ranges)
-        if PY < (3, 12):
+        if not PROFILE.cold_handlers:
             return end
         start = min(e.start for e in ranges)
         cold = self.cold_code()
@@ -139,7 +139,7 @@ class ColdHandlerMixin(object):
     def cold_with_exit(self, w):
         """(body end, join, handler end) of a ``with`` whose exit handler ``w`` is cold: the protected body
         is followed by the normal exit call ``__exit__(None, None, None)``; None otherwise."""
-        if PY < (3, 12):
+        if not PROFILE.cold_handlers:
             return None
         instrs = self.instrs
         end = self.warm_protected_end(w)

@@ -37,6 +37,8 @@ import sys
 
 from dynalens.decompiler.dataflow_lists import (canonical_lists, encode, is_list, list_contents,
                                                 list_step, loop_instructions, materialize)
+from dynalens.decompiler.decode import exception_table
+from dynalens.decompiler.instructions import raw_instructions
 from dynalens.decompiler.verify import _const_key, _jump_target, _split_superinstructions
 
 __all__ = ["dataflow_difference", "SUPPORTED"]
@@ -169,16 +171,15 @@ class _Side(object):
         self.const_names = const_names or ()
         self.global_names = global_names or {}
         self.cells = frozenset(code.co_cellvars + code.co_freevars)
-        raw = _split_superinstructions(dis.get_instructions(code))
+        raw = _split_superinstructions(raw_instructions(code))
         self.instructions = [ins for ins in raw if ins.opname not in ("CACHE",)]
         self.index_at = {}
         for number, ins in enumerate(self.instructions):
             self.index_at.setdefault(ins.offset, number)
         self.in_loop = loop_instructions(self.instructions, self.target)
         self.handlers = []
-        for entry in getattr(dis.Bytecode(code), "exception_entries", ()):
-            self.handlers.append((entry.start, entry.end, self._index(entry.target),
-                                  entry.depth, bool(entry.lasti)))
+        for start, end, target, depth, lasti in exception_table(code):
+            self.handlers.append((start, end, self._index(target), depth, lasti))
 
     def _index(self, offset):
         if offset in self.index_at:
@@ -756,7 +757,7 @@ def _untouched_locals(code):
     side may hold a value under such a name as it would in a temporary (a readable rewrite
     names values after the user's variables); ``code`` itself can never observe it."""
     used = set(_argument_names(code))
-    for ins in _split_superinstructions(dis.get_instructions(code)):
+    for ins in _split_superinstructions(raw_instructions(code)):
         if "FAST" in ins.opname:
             used.add(ins.argval)
     return set(code.co_varnames) - used

@@ -117,6 +117,15 @@ class ClassValue(Marker):
         self.decorators = []
 
 
+class TypeAliasValue(Marker):
+    """3.12+ ``type name = value``: ``INTRINSIC_TYPEALIAS`` made the alias from (name, type
+    parameters, a function returning the value); the store of ``name`` makes the statement."""
+
+    def __init__(self, name, value):
+        self.name = name
+        self.value = value
+
+
 class BuildClass(Marker):
     """``LOAD_BUILD_CLASS``: the builtin that a class statement calls."""
 
@@ -430,8 +439,23 @@ class StackMachine(object):
             stack.append(ast.UnaryOp(op=ast.UAdd(), operand=self.pop(stack, ins)))
         elif kind == "INTRINSIC_LIST_TO_TUPLE":
             self.op_LIST_TO_TUPLE(ins, stack, out)
+        elif kind == "INTRINSIC_TYPEALIAS":
+            stack.append(self._type_alias(self.pop(stack, ins), ins))
         else:
             self.fail("unsupported intrinsic %s" % kind, ins)
+
+    def _type_alias(self, args, ins):
+        """(name, None, function) -> the alias; the function (decompiled as a lambda when the
+        tuple was built) returns the value. Generic aliases (type parameters instead of None)
+        are made in an annotation scope, which stands as a whole (fallback.py)."""
+        elts = getattr(args, "elts", None)
+        if not elts or len(elts) != 3 or not isinstance(getattr(elts[0], "value", None), str) \
+                or getattr(elts[1], "value", 0) is not None or not isinstance(elts[2], ast.Lambda):
+            self.fail("unrecognised type alias", ins)
+        lam = elts[2]
+        if lam.args.args or lam.args.posonlyargs or lam.args.vararg or lam.args.kwonlyargs:
+            self.fail("unrecognised type alias function", ins)
+        return TypeAliasValue(elts[0].value, lam.body)
 
     def op_COMPARE_OP(self, ins, stack, out):
         right = self.pop(stack, ins)

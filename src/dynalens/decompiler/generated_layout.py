@@ -20,7 +20,8 @@ after its body, 3.11-style, is read fine where it is, and compiled code never ha
 """
 
 from .cold_blocks import exception_only_code
-from .instructions import PY, ExceptionEntry
+from .instructions import ExceptionEntry
+from .profile import PROFILE
 
 _ENDS = frozenset(["JUMP", "RETURN_VALUE", "RETURN_CONST", "RAISE_VARARGS", "RERAISE"])
 
@@ -34,7 +35,7 @@ def move_jumped_over_handlers(instrs, entries):
     and the last of them never falls through. In a moved handler the same may repeat: a
     clause jumping over the handler's cleanup to code after the `with` that only the handler
     reaches (the with block itself always returns)."""
-    if PY < (3, 12) or _skipped_block(instrs, in_handlers=False) is None:
+    if not PROFILE.cold_handlers or _skipped_block(instrs, in_handlers=False) is None:
         return instrs, entries
     while True:
         found = _skipped_block(instrs, in_handlers=True)

@@ -16,6 +16,7 @@ A ``finally`` body is emitted once in the handler and copied before every normal
 import ast
 
 from .cold_blocks import ColdHandlerMixin
+from .errors import DecompilationError
 from .expressions import CurrentExc, IterMarker, LoopItem, Marker, Null, WithEnter, WithExit, name
 from .instructions import POP_JUMPS, PY
 
@@ -57,7 +58,7 @@ class HandlerMixin(ColdHandlerMixin):
                 orelse = self.walk(body_end, cold_join, list(stack), ctx)[0] \
                     if cold_join > body_end else []
                 self.skip_cold(h, cleanup + 3, cold_join)
-                handlers = self._except_clauses(h, cleanup, stack, ctx)[0]
+                handlers = self._except_clauses(h, cleanup, stack, ctx, cold_join)[0]
                 out.append(ast.Try(body=body or [ast.Pass()], handlers=handlers, orelse=orelse,
                                    finalbody=[]))
                 return cold_join
@@ -116,7 +117,9 @@ class HandlerMixin(ColdHandlerMixin):
             return "finally"
         return "finally"
 
-    def _except_clauses(self, h, cleanup, stack, ctx):
+    def _except_clauses(self, h, cleanup, stack, ctx, falls_into=None):
+        """The except clauses of handler ``h``; ``falls_into``: where a cold handler's clauses
+        go on (3.12+), whose exit block a clause may end with a copy of."""
         instrs = self.instrs
         handlers = []
         k = h + 1
@@ -162,7 +165,8 @@ class HandlerMixin(ColdHandlerMixin):
                 body_start += 1
             body_stack = list(hstack)
             clause_end = min(next_clause, end_of_handlers)
-            body, stop = self.walk(body_start, clause_end, body_stack,
+            copied = self._clause_exit_copy(body_start, clause_end, falls_into)
+            body, stop = self.walk(body_start, copied or clause_end, body_stack,
                                    ctx.but(handler_name=hname, open=ctx.open | {h}))
             # the last jump of the clause goes to the join point
             for q in range(body_start, clause_end):
@@ -177,6 +181,28 @@ class HandlerMixin(ColdHandlerMixin):
                 self.fail("except clause test jumps backwards", ins)
             k = next_clause
         return handlers, max(k, end_of_handlers), join
+
+    def _clause_exit_copy(self, start, end, join):
+        """Where an except clause [start, end) that falls into ``join`` really ends, when 3.12+
+        copied the code at ``join`` (a small exit block: straight code ending in RETURN_VALUE,
+        as in ``except E: pass`` before a final ``return v``) after the clause's POP_EXCEPT:
+        the copy is the code after the try, not a ``return`` in the clause. None otherwise."""
+        if join is None or PY < (3, 12):
+            return None
+        instrs = self.instrs
+        length = 0
+        while join + length < self.n and length < 10 and \
+                instrs[join + length].target is None and \
+                instrs[join + length].op not in ("RAISE_VARARGS", "RERAISE", "POP_EXCEPT"):
+            length += 1
+            if instrs[join + length - 1].op in ("RETURN_VALUE", "RETURN_CONST"):
+                break
+        else:
+            return None
+        q = end - length - 1
+        if q >= start and instrs[q].op == "POP_EXCEPT" and self._same_code(q + 1, join, length):
+            return q + 1
+        return None
 
     def _try_finally(self, i, h, body_end, cleanup, stack, out, ctx, opened):
         instrs = self.instrs
@@ -215,6 +241,12 @@ class HandlerMixin(ColdHandlerMixin):
             # branches or a loop: the normal exit's copy ends each way out with the
             # implicit `return None`)
             body, _ = self._try_body(i, body_end, pre_handler, stack, inner, body_stack)
+        elif self._returning_copy_end(body_end, fstart, fend, True) == pre_handler and \
+                self._returns_value(i, body_end, body_stack, inner):
+            # `try: return v finally: <branches>`: v is computed under the handler, and each
+            # way out of the normal exit's copy returns it
+            body, _ = self.walk(i, body_end, body_stack, inner)
+            body.append(ast.Return(value=self.value(body_stack.pop(), instrs[body_end])))
         elif self.cold_try_join(h, body_end, cleanup + 3) is not None:
             # 3.12+: the handler lies past the code that follows; the normal exit's copy of
             # the finally body (if the body can end) is where the statement ends
@@ -251,11 +283,26 @@ class HandlerMixin(ColdHandlerMixin):
             return end  # a copy of the finally body's own exit: the body ends here
         return super().op_RERAISE(ins, stack, out)
 
-    def _returning_copy_end(self, start, fstart, fend):
+    def _returns_value(self, start, end, body_stack, ctx):
+        """Whether the try body [start, end) ends by computing one value (``return v``)."""
+        trial = list(body_stack)
+        try:
+            self.walk(start, end, trial, ctx)
+        except DecompilationError:
+            return False
+        return len(trial) == len(body_stack) + 1
+
+    def _returning_copy_end(self, start, fstart, fend, value=False):
         """Where the normal exit's copy of the finally body [fstart, fend] starting at
         ``start`` ends, when it is that body with each exit (the final RERAISE and its copies)
-        a ``return None``; None when it is not."""
+        a ``return None`` (``value``: a RETURN_VALUE of a value computed before); None when
+        it is not."""
         instrs = self.instrs
+        if value:
+            def return_at(k):
+                return 1 if k < self.n and instrs[k].op == "RETURN_VALUE" else 0
+        else:
+            return_at = self._return_none_at
         at = {}  # handler index -> copy index
         jumps = []
         exits = self.finally_reraise_ends_of(fstart, fend)
@@ -266,7 +313,7 @@ class HandlerMixin(ColdHandlerMixin):
             a, b = instrs[j], instrs[k]
             at[j] = k
             if a.op == "RERAISE" and (j == fend or j in exits):
-                size = self._return_none_at(k)
+                size = return_at(k)
                 if not size:
                     return None
                 k, j = k + size, j + 1
@@ -281,7 +328,7 @@ class HandlerMixin(ColdHandlerMixin):
         for target, copied in jumps:
             if not fstart <= target <= fend:
                 return None
-            if target == fend and (copied >= self.n or self._return_none_at(copied)):
+            if target == fend and (copied >= self.n or return_at(copied)):
                 continue  # the exit, jumped to: any copy of the return will do (one beyond
                 # the code is a detached copy of the function's exit, statements.ExitBlocks)
             if at.get(target) != copied:
@@ -289,8 +336,8 @@ class HandlerMixin(ColdHandlerMixin):
         # copies of the return that only jumps from the copy reach (`while` in the finally
         # body: the test that skips the loop goes to one of its own) belong to it too
         targets = set(copied for _, copied in jumps)
-        while k in targets and self._return_none_at(k):
-            k += self._return_none_at(k)
+        while k in targets and return_at(k):
+            k += return_at(k)
         return k
 
     def finally_reraise_ends_of(self, fstart, fend):

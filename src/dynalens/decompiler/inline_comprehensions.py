@@ -70,18 +70,18 @@ class InlineComprehensionMixin(object):
             return  # the comprehension's names get their old values back
         return super(InlineComprehensionMixin, self)._assign(target, value, out, ins)
 
-    def _inline_comprehension_kind(self, ins, stack):
+    def _inline_comprehension_kind(self, ins, stack, slots=ITER_SLOTS):
         head = ins.index
-        if head < 2 or len(stack) < 1 + ITER_SLOTS or \
-                not isinstance(stack[-ITER_SLOTS], IterMarker):
+        if head < 2 or len(stack) < 1 + slots or \
+                not isinstance(stack[-slots], IterMarker):
             return None
-        if self.instrs[head - 1].op == "GET_ITER" and head >= 3:
+        if self.instrs[head - 1].op in ("GET_ITER", "GET_AITER") and head >= 3:
             head -= 1  # 3.15 makes the iterator after the save, right before the loop
         build, swap = self.instrs[head - 2], self.instrs[head - 1]
         kind = _KINDS.get(build.op)
         if kind is None or build.argval != 0 or swap.op != "SWAP" or swap.argval != 2:
             return None
-        if not isinstance(stack[-1 - ITER_SLOTS], kind[1]):
+        if not isinstance(stack[-1 - slots], kind[1]):
             return None
         return kind[0]
 
@@ -89,19 +89,38 @@ class InlineComprehensionMixin(object):
         kind = self._inline_comprehension_kind(ins, stack)
         if kind is None:
             return BranchMixin.op_FOR_ITER(self, ins, stack, out)
-        iterator = stack[-ITER_SLOTS]
+        return self._inline_loop(kind, BranchMixin.op_FOR_ITER, ins, stack, ITER_SLOTS)
+
+    def op_GET_ANEXT(self, ins, stack, out):
+        # an asynchronous comprehension in an async function (``async for``, GET_AITER's one
+        # slot): inline as well
+        kind = self._inline_comprehension_kind(ins, stack, 1)
+        if kind is None:
+            return super(InlineComprehensionMixin, self).op_GET_ANEXT(ins, stack, out)
+        return self._inline_loop(kind, super(InlineComprehensionMixin, self).op_GET_ANEXT.__func__,
+                                 ins, stack, 1)
+
+    def _inline_loop(self, kind, walk_loop, ins, stack, slots):
+        """Walk the comprehension's loop (``walk_loop``: the for/async for handler) as a
+        comprehension body and leave the comprehension where its list/set/dict was."""
+        iterator = stack[-slots]
         loop_stack = list(stack)
         body = []
         saved = self.kind, self.comprehension_result
         self.kind = "comprehension"  # appends are the element, nothing is spilled
-        self.comprehension_result = stack[-1 - ITER_SLOTS]
+        self.comprehension_result = stack[-1 - slots]
         try:
-            nxt = BranchMixin.op_FOR_ITER(self, ins, loop_stack, body)
+            nxt = walk_loop(self, ins, loop_stack, body)
         finally:
             self.kind, self.comprehension_result = saved
+        if body and isinstance(body[-1], ast.AsyncFor) and body[-1].body and \
+                isinstance(body[-1].body[-1], ast.Continue):
+            # (the throw path of the awaited __anext__ lies between the back edge and the
+            # loop's end: the back edge reads as `continue`)
+            body[-1].body.pop()
         node = comprehension_from_statements(kind, body, iterator.iterable)
         if node is None:
             self.fail("unrecognised inline comprehension", ins)
-        del stack[-ITER_SLOTS:]
+        del stack[-slots:]
         stack[-1] = node
         return nxt

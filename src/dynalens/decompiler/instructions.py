@@ -21,6 +21,8 @@ import dis
 import sys
 import threading
 
+from .decode import decode, exception_table
+
 PY = sys.version_info[:2]
 # Where CALL finds the NULL / self slot: below the callable before 3.13, above it after.
 NULL_FIRST = PY < (3, 13)
@@ -138,16 +140,21 @@ def _jump_target_offset(raw):
     return raw.argval
 
 
+_JUMP_OPCODES = frozenset(dis.hasjrel) | frozenset(dis.hasjabs)
+
+
 def _is_jump(raw):
-    return raw.opcode in dis.hasjrel or raw.opcode in dis.hasjabs
+    return raw.opcode in _JUMP_OPCODES
+
+
+# 3.13+: dis says which line every instruction is on (``line_number``); before, only the
+# first instruction of a line carries it (``starts_line``).
+_LINE_NUMBERS = PY >= (3, 13)
+_END_FOR_POPS = PY >= (3, 13)  # END_FOR is followed by a POP_TOP (3.14: POP_ITER)
 
 
 def _line_of(raw):
-    line = getattr(raw, "line_number", None)
-    if line is None:
-        line = raw.starts_line if isinstance(raw.starts_line, int) and not isinstance(
-            raw.starts_line, bool) else None
-    return line
+    return raw.line_number if _LINE_NUMBERS else raw.starts_line
 
 
 def _cell_loads(new, code):
@@ -157,6 +164,18 @@ def _cell_loads(new, code):
     for ins in new:
         if ins.op == "LOAD_FAST" and ins.argval in cells:
             ins.op = "LOAD_CLOSURE"
+
+
+# Opnames that _normalize_one translates by more than a rename (3.11+: before, every
+# instruction goes through the legacy translation first): normalize() renames any other
+# itself, without the call.
+_TRANSLATED = frozenset(
+    set(_DROPPED) | set(_SPLIT) | set("BINARY_" + n for n in _BINARY) |
+    set("INPLACE_" + n for n in _BINARY) | set([
+        "LOAD_GLOBAL", "LOAD_ATTR", "LOAD_SUPER_ATTR", "CALL_INTRINSIC_1", "KW_NAMES", "CALL",
+        "RETURN_CONST", "RETURN_VALUE", "GET_ITER", "POP_ITER", "LOAD_SMALL_INT", "DUP_TOP",
+        "DUP_TOP_TWO", "ROT_TWO", "ROT_THREE", "ROT_FOUR", "ROT_N", "BINARY_OP",
+        "LOAD_COMMON_CONSTANT", "CALL_FUNCTION_EX", "COMPARE_OP"]))
 
 
 def _normalize_one(raw, kw_names_pending, consts, legacy_state=None):
@@ -170,6 +189,8 @@ def _normalize_one(raw, kw_names_pending, consts, legacy_state=None):
         legacy = _normalize_legacy(raw, name, off, line, legacy_state)
         if legacy is not None:
             return legacy
+    if name not in _TRANSLATED:  # only renamed (the tests below are all for _TRANSLATED)
+        return [Instr(_RENAMED.get(name, name), raw.arg, raw.argval, off, line)]
     if name in _SPLIT:
         first, second = _SPLIT[name]
         a, b = raw.argval
@@ -257,9 +278,9 @@ class _LegacyState(object):
     """What the translation of one 3.8-3.10 instruction needs from the ones before it."""
 
     def __init__(self, raws):
-        from .legacy_blocks import block_stacks, inlined_exits, unthread
-        self.retarget = unthread(raws) if PY < (3, 10) else {}
-        self.reachable = block_stacks(raws, self.retarget)
+        from .legacy_blocks import inlined_exits
+        retarget, reachable = legacy_layout(raws)
+        self.retarget, self.reachable = dict(retarget), dict(reachable)  # (changed below)
         if PY < (3, 10):
             # a dead JUMP_FORWARD right after a return, raise or break is the jump over an
             # else branch: it keeps the if/else (elif) shape of the source
@@ -318,10 +339,10 @@ class _LegacyState(object):
 
 def _normalize_legacy(raw, name, off, line, state):
     """3.8-3.10 forms that have a 3.11 equivalent (None: no legacy translation applies)."""
+    if off in state.exit_copies:  # 3.10: an inlined exit block is the jump it replaced
+        return [Instr("JUMP", None, None, off, line)]  # (also when it starts at a POP_BLOCK)
     if name in _LEGACY_DROPPED:
         return []
-    if off in state.exit_copies:  # 3.10: an inlined exit block is the jump it replaced
-        return [Instr("JUMP", None, None, off, line)]
     if off in state.assertions:
         return [Instr("LOAD_ASSERTION_ERROR", None, None, off, line)]
     rot_four, state.rot_four = state.rot_four, None
@@ -474,15 +495,42 @@ class shared_disassembly(object):
         return False
 
 
-def raw_instructions(code):
-    """``list(dis.get_instructions(code))``, shared within :class:`shared_disassembly`. Callers
-    must not change the list."""
+def shared_cache(name):
+    """A dict that lives as long as the outermost :class:`shared_disassembly` (None outside
+    one): keyed by ``id`` of a code object with the object kept in the value, so that a
+    recycled id never matches (verify.py keeps normalized code objects here)."""
     cache = getattr(_SHARED, "cache", None)
     if cache is None:
-        return list(dis.get_instructions(code))
+        return None
+    return cache.setdefault(name, {})
+
+
+def legacy_layout(raws):
+    """3.8-3.10: (jumps unthread() sends back to their dead jump (3.8/3.9; {} on 3.10),
+    block_stacks() with them) for ``raws``, worked out once per list of raw instructions
+    within :class:`shared_disassembly` (the instruction pass, the exception regions and the
+    dead-return check all need them). Callers must not change either."""
+    from .legacy_blocks import block_stacks, unthread
+    cache = shared_cache("legacy layout")
+    entry = cache.get(id(raws)) if cache is not None else None
+    if entry is None or entry[0] is not raws:
+        retarget = unthread(raws) if PY < (3, 10) else {}
+        entry = (raws, (retarget, block_stacks(raws, retarget)))
+        if cache is not None:
+            cache[id(raws)] = entry
+    return entry[1]
+
+
+def raw_instructions(code):
+    """The instructions of ``code`` as ``dis.get_instructions`` describes them (decode.py reads
+    them faster), shared within :class:`shared_disassembly`. Callers must not change the
+    list."""
+    cache = getattr(_SHARED, "cache", None)
+    if cache is None:
+        return decode(code)
     entry = cache.get(id(code))
     if entry is None or entry[0] is not code:
-        entry = cache[id(code)] = (code, list(dis.get_instructions(code)))
+        entry = cache[id(code)] = (code, decode(code))
     return entry[1]
 
 
@@ -502,14 +550,18 @@ def normalize(code):
     after_end_for = False
     legacy = _LegacyState(raws) if PY < (3, 11) else None
     replace, skip = _raw_rewrites(raws)
+    consts = code.co_consts
+    cells = code.co_cellvars + code.co_freevars if CLOSURE_IS_LOAD_FAST else ()
+    translated, renamed, jump_opcodes = _TRANSLATED, _RENAMED, _JUMP_OPCODES
     for raw in raws:
-        pending.append(raw.offset)
+        offset = raw.offset
+        pending.append(offset)
         if legacy is not None and legacy.skips(raw):
             continue
-        if raw.offset in skip:
+        if offset in skip:
             continue
-        if raw.offset in replace:
-            new = replace[raw.offset]
+        if offset in replace:
+            new = replace[offset]
             for off in pending:
                 offset_to_index[off] = len(out)
             pending = []
@@ -517,28 +569,40 @@ def normalize(code):
                 ins.index = len(out)
                 out.append(ins)
             continue
-        if after_end_for and raw.opname in ("POP_TOP", "POP_ITER"):
+        name = raw.opname
+        if after_end_for and name in ("POP_TOP", "POP_ITER"):
             # 3.13+: END_FOR; POP_TOP (3.14: POP_ITER) at a loop exit is skipped as a whole by
             # an exhausted FOR_ITER, which has already dropped the iterator
             after_end_for = False
             continue
-        after_end_for = raw.opname == "END_FOR" and PY >= (3, 13)
-        new = _normalize_one(raw, kw_names_pending, code.co_consts, legacy)
-        if not new:
-            continue
-        if CLOSURE_IS_LOAD_FAST:
-            _cell_loads(new, code)
-        for off in pending:
-            offset_to_index[off] = len(out)
-        pending = []
-        for ins in new:
-            ins.index = len(out)
+        after_end_for = _END_FOR_POPS and name == "END_FOR"
+        index = len(out)
+        if legacy is None and name not in translated:
+            # most instructions are only renamed (any opname not in _TRANSLATED)
+            ins = Instr(renamed.get(name, name), raw.arg, raw.argval, offset,
+                        raw.line_number if _LINE_NUMBERS else raw.starts_line)
+            if cells and ins.op == "LOAD_FAST" and ins.argval in cells:
+                ins.op = "LOAD_CLOSURE"  # (see _cell_loads)
+            ins.index = index
             out.append(ins)
-        if _is_jump(raw) or (legacy is not None and raw.offset in legacy.retarget):
+            new = None
+        else:
+            new = _normalize_one(raw, kw_names_pending, consts, legacy)
+            if not new:
+                continue
+            if CLOSURE_IS_LOAD_FAST:
+                _cell_loads(new, code)
+            for ins in new:
+                ins.index = len(out)
+                out.append(ins)
+        for off in pending:
+            offset_to_index[off] = index
+        pending = []
+        if raw.opcode in jump_opcodes or (legacy is not None and offset in legacy.retarget):
             target = _jump_target_offset(raw)
             if legacy is not None:
-                target = legacy.retarget.get(raw.offset, target)
-            raw_jump_targets.append((new[-1], target))
+                target = legacy.retarget.get(offset, target)
+            raw_jump_targets.append((out[-1], target))
     end = len(out)
     for off in pending:
         offset_to_index[off] = end
@@ -651,7 +715,8 @@ def _collapse(out, offset_to_index):
             remap[k] = len(new)
             k += 1
             continue
-        keep = _expanded_keep_jump(out, k, targeted)
+        op = ins.op
+        keep = _expanded_keep_jump(out, k, targeted) if op == "COPY" else None
         if keep is not None:
             new.append(Instr(keep, None, out[k + 1].argval, ins.offset, ins.line))
             new[-1].target = out[k + 1].target
@@ -659,7 +724,7 @@ def _collapse(out, offset_to_index):
             remap[k + 1] = remap[k + 2] = len(new)
             k += 3
             continue
-        if _expanded_backward_jump(out, k, targeted):
+        if op in _INVERTED and _expanded_backward_jump(out, k, targeted):
             ins.op = _INVERTED[ins.op]
             ins.target = out[k + 1].target
             remap[k] = len(new)
@@ -667,12 +732,12 @@ def _collapse(out, offset_to_index):
             new.append(ins)
             k += 2
             continue
-        if ins.op == "RETURN_GENERATOR" and k + 1 < n and out[k + 1].op == "POP_TOP":
+        if op == "RETURN_GENERATOR" and k + 1 < n and out[k + 1].op == "POP_TOP":
             remap[k] = remap[k + 1] = len(new)
             k += 2
             continue
-        length = _send_loop_length(out, k)
-        if not length and ins.op == "PUSH_NULL" and PY >= (3, 15):
+        length = _send_loop_length(out, k) if op == "LOAD_CONST" else 0
+        if not length and op == "PUSH_NULL" and PY >= (3, 15):
             length = _send_loop_length(out, k + 1)  # 3.15: PUSH_NULL; LOAD_CONST None; SEND
             length = length and length + 1
         if length:
@@ -711,47 +776,22 @@ def _index_at(offset_to_index, offset, end):
     return idx
 
 
-def _varints(data):
-    """Decode the 6-bit varints of a 3.11+ exception table (see Objects/exception_handling_notes.txt)."""
-    i = 0
-    n = len(data)
-    while i < n:
-        b = data[i]
-        i += 1
-        start_flag = bool(b & 128)
-        value = b & 63
-        while b & 64:
-            b = data[i]
-            i += 1
-            value = (value << 6) | (b & 63)
-        yield start_flag, value
-
-
 def exception_entries(code, offset_to_index):
     """The exception table of ``code`` as :class:`ExceptionEntry` over instruction indexes
     (before 3.11: the regions of the SETUP_* blocks, see legacy_blocks.py)."""
     if PY < (3, 11):
         return _legacy_entries(code, offset_to_index)
-    table = getattr(code, "co_exceptiontable", b"") or b""
-    values = [v for _, v in _varints(table)]
     end_index = offset_to_index[len(code.co_code)]
-    entries = []
-    for k in range(0, len(values) - 3, 4):
-        start, length, target, depth_lasti = values[k:k + 4]
-        start_off, end_off, target_off = start * 2, (start + length) * 2, target * 2
-        entries.append(ExceptionEntry(
-            _index_at(offset_to_index, start_off, end_index),
-            _index_at(offset_to_index, end_off, end_index),
-            _index_at(offset_to_index, target_off, end_index),
-            depth_lasti >> 1, bool(depth_lasti & 1)))
-    return entries
+    return [ExceptionEntry(_index_at(offset_to_index, start_off, end_index),
+                           _index_at(offset_to_index, end_off, end_index),
+                           _index_at(offset_to_index, target_off, end_index), depth, lasti)
+            for start_off, end_off, target_off, depth, lasti in exception_table(code)]
 
 
 def _legacy_entries(code, offset_to_index):
     """One entry per run of instructions whose innermost SETUP_* block is the same."""
-    from .legacy_blocks import block_stacks, unthread
     raws = raw_instructions(code)
-    stacks = block_stacks(raws, unthread(raws) if PY < (3, 10) else None)
+    stacks = legacy_layout(raws)[1]
     end_index = offset_to_index[len(code.co_code)]
     handler_of = {}
     for k, raw in enumerate(raws):

@@ -20,8 +20,11 @@ _UNCONDITIONAL = frozenset(["JUMP_FORWARD", "JUMP_ABSOLUTE", "RETURN_VALUE", "RA
                             "RERAISE"])
 
 
+_JUMP_OPCODES = frozenset(dis.hasjrel) | frozenset(dis.hasjabs)
+
+
 def _is_jump(raw):
-    return raw.opcode in dis.hasjrel or raw.opcode in dis.hasjabs
+    return raw.opcode in _JUMP_OPCODES
 
 
 def block_stacks(raws, retarget=None):

@@ -11,7 +11,6 @@
 """
 
 import ast
-import dis
 
 from .statements import Loop
 
@@ -36,12 +35,12 @@ class LegacyLoopMixin(object):
 
 def ends_with_dead_return(code):
     """Whether ``code`` ends with an unreachable ``LOAD_CONST None; RETURN_VALUE`` (3.8/3.9)."""
-    from .legacy_blocks import block_stacks, unthread
-    raws = list(dis.get_instructions(code))
+    from .instructions import legacy_layout, raw_instructions
+    raws = raw_instructions(code)
     if len(raws) < 2 or raws[-1].opname != "RETURN_VALUE" or raws[-2].opname != "LOAD_CONST" or \
             raws[-2].argval is not None:
         return False
-    return raws[-2].offset not in block_stacks(raws, unthread(raws))
+    return raws[-2].offset not in legacy_layout(raws)[1]
 
 
 _TERMINAL = (ast.Return, ast.Raise, ast.Continue, ast.Break)

@@ -41,7 +41,8 @@ def finish(code, text, session, indent="    ", strict=False):
               if fallback.HELPER in stub.co_names or fallbacks[key].kind == "class"]
     made_in_place = [item for item in fallbacks.values() if item.kind == "expression"]
     stubs_in_text = sum(1 for line in text.split("\n")
-                        if line.lstrip(" \t(").startswith(fallback.HELPER))
+                        if line.lstrip(" \t(").startswith(fallback.HELPER)) \
+        if fallback.HELPER in text else 0  # (no need to look line by line for it otherwise)
     if len([1 for item, _ in placed if item.kind == "function"]) != stubs_in_text:
         # Only when the recompiled code objects could not be paired with the originals: a
         # stub left without its decorator would run an empty body, so say so rather than that.

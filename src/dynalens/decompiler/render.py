@@ -7,7 +7,6 @@ the code object's ``co_qualname`` so the recompiled object has the same qualifie
 """
 
 import ast
-import dis
 import io
 import sys
 import tokenize
@@ -27,7 +26,8 @@ from .generated_layout import move_jumped_over_handlers
 from .handlers import HandlerMixin
 from .handlers_legacy import LegacyHandlerMixin
 from .inline_comprehensions import InlineComprehensionMixin
-from .instructions import KEEPS_DEAD_CODE, exception_entries, normalize, shared_disassembly
+from .instructions import (KEEPS_DEAD_CODE, exception_entries, normalize, raw_instructions,
+                           shared_disassembly)
 from .legacy_structure import (LegacyLoopMixin, compound_ends_before_else, else_for_dead_return,
                                ends_with_dead_return)
 from .exception_groups import ExceptStarMixin
@@ -133,6 +133,8 @@ def decompile_body(code, kind=None, session=None):
         if not walker.relaid:
             raise
         stmts, _ = walker.walk(0, walker.n, [], Context())
+    if kind == "function":
+        walker.end_with_detached_exit(stmts)
     if (3, 12) <= sys.version_info < (3, 14) and kind in ("function", "lambda"):
         fold_conditional_returns(stmts)
     if KEEPS_DEAD_CODE and kind == "function":
@@ -167,6 +169,9 @@ def decompile_body(code, kind=None, session=None):
         decls.append(ast.Nonlocal(names=sorted(nonlocals)))
     if decls:
         at = 1 if stmts and _is_docstring(stmts[0]) else 0
+        while at < len(stmts) and isinstance(stmts[at], ast.ImportFrom) and \
+                stmts[at].module == "__future__":
+            at += 1  # (a module's names made global by a function: after these, or no compile)
         stmts[at:at] = decls
     return stmts
 
@@ -370,7 +375,7 @@ def _legacy_qualname(code):
     prologue does (``LOAD_CONST 'Outer.Inner'; STORE_NAME __qualname__``), and so does every
     ``MAKE_FUNCTION`` inside a function for the function it makes (``'outer.<locals>.f'``, in
     a comprehension ``'outer.<locals>.<listcomp>.<genexpr>'``)."""
-    instructions = list(dis.get_instructions(code))
+    instructions = raw_instructions(code)
     if not code.co_flags & CO_OPTIMIZED and not code.co_name.startswith("<"):
         for k, ins in enumerate(instructions):
             if ins.opname == "STORE_NAME" and ins.argval == "__qualname__":

@@ -27,7 +27,7 @@ from .errors import DecompilationError
 from .expressions import (
     AugValue, ClassValue, CodeConst, CurrentExc, ExitCallResult, FunctionValue, ImportFromValue,
     ImportValue, IterMarker, LoopItem, Marker, Null, PrevExc, StackMachine, UnpackBuilder,
-    UnpackSlot, WithEnter, WithExit, const, name, store_ctx)
+    TypeAliasValue, UnpackSlot, WithEnter, WithExit, const, name, store_ctx)
 from .instructions import KEEP_JUMPS, POP_JUMPS, PY
 
 
@@ -163,7 +163,17 @@ class ExitBlocks(object):
                 return None
             ops.append((ins.op, type(ins.argval), repr(ins.argval)))
             if ins.op == "RETURN_VALUE":
-                return tuple(ops) if q > k else None
+                if q == k:
+                    return None
+                lines = [i.line for i in instrs[k:q + 1] if i.line is not None]
+                if PY >= (3, 12) and lines and not (
+                        instrs[q - 1].op == "LOAD_CONST" and instrs[q - 1].argval is None):
+                    # 3.12+ copies a written `return value` with its line: the same code on
+                    # another line is another statement (`return fallback` in two handlers;
+                    # only a line-less exit, the implicit `return None`, takes its lines
+                    # from where it was copied)
+                    ops[-1] += (lines[0],)
+                return tuple(ops)
         return None
 
     def label(self, index):
@@ -172,6 +182,17 @@ class ExitBlocks(object):
     def target(self, index):
         """Where a jump to ``index`` goes, detached copies replaced by their virtual label."""
         return self.virtual.get(index, index)
+
+
+def _falls_through(stmt):
+    """Whether control can go on after ``stmt`` (conservatively: yes unless it plainly ends
+    every way out)."""
+    if isinstance(stmt, (ast.Return, ast.Raise, ast.Continue, ast.Break)):
+        return False
+    if isinstance(stmt, ast.If):
+        return not stmt.orelse or not stmt.body or _falls_through(stmt.body[-1]) or \
+            _falls_through(stmt.orelse[-1])
+    return True
 
 
 class NotAChunk(Exception):
@@ -317,6 +338,7 @@ class StatementWalker(StackMachine):
         b, j = ins.target, ins.index
         exit_ = j + 1
         length = 0
+        relaxed = False
         while True:
             top, bottom = b - 1 - length, j - length
             if top < 0 or bottom <= b:
@@ -328,8 +350,21 @@ class StatementWalker(StackMachine):
             elif not (x.op == y.op and self._same_line(top, bottom) and (
                     x.argval == y.argval if x.target is None else
                     y.target is not None and self.label(x.target) == self.label(y.target))):
-                break
+                if not (x.op == y.op and self._same_line(top, bottom) and
+                        x.target is not None and y.target is not None and
+                        top < x.target < b and bottom < y.target <= j and
+                        x.target - top == y.target - bottom):
+                    break
+                relaxed = True  # inside each copy, the same way on (`while (a if b else c)
+                # and d:`); no test runs through handler code (a with's exit, matched
+                # by chance), which such jumps would let the match run into
             length += 1
+        if relaxed:
+            handlers = exception_only_code(instrs)
+            for q in range(b - 1, b - 1 - length, -1):
+                if q in handlers:
+                    length = b - 1 - q
+                    break
         # both copies of the test start the `while` line: trim a statement that matched by chance
         best = length
         while best > 0 and not (instrs[b - best].line is not None and
@@ -570,9 +605,44 @@ class StatementWalker(StackMachine):
                 return False
         return True
 
+    def end_with_detached_exit(self, stmts):
+        """Write the exit block that a function's top level falls into, when only detached
+        copies of it are left (statements.ExitBlocks).
+
+        3.12+ copies a ``return v`` that ends a function into every branch that falls into
+        it, with the statement's line number: the first copy reads as the written one and the
+        others are detached, so jumps to the real end (``if a: ... elif b: ...; return v``
+        where the last test jumps there) read as going to the end of the function, and falling
+        off it would return None. ``stmts`` is the walked top level; the exit (one label, a
+        return of anything but a constant None) is appended when the last statement can fall
+        through. The compiler drops it again where it is dead, and verify() judges the rest.
+        """
+        labels = set(ins.target for ins in self.instrs
+                     if ins.target is not None and ins.target > self.n)
+        if len(labels) != 1 or (stmts and not _falls_through(stmts[-1])):
+            return
+        label = labels.pop()
+        start = min(k for k, v in self.exits.virtual.items() if v == label)
+        stop = self.exits.ends[start]
+        first = self.instrs[start]
+        if first.op == "LOAD_CONST" and first.argval is None and stop - start == 2:
+            return  # falling off the end returns None already
+        del self.exits.ends[start]  # (the walk would step over it)
+        try:
+            block, _ = self.walk(start, stop, [], Context())
+        except DecompilationError:
+            return  # an exit that needs the stack of where it was copied (a with's)
+        finally:
+            self.exits.ends[start] = stop
+        if len(block) == 1 and isinstance(block[0], ast.Return):
+            stmts.extend(block)
+
     def _structure_at(self, i, stack, out, ctx):
         """Start a construct at ``i`` if one starts here: try, while (the one that encloses
         the other first, when both start here)."""
+        if (i >= self.n or self.handler_at[i] is None) and i not in self.while_loops and \
+                i not in self.back_jumps:
+            return None  # most instructions: nothing starts here (checked before any work)
         entries = self.chain(i)
         if entries:
             for e in reversed(entries):
@@ -589,8 +659,22 @@ class StatementWalker(StackMachine):
         backs = self.back_jumps.get(i)
         if backs and (ctx.loop is None or ctx.loop.head != i) and \
                 self.instrs[i].op not in ("FOR_ITER", "GET_ANEXT"):
-            return self.do_while_true(i, max(backs), stack, out, ctx)
+            return self.do_while_true(i, self._last_back_edge(i, max(backs)), stack, out, ctx)
         return None
+
+    def _last_back_edge(self, head, last):
+        """The back edge that ends the loop at ``head``: ``last``, or (3.14+, where an inner
+        loop's test jumps back to the outer head when the inner loop ends the outer body) the
+        back edge of a loop that starts inside and runs on past it."""
+        if PY < (3, 14):
+            return last
+        grown = True
+        while grown:
+            grown = False
+            for inner, edges in self.back_jumps.items():
+                if head < inner <= last and max(edges) > last:
+                    last, grown = max(edges), True
+        return last
 
     def _loop_encloses(self, i, handler, ctx):
         """A loop starting at ``i`` whose back edge comes after the try's handler holds it."""
@@ -634,6 +718,10 @@ class StatementWalker(StackMachine):
             return
         if isinstance(value, ImportValue):
             out.append(self.import_stmt(value, target, ins))
+            return
+        if isinstance(value, TypeAliasValue) and isinstance(target, ast.Name) and \
+                value.name == target.id:
+            out.append(ast.TypeAlias(name=target, type_params=[], value=value.value))
             return
         if isinstance(value, ImportFromValue) and value.source.fromlist is None:
             # `import a.b.c as d`: IMPORT_NAME a.b.c, then IMPORT_FROM down to c

@@ -33,8 +33,9 @@ class UnparseError(ValueError):
 
 
 def to_source(node):
-    """``ast.unparse`` where it exists (3.9+), this module's writer on 3.8."""
-    native = getattr(ast, "unparse", None)
+    """``ast.unparse`` where it exists (3.9+; fast_unparse.py's, same text), this module's
+    writer on 3.8."""
+    from .fast_unparse import unparse as native
     return native(node) if native is not None else unparse(node)
 
 

@@ -34,10 +34,18 @@ import sys
 import warnings
 
 try:  # the decompiler shares its disassembly of the original; verify.py also works alone
-    from .instructions import raw_instructions
+    from .decode import exception_table
+    from .instructions import raw_instructions, shared_cache
 except ImportError:
     def raw_instructions(code):
         return list(dis.get_instructions(code))
+
+    def exception_table(code):
+        return [tuple(entry)[:5] for entry in getattr(dis.Bytecode(code), "exception_entries",
+                                                      ())]
+
+    def shared_cache(name):
+        return None
 
 __all__ = ["VerifyResult", "verify", "check_tree", "Difference", "SOURCE_DOES_NOT_COMPILE"]
 
@@ -196,7 +204,9 @@ def check_tree(code, source, temporaries=False, skip=()):
     if not candidates:
         return [Difference(code, None, 1, "no code object named %r in the recompiled source"
                            % (_qualname(code),))], found
-    cache = {}  # each code object is normalized once, whatever is compared after
+    cache = shared_cache("normalized")  # each code object is normalized once, whatever is
+    if cache is None:                   # compared after (and in all of a decompile() call)
+        cache = {}
     if not skip:  # the usual case: one comparison of the whole tree says it all
         for candidate in candidates:
             if _Comparer(code, candidate, cache).run() is None:
@@ -435,10 +445,7 @@ def _exception_ranges(code, index_at, end):
     """3.11+ exception table as (first, last+1, handler, depth, lasti) instruction indices."""
     if sys.version_info < (3, 11):
         return ()
-    try:
-        entries = dis.Bytecode(code).exception_entries
-    except AttributeError:
-        return ()
+    entries = exception_table(code)
     offsets = sorted(index_at)
 
     def at_or_after(offset):
@@ -446,9 +453,9 @@ def _exception_ranges(code, index_at, end):
         return index_at[offsets[at]] if at < len(offsets) else end
 
     ranges = []
-    for entry in entries:
-        ranges.append((at_or_after(entry.start), at_or_after(entry.end),
-                       at_or_after(entry.target), entry.depth, bool(entry.lasti)))
+    for start, end, target, depth, lasti in entries:
+        ranges.append((at_or_after(start), at_or_after(end), at_or_after(target), depth,
+                       lasti))
     return ranges
 
 
@@ -621,6 +628,8 @@ class _Comparer(object):
         self.got = got
         self.top_name = expected.co_name
         self.got_top_name = got.co_name
+        if cache is None:  # within shared_disassembly, originals are normalized once
+            cache = shared_cache("normalized")
         self.cache = {} if cache is None else cache  # shared by check_tree's comparisons
 
     def _normalized(self, code, top_name):

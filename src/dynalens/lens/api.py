@@ -10,7 +10,9 @@ unchanged). The object it yields carries `.dump_dir` and `.index` so views (the 
 notebook) can be attached to it.
 """
 
+import contextlib
 import datetime
+import gc
 import os
 import threading
 import warnings
@@ -20,6 +22,26 @@ from ._torch import require_torch
 __all__ = ["prepare_debug", "debug", "install", "uninstall", "DebugRun", "last_run"]
 
 _active = threading.local()
+
+
+@contextlib.contextmanager
+def _program_objects_set_aside():
+    """While the dump and report are written, the garbage collector looks only at what that
+    allocates, not at the program's own objects.
+
+    Writing them allocates enough to start full collections, and a full collection walks every
+    object of the program (torch alone makes millions): that was most of what the lens cost
+    at the end of a block. ``gc.freeze()`` sets the existing objects aside (none is freed or
+    changed) and ``gc.unfreeze()`` puts them back as they were. Skipped when the program has
+    frozen objects itself: its freeze is not the lens's to undo."""
+    if not hasattr(gc, "freeze") or gc.get_freeze_count():
+        yield
+        return
+    gc.freeze()
+    try:
+        yield
+    finally:
+        gc.unfreeze()
 _state = {"active": None, "last": None}
 _state_lock = threading.Lock()
 
@@ -109,6 +131,10 @@ class DebugRun:
         if self._finished:
             return
         self._finished = True
+        with _program_objects_set_aside():
+            self._write_all()
+
+    def _write_all(self):
         try:
             from .dump import Dumper
 

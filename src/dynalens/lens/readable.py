@@ -32,6 +32,8 @@ import dis
 import os
 import re
 
+from dynalens.decompiler.fast_unparse import unparse as _unparse  # ast.unparse's text, faster
+
 from .relabel import _SKIP, _key
 
 TEMP_RE = re.compile(r"^__temp_\d+$")
@@ -125,7 +127,7 @@ class _Replace(ast.NodeTransformer):
 
 def _inline(tree, func_name, name):
     """``tree`` with temporary ``name`` inlined (a new tree; None when it is not there)."""
-    tree = ast.parse(ast.unparse(tree))
+    tree = ast.parse(_unparse(tree))
     func = _function(tree, func_name)
     for block in _blocks(func):
         for index, stmt in enumerate(block):
@@ -354,7 +356,7 @@ def _inline_all(tree, func_name, check):
     trial = tree
     for name in candidates:
         trial = _inline(trial, func_name, name) or trial
-    if check(ast.unparse(trial) + "\n"):
+    if check(_unparse(trial) + "\n"):
         return trial, True
     changed, checks, refused = False, 0, set()
     progress = True
@@ -365,7 +367,7 @@ def _inline_all(tree, func_name, check):
                 continue
             trial = _inline(tree, func_name, name)
             checks += 1
-            if trial is not None and check(ast.unparse(trial) + "\n"):
+            if trial is not None and check(_unparse(trial) + "\n"):
                 tree, changed, progress = trial, True, True
                 refused.clear()  # a refused one may fit now that its neighbour moved
             else:
@@ -374,7 +376,7 @@ def _inline_all(tree, func_name, check):
 
 
 def _renamed(tree, func_name, names):
-    renamed = ast.parse(ast.unparse(tree))
+    renamed = ast.parse(_unparse(tree))
     _Rename(names).visit(_function(renamed, func_name))
     return renamed
 
@@ -432,16 +434,16 @@ def readable_source(text, func_name, code, check, resume_codes=()):
     names = _role_names(func, params, taken)
     if names:
         renamed = _renamed(tree, func_name, names)
-        if check(ast.unparse(renamed) + "\n"):
+        if check(_unparse(renamed) + "\n"):
             tree, changed = renamed, True
         else:  # one temporary at a time: a name that does not verify is not given
             for temp in sorted(names):
                 trial = _renamed(tree, func_name, {temp: names[temp]})
-                if check(ast.unparse(trial) + "\n"):
+                if check(_unparse(trial) + "\n"):
                     tree, changed = trial, True
     if not changed:
         return None
-    text = ast.unparse(tree) + "\n"
+    text = _unparse(tree) + "\n"
     return _with_marks(_order_notes(text, func_name, params), marks)
 
 
@@ -715,7 +717,7 @@ class _Lists(object):
                 return list(base[bounds[0]:bounds[1]])
         if self._mentions_list(node):
             raise _Unknown()
-        return ast.unparse(node)
+        return _unparse(node)
 
     def run(self, block, resume_params, aliases, notes):
         for stmt in block:

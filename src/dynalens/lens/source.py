@@ -147,6 +147,16 @@ def function_source(code, name, path, header_lines=(), on_failure=None, readable
     still verifies) and mark each statement with the user's line; `resume_codes` ({global name:
     code}) are the resume functions the code calls, whose parameters name the values passed.
     """
+    from dynalens.decompiler.instructions import shared_disassembly
+
+    # every check below verifies a candidate against the same original: decode and normalize
+    # that original once (instructions.shared_disassembly), not once per candidate
+    with shared_disassembly():
+        return _function_source(code, name, path, header_lines, on_failure, readable,
+                                resume_codes)
+
+
+def _function_source(code, name, path, header_lines, on_failure, readable, resume_codes):
     from .constants import reserve_constants, restore_names, definitions
 
     header = "".join("# %s\n" % h for h in header_lines)
@@ -249,11 +259,26 @@ def _verify(code, name, path, text, reserved=None):
     try:
         from dynalens.decompiler.verify import verify
 
-        target = code.replace(co_name=name, co_filename=path,
-                              **({"co_qualname": name} if hasattr(code, "co_qualname") else {}))
-        return verify(target, text, temporaries=True, reserved=reserved), None
+        return verify(_target(code, name, path), text, temporaries=True,
+                      reserved=reserved), None
     except Exception as exc:
         return None, "verify failed: %s: %s" % (type(exc).__name__, exc)
+
+
+def _target(code, name, path):
+    """``code`` renamed ``name`` at ``path``, as each candidate file recompiles it: the same
+    object for every check of one function_source (so what verify learns of it is kept)."""
+    from dynalens.decompiler.instructions import shared_cache
+
+    made = shared_cache("lens targets")
+    key = (id(code), name, path)
+    if made is not None and key in made and made[key][0] is code:
+        return made[key][1]
+    target = code.replace(co_name=name, co_filename=path,
+                          **({"co_qualname": name} if hasattr(code, "co_qualname") else {}))
+    if made is not None:
+        made[key] = (code, target)
+    return target
 
 
 def _same_frame_layout(a, b):

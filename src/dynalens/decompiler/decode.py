@@ -1,0 +1,330 @@
+"""``co_code`` -> instruction records, the way ``dis.get_instructions`` reads them, faster.
+
+The decompiler and its verification read every code object instruction by instruction, and
+``dis`` spends most of that time on what they never look at (source positions, the repr of
+every constant, a generator and a named tuple per instruction). :func:`decode` reads the bytes
+itself, with the running interpreter's opcode tables, into :class:`RawInstruction` records
+whose fields hold what ``dis`` would put there: ``opname``, ``opcode``, ``arg``, ``argval``,
+``argrepr`` (computed on first use for constants and 3.13+ jumps), ``offset``, ``starts_line``
+(3.13+: whether the line starts here, with ``line_number``), ``is_jump_target`` and
+``jump_target``. EXTENDED_ARG instructions are kept, inline CACHE entries skipped, as
+``dis`` does.
+
+The per-version facts -- how a jump argument becomes an offset, which opcodes carry caches,
+how names, locals and comparison arguments are packed -- live here and only here. Where the
+facts are not known (a CPython this module was not checked against, or ``dis`` missing a table
+it relies on), :func:`decode` returns ``dis``'s own instructions instead: slower, never wrong.
+``tests/test_decode.py`` compares the two field by field on real code.
+"""
+
+import dis
+import sys
+from operator import itemgetter as _itemgetter
+
+PY = sys.version_info[:2]
+
+# Read as dis reads them on these versions; elsewhere dis itself (see module docstring).
+_CHECKED = (3, 8) <= PY <= (3, 13)
+
+# What an argument means, one kind per opcode (the order of dis's tests decides overlaps).
+(_PLAIN, _CONST, _NAME, _GLOBAL, _ATTR, _SUPER_ATTR, _JABS, _JREL, _JBACK, _LOCAL, _FREE,
+ _LOCAL_PAIR, _COMPARE, _FORMAT_VALUE, _MAKE_FUNCTION, _CONVERT_VALUE, _FUNCTION_ATTR,
+ _BINARY_OP, _INTRINSIC_1, _INTRINSIC_2) = range(20)
+
+_UNSET = object()  # argrepr not computed yet
+
+
+def _cache_sizes():
+    """Inline CACHE entries after each opcode (3.11+), as a list indexed by opcode."""
+    sizes = [0] * 256
+    if PY < (3, 11):
+        return sizes
+    table = getattr(dis, "_inline_cache_entries", None)
+    if isinstance(table, dict):  # 3.13+: by name
+        for op in range(256):
+            sizes[op] = table.get(dis.opname[op], 0)
+    else:
+        for op in range(256):
+            sizes[op] = table[op]
+    return sizes
+
+
+def _kinds():
+    """The argument kind of every opcode, following the order of dis's tests per version."""
+    opmap = dis.opmap
+    has = lambda name: frozenset(getattr(dis, name, ()))  # noqa: E731
+    hasconst, hasname, haslocal, hasfree = (has("hasconst"), has("hasname"), has("haslocal"),
+                                            has("hasfree"))
+    hasjrel, hasjabs, hascompare = has("hasjrel"), has("hasjabs"), has("hascompare")
+    hasjump = has("hasjump") | has("hasexc")
+    special = {}
+    if PY >= (3, 11):
+        special[opmap["LOAD_GLOBAL"]] = _GLOBAL
+        special[opmap["BINARY_OP"]] = _BINARY_OP
+    if PY >= (3, 12):
+        special[opmap["LOAD_ATTR"]] = _ATTR
+        special[opmap["LOAD_SUPER_ATTR"]] = _SUPER_ATTR
+        special[opmap["CALL_INTRINSIC_1"]] = _INTRINSIC_1
+        special[opmap["CALL_INTRINSIC_2"]] = _INTRINSIC_2
+    if PY >= (3, 13):
+        for name in ("LOAD_FAST_LOAD_FAST", "STORE_FAST_LOAD_FAST", "STORE_FAST_STORE_FAST"):
+            special[opmap[name]] = _LOCAL_PAIR
+        special[opmap["CONVERT_VALUE"]] = _CONVERT_VALUE
+        special[opmap["SET_FUNCTION_ATTRIBUTE"]] = _FUNCTION_ATTR
+    else:
+        special[opmap["FORMAT_VALUE"]] = _FORMAT_VALUE
+        special[opmap["MAKE_FUNCTION"]] = _MAKE_FUNCTION
+    kinds = []
+    for op in range(256):
+        name = dis.opname[op]
+        if op in hasconst:
+            kind = _CONST
+        elif op in hasname:
+            kind = special.get(op, _NAME)
+        elif PY >= (3, 13) and op in hasjump:
+            kind = _JBACK if "JUMP_BACKWARD" in name else _JREL
+            if op in hasjabs:
+                kind = _JABS
+        elif op in hasjabs:
+            kind = _JABS
+        elif op in hasjrel:
+            kind = _JBACK if PY >= (3, 11) and "JUMP_BACKWARD" in name else _JREL
+        elif special.get(op) == _LOCAL_PAIR:
+            kind = _LOCAL_PAIR
+        elif op in haslocal:
+            kind = _LOCAL
+        elif PY >= (3, 11) and op in hasfree:
+            kind = _LOCAL  # 3.11+: one numbering of locals, cells and free variables
+        elif op in hascompare:
+            kind = _COMPARE
+        elif op in hasfree:
+            kind = _FREE
+        else:
+            kind = special.get(op, _PLAIN)
+        kinds.append(kind)
+    return kinds
+
+
+def _has_arg():
+    if PY >= (3, 12):
+        hasarg = frozenset(dis.hasarg)
+        return [op in hasarg for op in range(256)]
+    return [op >= dis.HAVE_ARGUMENT for op in range(256)]
+
+
+try:
+    if _CHECKED:
+        _OPNAME = list(dis.opname)
+        _CACHES = _cache_sizes()
+        _KIND = _kinds()
+        _HAS_ARG = _has_arg()
+        _EXTENDED_ARG = dis.opmap["EXTENDED_ARG"]
+        _LOAD_CONST = dis.opmap["LOAD_CONST"]
+        _CMP_OP = tuple(dis.cmp_op)
+        _CMP_SHIFT = 5 if PY >= (3, 13) else 4 if PY >= (3, 12) else 0
+        _NB_OPS = [symbol for _, symbol in getattr(dis, "_nb_ops", ())]
+        _INTRINSIC_1_DESCS = list(getattr(dis, "_intrinsic_1_descs", ()))
+        _INTRINSIC_2_DESCS = list(getattr(dis, "_intrinsic_2_descs", ()))
+        _FORMAT_VALUE_CONVERTERS = getattr(dis, "FORMAT_VALUE_CONVERTERS", ())
+        _FUNCTION_FLAGS = getattr(dis, "FUNCTION_ATTR_FLAGS", None) or dis.MAKE_FUNCTION_FLAGS
+except (AttributeError, KeyError, TypeError, IndexError):  # a dis without these tables
+    _CHECKED = False
+
+# dis keeps an oparg within a C int: EXTENDED_ARG prefixes wrap around past it
+_INT_OVERFLOW = 2 ** 31
+
+
+class RawInstruction(tuple):
+    """One instruction as ``dis.Instruction`` describes it (the fields the decompiler reads).
+
+    A tuple, made in one step: decoding makes one per instruction of every code object read.
+    """
+
+    __slots__ = ()
+
+    opname = property(_itemgetter(0))
+    opcode = property(_itemgetter(1))
+    arg = property(_itemgetter(2))
+    argval = property(_itemgetter(3))
+    offset = property(_itemgetter(5))
+    starts_line = property(_itemgetter(6))
+    line_number = property(_itemgetter(7))
+    jump_target = property(_itemgetter(8))
+
+    @property
+    def is_jump_target(self):
+        return self[5] in self[9]
+
+    @property
+    def argrepr(self):
+        text = self[4]
+        if text is not _UNSET:
+            return text
+        if _KIND[self[1]] == _CONST:
+            return repr(self[3])
+        # 3.13+ jumps: "to L<n>", labels numbered by dis over the whole code
+        for ins in dis.get_instructions(self[10]):
+            if ins.offset == self[5]:
+                return ins.argrepr
+        return ""
+
+    def _replace(self, **fields):
+        """A copy with ``fields`` changed (as ``dis.Instruction._replace``)."""
+        values = list(self)
+        for name, value in fields.items():
+            values[_FIELD_AT[name]] = value
+        return _new(RawInstruction, values)
+
+    def __repr__(self):
+        return "RawInstruction(%s, arg=%r, argval=%r, offset=%d)" % (
+            self.opname, self.arg, self.argval, self.offset)
+
+
+_FIELD_AT = {"opname": 0, "opcode": 1, "arg": 2, "argval": 3, "argrepr": 4, "offset": 5,
+             "starts_line": 6, "line_number": 7, "jump_target": 8}
+_new = tuple.__new__
+
+
+def decode(code):
+    """The instructions of ``code``: like ``list(dis.get_instructions(code))``."""
+    if not _CHECKED:
+        return list(dis.get_instructions(code))
+    data = code.co_code
+    consts, names = code.co_consts, code.co_names
+    linestarts = dict(dis.findlinestarts(code))
+    if PY >= (3, 11):
+        local_name = code._varname_from_oparg
+        cells = None
+    else:
+        local_name = code.co_varnames.__getitem__
+        cells = code.co_cellvars + code.co_freevars
+    kinds, caches_of, has_arg, opnames = _KIND, _CACHES, _HAS_ARG, _OPNAME
+    extended = _EXTENDED_ARG
+    new, raw = _new, RawInstruction
+    out = []
+    targets = set()
+    extended_arg = 0
+    line = None
+    carry_lines = PY >= (3, 13)
+    offset = 0
+    end = len(data)
+    while offset < end:
+        op = data[offset]
+        if has_arg[op]:
+            arg = data[offset + 1] | extended_arg
+            if op == extended:
+                extended_arg = arg << 8
+                if extended_arg >= _INT_OVERFLOW:
+                    extended_arg -= 2 * _INT_OVERFLOW
+            else:
+                extended_arg = 0
+        else:
+            arg = None
+            extended_arg = 0
+        caches = caches_of[op]
+        if carry_lines:
+            starts = offset in linestarts
+            if starts:
+                line = linestarts[offset]
+        else:
+            starts = linestarts.get(offset)
+        argval = arg
+        argrepr = ""
+        target = None
+        if arg is not None:
+            kind = kinds[op]
+            if kind == _PLAIN:
+                pass
+            elif kind == _LOCAL:
+                argval = argrepr = local_name(arg)
+            elif kind == _NAME:
+                argval = argrepr = names[arg]
+            elif kind == _CONST:
+                if PY == (3, 11) and op != _LOAD_CONST:  # 3.11's dis resolves LOAD_CONST only
+                    argval = dis.UNKNOWN
+                    argrepr = ""
+                else:
+                    argval = consts[arg]
+                    argrepr = _UNSET
+            elif kind == _JREL or kind == _JBACK:
+                if PY >= (3, 12):  # relative to the end of the instruction's caches
+                    target = offset + 2 + (arg if kind == _JREL else -arg) * 2 + caches * 2
+                elif PY >= (3, 10):
+                    target = offset + 2 + (arg if kind == _JREL else -arg) * 2
+                else:
+                    target = offset + 2 + arg
+                argval = target
+                argrepr = _UNSET if carry_lines else "to " + repr(target)
+            elif kind == _JABS:
+                target = argval = arg * 2 if PY >= (3, 10) else arg
+                # 3.8/3.9's dis leaves an absolute jump's argument undescribed
+                argrepr = _UNSET if carry_lines else "to " + repr(target) if PY >= (3, 10) else ""
+            elif kind == _GLOBAL or kind == _ATTR or kind == _SUPER_ATTR:
+                argval = argrepr = names[arg >> (2 if kind == _SUPER_ATTR else 1)]
+                if arg & 1:
+                    if carry_lines:
+                        argrepr += " + NULL" if kind == _GLOBAL else " + NULL|self"
+                    else:
+                        argrepr = ("NULL + " if kind == _GLOBAL else "NULL|self + ") + argrepr
+            elif kind == _FREE:
+                argval = argrepr = cells[arg]
+            elif kind == _COMPARE:
+                argval = argrepr = _CMP_OP[arg >> _CMP_SHIFT]
+                if carry_lines and arg & 16:
+                    argrepr = "bool(%s)" % argrepr
+            elif kind == _BINARY_OP:
+                argrepr = _NB_OPS[arg]
+            elif kind == _LOCAL_PAIR:
+                first, second = local_name(arg >> 4), local_name(arg & 15)
+                argval = (first, second)
+                argrepr = first + ", " + second
+            elif kind == _FORMAT_VALUE:
+                converter, argrepr = _FORMAT_VALUE_CONVERTERS[arg & 0x3]
+                argval = (converter, bool(arg & 0x4))
+                if argval[1]:
+                    argrepr = argrepr + ", with format" if argrepr else "with format"
+            elif kind == _MAKE_FUNCTION or kind == _FUNCTION_ATTR:
+                argrepr = ", ".join(s for i, s in enumerate(_FUNCTION_FLAGS) if arg & (1 << i))
+            elif kind == _CONVERT_VALUE:
+                argval = (None, str, repr, ascii)[arg]
+                argrepr = ("", "str", "repr", "ascii")[arg]
+            elif kind == _INTRINSIC_1:
+                argrepr = _INTRINSIC_1_DESCS[arg]
+            elif kind == _INTRINSIC_2:
+                argrepr = _INTRINSIC_2_DESCS[arg]
+        out.append(new(raw, (opnames[op], op, arg, argval, argrepr, offset, starts,
+                             line if carry_lines else None, target, targets, code)))
+        if target is not None:
+            targets.add(target)
+        offset += 2 + 2 * caches
+    return out
+
+
+def _varints(data):
+    """The 6-bit varints of a 3.11+ exception table (CPython's
+    Objects/exception_handling_notes.txt): (starts an entry?, value) pairs."""
+    i = 0
+    n = len(data)
+    while i < n:
+        b = data[i]
+        i += 1
+        start_flag = bool(b & 128)
+        value = b & 63
+        while b & 64:
+            b = data[i]
+            i += 1
+            value = (value << 6) | (b & 63)
+        yield start_flag, value
+
+
+def exception_table(code):
+    """The rows of ``code``'s exception table as (start, end, target, depth, lasti), byte
+    offsets as in ``dis.Bytecode(code).exception_entries``; none before 3.11."""
+    table = getattr(code, "co_exceptiontable", b"") or b""
+    values = [value for _, value in _varints(table)]
+    rows = []
+    for k in range(0, len(values) - 3, 4):
+        start, length, target, depth_lasti = values[k:k + 4]
+        rows.append((start * 2, (start + length) * 2, target * 2, depth_lasti >> 1,
+                     bool(depth_lasti & 1)))
+    return rows

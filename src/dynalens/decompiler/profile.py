@@ -1,0 +1,105 @@
+"""One compiler profile per CPython version: the template facts structuring relies on, named.
+
+Why: per-version knowledge is spread over about 40 ``sys.version_info`` / ``PY`` checks in the
+structuring modules (issue 12). Each check stands for a fact about what CPython's compiler
+emits (``Python/codegen.c``, ``Python/compile.c``, ``Python/flowgraph.c``): "handlers are laid
+out after everything else", "``while`` is tested at the top only". Named in one place, a new
+CPython version is a new table row, and structuring code asks ``PROFILE.cold_handlers``
+instead of comparing version numbers. Opcode renames and splits are not template facts: they
+stay in ``instructions.py``, below everything.
+
+Structuring modules move onto the profile one at a time (``cold_blocks.py`` and
+``generated_layout.py`` read it today); until a module has moved, its flags must agree with the
+profile, which ``tests/test_profile.py`` checks on every native interpreter.
+
+    from .profile import PROFILE            # the running interpreter's
+    profile_for((3, 12)).cold_handlers      # any supported version's
+"""
+
+import sys
+
+# name -> (first version where it holds, first version where it no longer holds or None,
+#          what it means and who reads it)
+FACTS = {
+    "top_tested_while": ((3, 8), (3, 10), """\
+`while c:` is tested at the top only, its back edge is an unconditional jump (3.10+ copy the
+test to the bottom). instructions.TOP_TESTED_WHILE: branches.py, handlers_legacy.py."""),
+    "keeps_dead_code": ((3, 8), (3, 10), """\
+Unreachable code after return/raise/break is kept (3.10+ removes it).
+instructions.KEEPS_DEAD_CODE: render.py, legacy normalization."""),
+    "setup_blocks": ((3, 8), (3, 11), """\
+Handlers are found through SETUP_* instructions and the block stack (3.11+: the exception
+table). instructions.exception_entries, legacy_blocks.py, handlers_legacy.py."""),
+    "inlined_exit_copies_310": ((3, 10), (3, 11), """\
+3.10 copies a small exit block into the jumps to it and leaves the original in place
+(instructions._LegacyState.exit_copies, legacy_blocks.inlined_exits)."""),
+    "match_success_flag": ((3, 10), (3, 11), """\
+MATCH_CLASS / MATCH_KEYS push a success flag beside the values tuple (3.11+: None on
+failure). patterns.py."""),
+    "none_jumps": ((3, 11), None, """\
+`x is None` tests jump with POP_JUMP_IF_[NOT_]NONE. instructions.NONE_JUMPS: branches.py."""),
+    "null_below_callable": ((3, 8), (3, 13), """\
+CALL finds the NULL / self slot below the callable (3.13+: above it).
+instructions.NULL_FIRST: expressions.py."""),
+    "cold_handlers": ((3, 12), None, """\
+Blocks only exceptions reach (handlers, with exits, the throw path of await) are laid out
+after all other code (flowgraph.c push_cold_blocks_to_end). cold_blocks.py,
+generated_layout.py, statements.py, exception_groups.py, branches.py."""),
+    "inline_comprehensions": ((3, 12), None, """\
+List/set/dict comprehensions are inlined into their function (PEP 709), with a cleanup
+handler that restores the names. inline_comprehensions.py, cold_blocks.py."""),
+    "expanded_backward_jumps": ((3, 12), None, """\
+A backward conditional jump is written as the inverted condition over a JUMP back
+(instructions._expanded_backward_jump folds it back)."""),
+    "return_const": ((3, 12), (3, 14), """\
+`return <constant>` is RETURN_CONST, so LOAD_CONST; RETURN_VALUE is a return copied into the
+branches of a conditional expression. instructions._normalize_one, conditional_returns.py,
+render.py."""),
+    "cell_loads_are_load_fast": ((3, 13), None, """\
+LOAD_CLOSURE is a pseudo-instruction: a cell is loaded with LOAD_FAST on its slot.
+instructions.CLOSURE_IS_LOAD_FAST."""),
+    "while_tested_at_top_only_again": ((3, 14), None, """\
+The bottom test of `while` is gone again: a backward conditional jump is the back edge of a
+body that ends with `if c: break`. statements.py (_find_loops), branches.py."""),
+    "unbound_exit": ((3, 14), None, """\
+`with` keeps __exit__ unbound with the manager above it as the call's self, so the exit
+handler pops one more value. handlers.py."""),
+    "docstring_flag": ((3, 14), None, """\
+A function's docstring is co_consts[0] only when CO_HAS_DOCSTRING says so. render.py."""),
+    "annotate_functions": ((3, 14), None, """\
+Annotations are computed by an __annotate__ function (PEP 649). annotate.py, render.py."""),
+    "two_slot_iterators": ((3, 15), None, """\
+An iterator takes two stack slots. expressions.ITER_SLOTS."""),
+}
+
+VERSIONS = tuple((3, minor) for minor in range(8, 16))
+
+
+class CompilerProfile(object):
+    """The template facts of one CPython version, as attributes (see FACTS)."""
+
+    __slots__ = ("version",) + tuple(sorted(FACTS))
+
+    def __init__(self, version):
+        self.version = tuple(version[:2])
+        for name, (first, last, _) in FACTS.items():
+            setattr(self, name, first <= self.version and (last is None or self.version < last))
+
+    def facts(self):
+        """{name: bool}, every fact of this version."""
+        return dict((name, getattr(self, name)) for name in sorted(FACTS))
+
+    def __repr__(self):
+        held = [name for name, value in sorted(self.facts().items()) if value]
+        return "<CompilerProfile %d.%d: %s>" % (self.version + (", ".join(held),))
+
+
+_PROFILES = dict((version, CompilerProfile(version)) for version in VERSIONS)
+
+
+def profile_for(version):
+    """The profile of CPython ``version`` (a (major, minor) tuple); KeyError outside 3.8-3.15."""
+    return _PROFILES[tuple(version[:2])]
+
+
+PROFILE = _PROFILES.get(tuple(sys.version_info[:2])) or CompilerProfile(sys.version_info)

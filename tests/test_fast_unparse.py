@@ -1,0 +1,70 @@
+"""fast_unparse.py writes exactly what ``ast.unparse`` writes.
+
+Its string fast path decides quotes through a stand-in string, so the strings here are made to
+reach every choice the standard helper makes: each quote sequence present or not, newlines,
+tabs, a quote as the last character, nothing that fits (the repr fallback), escapes."""
+
+import ast
+import itertools
+import os
+import sys
+
+import pytest
+
+from dynalens.decompiler import fast_unparse
+
+pytestmark = pytest.mark.skipif(not hasattr(ast, "unparse"), reason="ast.unparse is 3.9+")
+
+PIECES = ["a", "'", '"', "'''", '"""', "\n", "\t", "\\", "\x00", "é", " ", "''", '""']
+
+
+def _strings():
+    yield ""
+    for size in (1, 2, 3):
+        for combo in itertools.product(PIECES, repeat=size):
+            yield "".join(combo)
+
+
+def _module(value, docstring):
+    if docstring:
+        return ast.Module(body=[ast.FunctionDef(
+            name="f", args=ast.arguments(posonlyargs=[], args=[], vararg=None, kwonlyargs=[],
+                                         kw_defaults=[], kwarg=None, defaults=[]),
+            body=[ast.Expr(value=ast.Constant(value=value))], decorator_list=[],
+            returns=None, type_comment=None, lineno=1, type_params=[])], type_ignores=[])
+    return ast.Module(body=[ast.Expr(value=ast.JoinedStr(values=[
+        ast.Constant(value=value), ast.FormattedValue(value=ast.Name(id="x", ctx=ast.Load()),
+                                                      conversion=-1, format_spec=None)])),
+        ast.Expr(value=ast.Constant(value=value))], type_ignores=[])
+
+
+def test_strings_are_written_as_ast_unparse_writes_them():
+    for value in _strings():
+        for docstring in (False, True):
+            tree = _module(value, docstring)
+            assert fast_unparse.unparse(tree) == ast.unparse(tree), repr(value)
+
+
+@pytest.mark.skipif(not fast_unparse._CHECKED, reason="plain ast.unparse on this version")
+def test_string_helper_decides_as_the_standard_one():
+    fast, standard = fast_unparse._Unparser(), ast._Unparser()
+    for value in _strings():
+        for quotes in (ast._ALL_QUOTES, ast._MULTI_QUOTES):
+            for escape in (False, True):
+                options = dict(quote_types=quotes, escape_special_whitespace=escape)
+                assert fast._str_literal_helper(value, **options) == \
+                    standard._str_literal_helper(value, **options), (repr(value), options)
+
+
+def test_the_standard_library_is_written_the_same():
+    import sysconfig
+    root = sysconfig.get_paths()["stdlib"]
+    for name in ("_pydecimal.py", "argparse.py", "inspect.py", "typing.py", "difflib.py"):
+        with open(os.path.join(root, name), "rb") as handle:
+            tree = ast.parse(handle.read())
+        assert fast_unparse.unparse(tree) == ast.unparse(tree), name
+
+
+def test_checked_versions_use_the_fast_writer():
+    checked = (3, 9) <= sys.version_info[:2] <= (3, 13)
+    assert (fast_unparse.unparse is not ast.unparse) == checked

@@ -1,0 +1,112 @@
+"""Check decompiler/profile.py against the running CPython's compiler and the decompiler's own
+per-version flags, on any CPython 3.8+ (tests/test_profile.py runs it on every native one).
+
+Each fact the profile names for this version is checked by compiling a snippet that shows it
+(or, for facts about opcodes, by the opcode table), and every module-level flag that still
+stands for a fact must agree with it. Prints one line per check; exit 1 on any disagreement.
+"""
+
+import dis
+import os
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(ROOT, "src"))
+
+from dynalens.decompiler import expressions, instructions  # noqa: E402
+from dynalens.decompiler.profile import PROFILE  # noqa: E402
+
+
+def _function(source):
+    namespace = {}
+    exec(compile(source, "<profile>", "exec"), namespace)
+    return namespace["f"].__code__
+
+
+def _ops(code):
+    return [ins.opname for ins in dis.get_instructions(code)]
+
+
+_NO_FALLTHROUGH = frozenset(["RETURN_VALUE", "RETURN_CONST", "RAISE_VARARGS", "RERAISE",
+                             "JUMP_ABSOLUTE", "JUMP_FORWARD", "JUMP_BACKWARD", "JUMP",
+                             "JUMP_BACKWARD_NO_INTERRUPT"])
+
+
+def _unreachable(code):
+    """Offsets of instructions no jump or fall-through reaches (exception handlers aside:
+    the snippets that use this have none)."""
+    raws = list(dis.get_instructions(code))
+    index = dict((raw.offset, k) for k, raw in enumerate(raws))
+    seen, todo = set(), [0]
+    while todo:
+        k = todo.pop()
+        while k < len(raws) and k not in seen:
+            seen.add(k)
+            raw = raws[k]
+            if raw.opcode in dis.hasjrel or raw.opcode in dis.hasjabs:
+                target = getattr(raw, "jump_target", None)
+                target = raw.argval if target is None else target
+                if target in index:
+                    todo.append(index[target])
+            if raw.opname in _NO_FALLTHROUGH:
+                break
+            k += 1
+    return [raw.offset for k, raw in enumerate(raws) if k not in seen]
+
+
+def observed():
+    """{fact: what this interpreter's compiler does}, for the facts a snippet can show."""
+    seen = {}
+    loop = _ops(_function("def f():\n    while c():\n        a()\n"))
+    seen["top_tested_while"] = loop.count("LOAD_GLOBAL") == 2  # c once, a once
+    seen["keeps_dead_code"] = bool(_unreachable(_function(
+        "def f():\n    for x in y():\n        if x:\n            break\n        else:\n"
+        "            continue\n")))
+    seen["setup_blocks"] = dis.opmap.get("SETUP_FINALLY", 256) < 256  # (3.11+: pseudo-op)
+    none = _ops(_function("def f(x):\n    if x is None:\n        a()\n"))
+    seen["none_jumps"] = any("IF_NONE" in op or "IF_NOT_NONE" in op for op in none)
+    handler = list(dis.get_instructions(_function(
+        "def f():\n    try:\n        a()\n    except E:\n        b()\n    c()\n")))
+    ops = [ins.opname for ins in handler]
+    if "PUSH_EXC_INFO" in ops:  # 3.11+: is the handler laid out after `c()`, which follows it?
+        after = [k for k, ins in enumerate(handler) if ins.argval == "c"][0]
+        seen["cold_handlers"] = ops.index("PUSH_EXC_INFO") > after
+    comp = _function("def f(y):\n    return [x for x in y]\n")
+    seen["inline_comprehensions"] = not any(hasattr(c, "co_code") for c in comp.co_consts)
+    seen["return_const"] = "RETURN_CONST" in dis.opmap
+    seen["cell_loads_are_load_fast"] = "LOAD_CLOSURE" not in dis.opmap or \
+        dis.opmap["LOAD_CLOSURE"] >= 256  # a pseudo-instruction
+    seen["match_success_flag"] = sys.version_info >= (3, 10) and \
+        "MATCH_CLASS" in dis.opmap and sys.version_info < (3, 11)
+    seen["annotate_functions"] = hasattr(type(lambda: None), "__annotate__")
+    return seen
+
+
+def flags():
+    """{fact: the module flag that stands for it} where one still exists."""
+    return {
+        "null_below_callable": instructions.NULL_FIRST,
+        "top_tested_while": instructions.TOP_TESTED_WHILE,
+        "none_jumps": instructions.NONE_JUMPS,
+        "cell_loads_are_load_fast": instructions.CLOSURE_IS_LOAD_FAST,
+        "keeps_dead_code": instructions.KEEPS_DEAD_CODE,
+        "two_slot_iterators": expressions.ITER_SLOTS == 2,
+    }
+
+
+def main():
+    failed = 0
+    for source, found in (("compiler", observed()), ("flag", flags())):
+        for name, value in sorted(found.items()):
+            want = getattr(PROFILE, name)
+            ok = bool(value) == want
+            failed += not ok
+            print("%-4s %-8s %-28s profile %-5s %s %s" % (
+                "ok" if ok else "FAIL", source, name, want, "observed" if source == "compiler"
+                else "flag", bool(value)))
+    print("profile %d.%d: %d disagreement(s)" % (PROFILE.version + (failed,)))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
