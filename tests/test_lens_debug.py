@@ -345,9 +345,11 @@ def test_code_verified_by_dataflow_is_swapped_in_and_computes_the_same(tmp_path)
     assert torch.equal(got, expected)
     assert torch.equal(negative, _graph_break_then_branch(a, -b))
     # the lines run are the file's own: values Dynamo kept on the stack, by their names there
-    # (the readable pass's, or __temp_N where a rewrite did not verify)
-    assert any(line.startswith(("__temp_", "live_values", "nested_frame_values"))
+    # (the readable pass's, or __temp_N where a rewrite did not verify), and the resume call
+    # its lists amount to
+    assert any(line.startswith(("__temp_", "x = graph_out_0[1]", "live_values"))
                for line in seen), seen
+    assert any(line.startswith("return __resume_at_") for line in seen), seen
 
 
 @pytest.mark.parametrize("name", ["mlp_training", "backends"])

@@ -1,5 +1,6 @@
 """The HTML explorer on synthetic dumps (no torch needed): content, links, robustness."""
 
+import html
 import io
 import json
 import os
@@ -91,7 +92,7 @@ def test_report_shows_breaks_recompiles_and_code(dump):
     # Every code block of the index is present as an unfoldable block with its own content,
     # and each function's own source, read from the user's file.
     index = json.loads((dump / "index.json").read_text())
-    files = [a for a in page.code if not a.endswith("-source")]
+    files = [a for a in page.code if not a.endswith(("-source", "-side"))]
     assert len(files) == len(index["files"])
     source = page.code["f-toy_example_0-0-source"]
     assert "@torch</span>.compile" in source and "b.sum() &lt; " in source
@@ -113,6 +114,38 @@ def test_links_resolve_and_tie_code_to_graphs(dump):
     # Each dumped file is linked for opening, relative to the page.
     for rel in page.file_links:
         assert (dump / rel).exists(), rel
+
+
+def test_transformed_code_side_by_side_with_the_users_lines(dump):
+    # each statement's `# program_0.py:N` comment puts the user's line N next to it
+    text, page = parse(write_report(str(dump)))
+    side = page.code["c-0-1-side"]
+    assert "__transformed_code_1_for_toy_example_0 next to your source (program_0.py)" in text
+    rows = re.findall(r'<span class="sbs"><span class="tc">(.*?)</span><span class="us">(.*?)'
+                      r'</span></span>(?=<span class="sbs">|$)', side)
+    plain = [(html.unescape(re.sub(r"<[^>]+>", "", left)),
+              html.unescape(re.sub(r"<[^>]+>", "", right))) for left, right in rows]
+    # the graph call and its output come from line 6, the resume calls from the `if` (line 7);
+    # a run of statements from one line shows that line once; the comments are not repeated
+    assert ("    x = graph_out_0[1]", "") in plain
+    assert any(left.startswith("    graph_out_0 = __compiled_fn_2")
+               and right == "6x = a / (torch.abs(a) + 1)" for left, right in plain), plain
+    assert any(left.strip().startswith("return __resume_at_96_")
+               and right == "7if b.sum() < 0:" for left, right in plain), plain
+    assert not any("program_0.py:" in left for left, _ in plain)
+    # names in the left column link as in the transformed block
+    assert 'href="#c-0-1-resume-0"' in side
+
+
+def test_side_by_side_needs_lines_of_the_users_file():
+    from dynalens.report.load import side_by_side
+    from dynalens.report.model import CodeBlock
+
+    block = CodeBlock(title="t", anchor="a", text="# header\ndef f(a):\n    return g(a)  # other.py:3\n")
+    assert side_by_side(block, "/src/program.py", "a-side") is None
+    block.text = block.text.replace("other.py", "program.py")
+    side = side_by_side(block, "/src/program.py", "a-side")
+    assert side.rows == [("def f(a):", None, ""), ("    return g(a)", 3, "")]
 
 
 def test_report_elsewhere_links_back_to_dump(dump, tmp_path):

@@ -40,7 +40,8 @@ def test_prepare_debug_writes_a_complete_report(reports, name):
 
     # One unfoldable block per dumped file, each holding that file's text (plus the folded
     # full lists of guard failures where a compile has many).
-    files = [a for a in page.code if not a.endswith(("-reasons", "-failures", "-source"))]
+    files = [a for a in page.code
+             if not a.endswith(("-reasons", "-failures", "-source", "-side"))]
     assert len(files) == len(index["files"])
     # Every compile has its section; every link inside the page lands somewhere.
     for comp in index["compiles"]:

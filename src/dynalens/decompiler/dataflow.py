@@ -18,7 +18,10 @@ matches ``f()`` left on the stack for ``g``. Identity tests and slices run no co
 fail, so they are values made of their operands, not events: ``x is None`` then a truth jump
 is the one-instruction None jump, and ``x[a:b]`` in one instruction (3.12+) is BUILD_SLICE and
 the subscript. A method-form attribute load for a call is the plain load and a NULL (torch
-2.15 writes calls that way): the call then does the same.
+2.15 writes calls that way): the call then does the same. A list just built that nobody else
+has seen is followed by its contents until an event takes it (:mod:`dataflow_lists`): the
+shuffling Dynamo does with the lists it hands to a resume function is then the same as
+building the final lists at the call.
 
 Paths are explored once per distinct state (values renamed canonically), so loops and joins
 terminate. Anything the model does not know is a difference, never a pass: an instruction not
@@ -32,6 +35,8 @@ whose stack layouts the tables describe); other versions report that they are no
 import dis
 import sys
 
+from dynalens.decompiler.dataflow_lists import (canonical_lists, encode, is_list, list_contents,
+                                                list_step, loop_instructions, materialize)
 from dynalens.decompiler.decode import exception_table
 from dynalens.decompiler.instructions import raw_instructions
 from dynalens.decompiler.verify import _const_key, _jump_target, _split_superinstructions
@@ -136,20 +141,23 @@ class _Unsupported(Exception):
 
 
 class _State(object):
-    """One side's position: instruction index, value stack, locals (name -> value) and the
-    keyword names a 3.11/3.12 KW_NAMES left for the next CALL."""
+    """One side's position: instruction index, value stack, locals (name -> value), the
+    keyword names a 3.11/3.12 KW_NAMES left for the next CALL, and the contents of the fresh
+    lists this path follows (list id -> tuple of values, and under None the last id given;
+    see :mod:`dataflow_lists`)."""
 
-    __slots__ = ("pc", "stack", "names", "kwnames")
+    __slots__ = ("pc", "stack", "names", "kwnames", "lists")
 
-    def __init__(self, pc, stack, names, kwnames=None):
+    def __init__(self, pc, stack, names, kwnames=None, lists=None):
         self.pc = pc
         self.stack = stack
         self.names = names
         self.kwnames = kwnames
+        self.lists = {} if lists is None else lists
 
     def copy(self, pc=None):
         return _State(self.pc if pc is None else pc, list(self.stack), dict(self.names),
-                      self.kwnames)
+                      self.kwnames, dict(self.lists))
 
 
 class _Side(object):
@@ -168,6 +176,7 @@ class _Side(object):
         self.index_at = {}
         for number, ins in enumerate(self.instructions):
             self.index_at.setdefault(ins.offset, number)
+        self.in_loop = loop_instructions(self.instructions, self.target)
         self.handlers = []
         for start, end, target, depth, lasti in exception_table(code):
             self.handlers.append((start, end, self._index(target), depth, lasti))
@@ -246,6 +255,9 @@ class _Side(object):
                 stack[-1] = ("arglist", stack[-1][1] + (value,))
             elif _is_list_to_tuple(ins) and stack and stack[-1][0] == "arglist":
                 stack.append(("argtuple", stack.pop()[1]))
+            elif state.pc not in self.in_loop and list_step(state, ins,
+                                                                 self.instructions, state.pc):
+                pass  # an operation on a fresh list nobody else has seen (dataflow_lists)
             elif (op == "LIST_TO_TUPLE" or (op == "CALL_INTRINSIC_1"
                                             and ins.argrepr == "INTRINSIC_LIST_TO_TUPLE")) \
                     and stack and self._feeds_call(state.pc + 1):
@@ -561,11 +573,12 @@ def _describe(side, state):
         key = ("BINARY_SUBSCR",) if op == "BINARY_SLICE" else ("STORE_SUBSCR",)
         return _Step(key, operands, {"next": (pc + 1, popped, pushed, (), ())})
     if op == "CALL_FUNCTION_EX" and not ins.arg & 1 and len(stack) >= 3 \
-            and stack[-1][0] == "argtuple":
-        # a call with more arguments than the compiler keeps on the stack: the same call
-        # as CALL with those arguments (see _argument_list)
+            and (stack[-1][0] == "argtuple" or is_list(stack[-1])):
+        # a call with more arguments than the compiler keeps on the stack, or with its
+        # arguments in a fresh list (Dynamo's resume calls): the same call as CALL with those
+        # arguments (see _argument_list, dataflow_lists)
         _check_effect(ins, 3, 1)
-        args = list(stack[-1][1])
+        args = list(list_contents(state, stack[-1]) if is_list(stack[-1]) else stack[-1][1])
         return _Step(("CALL", len(args), None), list(stack[-3:-1]) + args,
                      {"next": (pc + 1, 3, 1, (), ())})
     if op == "CALL_FUNCTION_EX":
@@ -673,14 +686,18 @@ def _canonical(pair):
             return names[value]
         if value and value[0] in _COMPOSITE:
             return (value[0],) + tuple(rename(part) for part in value[1:])
+        if value and value[0] in ("argtuple", "arglist"):
+            return (value[0], tuple(rename(part) for part in value[1]))
         return value
 
     parts = []
     for state in pair:
+        full, contents = canonical_lists(state, rename)
         parts.append(state.pc)
-        parts.append(tuple(rename(v) for v in state.stack))
-        parts.append(tuple((k, rename(v)) for k, v in sorted(state.names.items())))
+        parts.append(tuple(full(v) for v in state.stack))
+        parts.append(tuple((k, full(v)) for k, v in sorted(state.names.items())))
         parts.append(state.kwnames)
+        parts.append(contents())
     return tuple(parts)
 
 
@@ -772,8 +789,18 @@ def _explore(left, right, nested_check):
         if step_a.key != step_b.key:
             return "%s: expected %s, got %s" % (where, _key_text(step_a.key),
                                                 _key_text(step_b.key))
-        if step_a.operands != step_b.operands:
+        encoded_a, lists_a = encode(a, step_a.operands)
+        encoded_b, lists_b = encode(b, step_b.operands)
+        if encoded_a != encoded_b:
             return "%s: %s on different values" % (where, _key_text(step_a.key))
+        if lists_a:
+            # fresh lists escape here: from now on the same opaque value on both sides
+            mapping_a, mapping_b = {}, {}
+            for list_a, list_b in zip(lists_a, lists_b):
+                fresh[0] += 1
+                mapping_a[list_a] = mapping_b[list_b] = ("v", fresh[0], "list")
+            step_a.operands = materialize(a, mapping_a, step_a.operands)
+            step_b.operands = materialize(b, mapping_b, step_b.operands)
         code_a = _loaded_code(left, a)
         if code_a is not None:
             nested[id(code_a)] = (code_a, _loaded_code(right, b))

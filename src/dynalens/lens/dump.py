@@ -571,8 +571,10 @@ def _nested_convention_note(resume_codes, warn=None):
         return []
     return ["At a graph break this code calls a resume function as",
             "  __resume_at_<offset>_<n>(__nested_resume_fns, __nested_frame_values, *live_values):",
-            "the lists built before that call are those arguments (one list of live values per",
-            "frame; this frame's, the last, is taken off and unpacked into the call): torch's",
+            "the two lists are the frames around this one (empty for the outermost frame), then",
+            "this frame's live values in the order of the resume function's parameters. Where",
+            "the lists are built step by step before the call (one list of live values per",
+            "frame; this frame's, the last, taken off and unpacked), that is torch's",
             "bookkeeping, not your code."]
 
 

@@ -2,8 +2,10 @@
 
 A faithful decompile of Dynamo's transformed code holds every value Dynamo left on the stack in
 a ``__temp_N`` variable, so a three-line function reads as thirty lines of list shuffling. This
-pass rewrites the decompiled source (an ``ast``) in two ways that change no operation:
+pass rewrites the decompiled source (an ``ast``) in three ways that change no operation:
 
+* **collapse** Dynamo's list shuffling before a resume call into the lists it ends up
+  passing (:mod:`resume_lists`): ``return __resume_at_102_2([], [], b, x)``;
 * **inline** a temporary that is stored once and read once into the place it is read
   (``__temp_4 = [g[1]]; __temp_1 = __temp_4[0:1]`` -> ``__temp_1 = [g[1]][0:1]``);
 * **rename** the temporaries left by what Dynamo's code says they are (:func:`_role_names`):
@@ -190,11 +192,15 @@ def _role_names(func, resume_params, taken):
       ``frame_values``: L is ``live_values``; ``T = [(), ...]`` (a list of cell tuples):
       ``cells``; ``resume_fn = __resume_at_...(C[-1])`` (a resume function made with its
       closure cells): C is ``nested_cells`` (and ``frame_cells = C[-1]`` when loaded first);
+    * ``__resume_at_...(T)(...)`` (the collapsed form, :mod:`resume_lists`): T
+      ``frame_cells``, the call's arguments after the resume function's parameters;
+    * ``f(*T)``, ``f(**T)``: ``call_args``, ``call_kwargs``;
     * ``T = graph_out_0[i]``: a graph output, ``graph_out_0_i``;
     * a temporary never read: ``_``;
     * otherwise what it was read from: ``T = sink`` -> ``sink_``, ``T = opt.zero_grad`` ->
       ``zero_grad``, ``T = __builtins_dict['print']`` -> ``print`` (the function called at the
-      graph break, kept aside while the graph runs).
+      graph break, kept aside while the graph runs), ``T = cache.layers[0]`` -> ``layers_0``;
+      ``T = __compiled_fn_5(...)``: ``graph_out``.
 
     One name may go to several temporaries (both branches of an ``if`` call a resume function;
     the same list is read again): the verification decides whether that is the same value.
@@ -222,13 +228,23 @@ def _role_names(func, resume_params, taken):
 
     assigns = _assigns(func)
     aliases, makers = _resume_aliases(assigns, resume_params)
+    for node in ast.walk(func):
+        # ``__resume_at_...(cells)(...)``: the resume function made with its closure cells,
+        # called at once (the collapsed form of resume_fn = ...; resume_fn(...))
+        if isinstance(node, ast.Call) and _resume_maker(node.func, aliases):
+            makers.add(id(node.func))
+            for arg in node.func.args:
+                give(arg, "frame_cells")
     for block in _blocks(func):
         for stmt in block:
             for node in ast.walk(stmt):
-                if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)):
+                if not isinstance(node, ast.Call) or id(node) in makers:
                     continue
-                target = aliases.get(node.func.id)
-                if target is None or id(node) in makers:
+                callee = node.func.func if _resume_maker(node.func, aliases) else node.func
+                if not isinstance(callee, ast.Name):
+                    continue
+                target = aliases.get(callee.id)
+                if target is None:
                     continue
                 params = resume_params[target]
                 give(node.func, "resume_fn")
@@ -265,6 +281,14 @@ def _role_names(func, resume_params, taken):
                 found |= give(item.value, "frame_values")
             elif wanted == "frame_values":
                 found |= give(item, "live_values")
+    for node in ast.walk(func):
+        for keyword in getattr(node, "keywords", ()):
+            if keyword.arg is None:  # f(**T): the keyword arguments of a call
+                give(keyword.value, "call_kwargs")
+        if isinstance(node, ast.Call):
+            for arg in node.args:
+                if isinstance(arg, ast.Starred):  # f(*T): its positional arguments
+                    give(arg.value, "call_args")
     uses = _uses(func)
     for target, value in assigns:
         if isinstance(value, ast.Subscript) and isinstance(value.value, ast.Name) \
@@ -277,16 +301,49 @@ def _role_names(func, resume_params, taken):
         elif TEMP_RE.match(target) and not any(isinstance(n.ctx, ast.Load)
                                                for n in uses.get(target, ())):
             give(target, "_")
+    walrus = {node.target.id: node.value for node in ast.walk(func)
+              if isinstance(node, ast.NamedExpr) and isinstance(node.target, ast.Name)}
     for target, value in assigns:
-        # what it was read from: a variable, an attribute (a bound method), a dict key
-        if isinstance(value, ast.Name) and not TEMP_RE.match(value.id):
-            give(target, value.id)
-        elif isinstance(value, ast.Attribute):
-            give(target, value.attr)
-        elif isinstance(value, ast.Subscript) and isinstance(value.slice, ast.Constant) \
-                and isinstance(value.slice.value, str) and value.slice.value.isidentifier():
-            give(target, value.slice.value)
+        # what it was read from: a variable, an attribute (a bound method), a dict key, an
+        # item (seen through the decompiler's ``(tmp_3 := ...)`` names of values used again);
+        # a graph's result, kept aside while Dynamo deletes its temporaries
+        if isinstance(value, ast.Call) and isinstance(value.func, ast.Name) \
+                and value.func.id.startswith("__compiled_fn_"):
+            give(target, "graph_out")
+            continue
+        wanted = _read_name(value, walrus)
+        if wanted:
+            give(target, wanted)
     return names
+
+
+def _read_name(node, walrus, depth=0):
+    """A name for the value ``node`` reads: the variable, attribute or dict key it is read
+    from, ``layers_0`` for ``x.layers[0]``; a ``tmp_N`` the decompiler named with ``:=`` is
+    what it was set to (``walrus``: {name: value}). None when nothing says."""
+    while isinstance(node, ast.NamedExpr):
+        node = node.value
+    if isinstance(node, ast.Name):
+        if node.id in walrus and depth < 8:
+            return _read_name(walrus[node.id], walrus, depth + 1)
+        return None if TEMP_RE.match(node.id) else node.id
+    if isinstance(node, ast.Attribute):
+        return node.attr
+    if isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Constant):
+        key = node.slice.value
+        if isinstance(key, str) and key.isidentifier():
+            return key
+        if type(key) is int and key >= 0 and depth < 8:
+            base = _read_name(node.value, walrus, depth + 1)
+            return "%s_%d" % (base, key) if base else None
+    return None
+
+
+def _resume_maker(node, aliases):
+    """Is ``node`` a call of a resume function's global with its cells (which makes the
+    function that is then called)?"""
+    return isinstance(node, ast.Call) and isinstance(node.func, ast.Name) \
+        and node.func.id in aliases and not node.keywords
 
 
 def _inline_all(tree, func_name, check):
@@ -359,7 +416,14 @@ def readable_source(text, func_name, code, check, resume_codes=()):
     def check(candidate):
         return inner_check(_with_marks(candidate, marks))
 
-    tree, changed = _inline_all(tree, func_name, check)
+    changed = False
+    from .resume_lists import collapse  # here: it builds on this module's helpers
+
+    collapsed = collapse(tree, func_name)
+    if collapsed is not None and check(ast.unparse(collapsed) + "\n"):
+        tree, changed = collapsed, True
+    tree, inlined = _inline_all(tree, func_name, check)
+    changed |= inlined
     func = _function(tree, func_name)
     taken = _global_names(code) | set(_touched_locals(code)) | set(code.co_freevars) \
         | set(code.co_cellvars) | {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)
@@ -541,6 +605,11 @@ def line_comments(text, func_name, code, compiled):
             line, source_line = ours[a + k][1], theirs[b + k][1]
             if line is not None and source_line is not None:
                 user.setdefault(line, []).append(source_line)
+    # an instruction found once on each side is the same instruction wherever the alignment
+    # went (the recompiled code builds a resume call's lists in far fewer instructions)
+    for key, (line, source_line) in _unique_pairs(ours, theirs).items():
+        if line is not None and source_line is not None and line not in user:
+            user[line] = [source_line]
     try:
         func = _function(ast.parse(text), func_name)
     except SyntaxError:
@@ -551,11 +620,15 @@ def line_comments(text, func_name, code, compiled):
     commented = _comment_rows(text)
     lines = text.split("\n")
     for node in ast.walk(func):
-        if not isinstance(node, ast.stmt) or node is func or hasattr(node, "body"):
+        if not isinstance(node, ast.stmt) or node is func:
             continue
-        if node.lineno != node.end_lineno:
+        if isinstance(node, (ast.If, ast.While)):
+            # the header: its test's instructions are the ones on its line
+            if node.test.end_lineno != node.lineno or node.body[0].lineno == node.lineno:
+                continue
+        elif hasattr(node, "body") or node.lineno != node.end_lineno:
             continue
-        found = [u for ln in range(node.lineno, node.end_lineno + 1) for u in user.get(ln, ())]
+        found = list(user.get(node.lineno, ()))
         if not found:
             continue
         row = node.lineno - 1
@@ -566,6 +639,19 @@ def line_comments(text, func_name, code, compiled):
         else:
             lines[row] += "  # %s:%d" % (base, best)
     return "\n".join(lines)
+
+
+def _unique_pairs(ours, theirs):
+    """{key: (our line, their line)} for each instruction key found exactly once on each
+    side."""
+    def once(seq):
+        counts = {}
+        for key, line in seq:
+            counts.setdefault(key, []).append(line)
+        return {key: lines[0] for key, lines in counts.items() if len(lines) == 1}
+
+    mine, other = once(ours), once(theirs)
+    return {key: (mine[key], other[key]) for key in mine if key in other}
 
 
 class _Unknown(Exception):

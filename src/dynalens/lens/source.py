@@ -22,9 +22,10 @@ DATAFLOW_NOTE = (
 
 READABLE_NOTE = (
     "# Verified: the same operations on the same values in the same order as the bytecode,\n"
-    "# rewritten to read like source (a value used once is written where it is used; values\n"
-    "# are named after the resume function's parameters); each statement ends with the line\n"
-    "# of your source it comes from.\n")
+    "# rewritten to read like source (a value used once is written where it is used; the\n"
+    "# lists handed to a resume function are written as what they hold when it is called;\n"
+    "# values are named after the resume function's parameters); each statement ends with\n"
+    "# the line of your source it comes from.\n")
 
 # code objects that failed to decompile are saved here for the decompiler's own tests
 FAILED_CODES_DIR = os.environ.get("DYNALENS_FAILED_CODES_DIR", "/tmp/dynamo_codes")

@@ -85,6 +85,38 @@ def _full_code_excerpt(text):
                      + lines[start:]) + "\n", True
 
 
+# the lens ends each statement of transformed code with its user line: `  # seed.py:19`, or
+# `; seed.py:19` after a comment the statement already had
+_USER_LINE = re.compile(r"(?:  # |; )([\w.+-]+\.py):(\d+)$")
+
+
+def side_by_side(block, filename, anchor):
+    """The transformed code next to the lines of the user's source its statements come from
+    (Dynamo keeps the user's line numbers; the lens writes them as trailing comments), or
+    None when no statement names a line of ``filename``. The header comments are left out."""
+    if block is None or not filename:
+        return None
+    base = os.path.basename(filename)
+    lines = block.text.splitlines()
+    start = next((i for i, ln in enumerate(lines) if ln.strip() and not ln.startswith("#")),
+                 len(lines))
+    rows, found = [], False
+    for line in lines[start:]:
+        match = _USER_LINE.search(line)
+        if match and match.group(1) == base:
+            code = line[:match.start()].rstrip()  # a comment before `; file:N` stays
+            lineno = int(match.group(2))
+            rows.append((code, lineno, _source_line(filename, lineno)))
+            found = True
+        else:
+            rows.append((line, None, ""))
+    if not found:
+        return None
+    return CodeBlock(title="%s next to your source (%s)" % (block.title, base), anchor=anchor,
+                     text=block.text, path=block.path, kind="side_by_side",
+                     language="side_by_side", rows=rows)
+
+
 def _source_line(filename, lineno):
     if not filename or not lineno:
         return ""
@@ -360,6 +392,8 @@ def _compile(reader, entry, ordinal):
         comp.transformed = reader.block(tc["file"], "transformed",
                                         tc.get("function") or tc["file"],
                                         _anchor(anchor, "transformed"), note)
+        comp.side_by_side = side_by_side(comp.transformed, comp.filename,
+                                         _anchor(anchor, "side"))
 
     if entry.get("full_code"):
         comp.full_code = reader.block(entry["full_code"], "full_code", entry["full_code"],

@@ -23,6 +23,9 @@ class CodeBlock:
     see_also: List[tuple] = field(default_factory=list)  # (text, anchor) links in the title bar
     language: str = "python"         # "text" is shown escaped, without highlighting
     targets: List[str] = field(default_factory=list)  # compile keys this block's code ran as
+    # side by side view (language "side_by_side"): (line of code, user's line number or None,
+    # that line of the user's source) per line
+    rows: List[tuple] = field(default_factory=list)
 
 
 @dataclass
@@ -73,6 +76,7 @@ class Compile:
     graph_breaks: List[GraphBreak] = field(default_factory=list)
     guards: Optional[CodeBlock] = None
     transformed: Optional[CodeBlock] = None
+    side_by_side: Optional[CodeBlock] = None  # the transformed code next to the user's lines
     full_code: Optional[CodeBlock] = None
     resume: List[CodeBlock] = field(default_factory=list)
     graphs: List[Graph] = field(default_factory=list)
@@ -149,7 +153,7 @@ class Dump:
             if comp.function_source is not None:
                 yield comp.function_source, comp
             for block in (comp.all_reasons, comp.all_failures, comp.guards, comp.transformed,
-                          comp.full_code):
+                          comp.side_by_side, comp.full_code):
                 if block is not None:
                     yield block, comp
             for block in comp.resume:

@@ -19,6 +19,7 @@ _HERE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "templates")
 _KIND_NAMES = {
     "guards": "guards",
     "transformed": "transformed code",
+    "side_by_side": "side by side",
     "resume": "resume function",
     "full_code": "full code",
     "graph": "graph",
@@ -84,6 +85,23 @@ def link_tables(dump):
     return tables
 
 
+def side_by_side_html(block, links):
+    """Rows of two columns: a line of transformed code, and the user's line it comes from
+    (shown where it changes, so a run of statements from one line reads as one step)."""
+    shown = [user for _, lineno, user in block.rows if lineno is not None and user.strip()]
+    indent = min((len(u) - len(u.lstrip()) for u in shown), default=0)
+    out, previous = [], None
+    for code, lineno, user in block.rows:
+        left = highlight(code, links, current=block.anchor) if code.strip() else ""
+        right = ""
+        if lineno is not None and lineno != previous:
+            right = '<span class="no">%d</span>%s' % (lineno, highlight(user[indent:].rstrip()))
+            previous = lineno
+        out.append('<span class="sbs"><span class="tc">%s</span><span class="us">%s</span>'
+                   '</span>' % (left, right))
+    return "".join(out)
+
+
 def _read_resource(name):
     with open(os.path.join(_HERE, name), encoding="utf-8") as f:
         return f.read()
@@ -126,6 +144,8 @@ def render(dump, base_href="", show_progress=None):
             links = tables[comp.anchor] if comp is not None else empty
             if block.language == "text":
                 body = html.escape(block.text, quote=False)
+            elif block.language == "side_by_side":
+                body = side_by_side_html(block, links)
             else:
                 body = highlight(block.text, links, current=block.anchor)
             rendered.append((block.anchor, body))

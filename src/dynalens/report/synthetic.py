@@ -33,11 +33,11 @@ TRANSFORMED = '''\
 # Dynamo's transformed code for {fn}, decompiled by dynalens (synthetic dump)
 def __transformed_code_{n}_for_{fn}(a, b):
     x = None; __temp_2 = None  # this line makes sure the variables exist
-    graph_out_0 = {graph_global}(a, b)
-    x = graph_out_0[1]
+    graph_out_0 = {graph_global}(a, b)  # program_{f_i}.py:6
+    x = graph_out_0[1]  # program_{f_i}.py:6
     if graph_out_0[0]:
-        return {resume1}(b, x)
-    return {resume2}(b, x)
+        return {resume1}([], [], b, x)  # program_{f_i}.py:7
+    return {resume2}([], [], b, x)  # program_{f_i}.py:7
 '''
 
 GUARDS = '''\
@@ -193,7 +193,7 @@ def make_dump(root, functions=2, compiles_per_function=2, kernels_per_graph=1,
             globals_ = ["__resume_at_%d_%d" % (96 + 10 * j, 2 * graph_no + j) for j in range(2)]
             tc_rel = "__transformed_code_%d_for_%s.py" % (n, fn)
             _write(root, tc_rel, TRANSFORMED.format(
-                fn=fn, n=n, graph_global="%s_%s" % (gname, str(uuid.UUID(int=graph_no)).replace("-", "_")),
+                fn=fn, n=n, f_i=f_i, graph_global="%s_%s" % (gname, str(uuid.UUID(int=graph_no)).replace("-", "_")),
                 resume1=globals_[0], resume2=globals_[1]), files, "transformed_code", cid)
             g_rel = "__guards_%d_for_%s.py" % (n, fn)
             _write(root, g_rel, GUARDS.format(cid=cid, fn=fn, n=n, dtype=dtype,
