@@ -132,7 +132,7 @@ def _fake_dynalens(root, api_body=None):
     open(os.path.join(package, "__init__.py"), "w").close()
     open(os.path.join(decompiler, "__init__.py"), "w").close()
     real = os.path.join(ROOT, "src", "dynalens", "decompiler")
-    for name in ("errors.py", "verify.py"):
+    for name in ("errors.py", "comparison_keys.py", "verify.py"):
         shutil.copyfile(os.path.join(real, name), os.path.join(decompiler, name))
     if api_body is not None:
         with open(os.path.join(decompiler, "api.py"), "w") as handle:

@@ -35,11 +35,13 @@ whose stack layouts the tables describe); other versions report that they are no
 import dis
 import sys
 
+from dynalens.decompiler.comparison_keys import (
+    const_key as _const_key, jump_target as _jump_target,
+    split_superinstructions as _split_superinstructions)
 from dynalens.decompiler.dataflow_lists import (canonical_lists, encode, is_list, list_contents,
                                                 list_step, loop_instructions, materialize)
 from dynalens.decompiler.decode import exception_table
 from dynalens.decompiler.instructions import raw_instructions
-from dynalens.decompiler.verify import _const_key, _jump_target, _split_superinstructions
 
 __all__ = ["dataflow_difference", "SUPPORTED"]
 

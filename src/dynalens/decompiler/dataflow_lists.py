@@ -25,7 +25,7 @@ list growing once per iteration would give every iteration a new state.
 
 import dis
 
-from dynalens.decompiler.verify import _const_key
+from dynalens.decompiler.comparison_keys import const_key as _const_key
 
 __all__ = ["LIST", "is_list", "list_step", "encode", "materialize", "loop_instructions",
            "list_contents"]

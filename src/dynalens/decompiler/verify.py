@@ -33,6 +33,10 @@ import dis
 import sys
 import warnings
 
+from .comparison_keys import (
+    const_key as _const_key, jump_target as _jump_target,
+    split_superinstructions as _split_superinstructions)
+
 try:  # the decompiler shares its disassembly of the original; verify.py also works alone
     from .decode import exception_table
     from .instructions import raw_instructions, shared_cache
@@ -67,7 +71,6 @@ _FLAG_MASK = sum(_FLAG_NAMES)
 _CO_HAS_DOCSTRING = 0x4000000  # 3.14+: docstring presence is a flag, not a None in co_consts[0]
 
 _DROPPED = frozenset(["EXTENDED_ARG", "CACHE", "NOP"])
-_JUMP_OPS = frozenset(dis.hasjrel) | frozenset(dis.hasjabs) | frozenset(getattr(dis, "hasjump", ()))
 _CONST_OPS = frozenset(dis.hasconst)
 _CodeType = type(compile("", "", "exec"))
 
@@ -244,8 +247,12 @@ def _check_pair(expected, got, temporaries, skip, found, out, cache):
 
 
 def _dataflow(expected, got, reserved=None):
-    """The dataflow check, with nested code objects compared as bytecode first."""
-    from dynalens.decompiler.dataflow import dataflow_difference
+    """The dataflow check, with nested code objects compared as bytecode first.
+
+    Imported here, not at the top: only generated code needs it, and verify.py runs with just
+    errors.py and comparison_keys.py beside it (the version runner's stand-in decompiler).
+    """
+    from .dataflow import dataflow_difference
 
     def nested(a, b):
         if _Comparer(a, b).run() is None:
@@ -288,30 +295,6 @@ def _find_candidates(module, code):
         queue.extend(_nested_codes(current))
     return exact + tail + named
 
-
-def _const_key(value, top=None):
-    """A hashable key under which constants compare by type and value.
-
-    1, 1.0 and True differ; 0.0 and -0.0 differ; NaN equals NaN; tuples and frozensets are
-    compared element by element; nested code objects by name (their bodies are compared
-    recursively elsewhere).
-    """
-    kind = type(value)
-    if kind is float or kind is complex:
-        return (kind.__name__, repr(value))
-    if kind is tuple:
-        return ("tuple", tuple(_const_key(item) for item in value))
-    if kind is frozenset:
-        return ("frozenset", frozenset(_const_key(item) for item in value))
-    if kind is slice:
-        return ("slice", _const_key(value.start), _const_key(value.stop), _const_key(value.step))
-    if kind is _CodeType:
-        return ("code", value.co_name)
-    try:
-        hash(value)
-    except TypeError:
-        return (kind.__name__, repr(value))
-    return (kind.__module__, kind.__qualname__, value)
 
 
 def _relative_qualname(value, top_name):
@@ -397,37 +380,6 @@ class _Normalized(object):
 # 3.14+ LOAD_FAST_BORROW skips a reference count where the compiler proves it safe; its
 # analysis runs on the control-flow graph, which follows layout. Same value, same behaviour.
 _BORROW = {"LOAD_FAST_BORROW": "LOAD_FAST"}
-
-# 3.13+ fuse two local loads/stores into one instruction only when both sit on the same line,
-# so the fused form depends on layout: compare the halves instead.
-_SUPERINSTRUCTIONS = {
-    "LOAD_FAST_LOAD_FAST": ("LOAD_FAST", "LOAD_FAST"),
-    "STORE_FAST_STORE_FAST": ("STORE_FAST", "STORE_FAST"),
-    "STORE_FAST_LOAD_FAST": ("STORE_FAST", "LOAD_FAST"),
-    "LOAD_FAST_BORROW_LOAD_FAST_BORROW": ("LOAD_FAST", "LOAD_FAST"),
-}
-
-
-def _split_superinstructions(instructions):
-    out = []
-    for ins in instructions:
-        halves = _SUPERINSTRUCTIONS.get(ins.opname)
-        if halves is None or not isinstance(ins.argval, tuple) or len(ins.argval) != 2:
-            out.append(ins)
-            continue
-        for opname, name in zip(halves, ins.argval):
-            out.append(ins._replace(opname=opname, opcode=dis.opmap.get(opname, ins.opcode),
-                                    argval=name, argrepr=name))
-    return out
-
-
-def _jump_target(ins):
-    target = getattr(ins, "jump_target", None)  # 3.13+
-    if target is not None:
-        return target
-    if ins.opcode in _JUMP_OPS and ins.arg is not None:
-        return ins.argval
-    return None
 
 
 def _index_for(index_at, offset, end):
