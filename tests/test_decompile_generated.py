@@ -209,6 +209,39 @@ def test_try_finally_consumes_values_pushed_before_it_and_leaves_its_result(ente
     assert decompiled == original, source
 
 
+def test_none_pushed_after_a_try_finally_and_popped_at_its_join_writes_no_statement():
+    # Dynamo's try/finally (torch.optim's Optimizer.step wrapper on 3.11): after the normal
+    # exit's copy of the finally body it pushes None, jumps over the handler and pops it at
+    # the join; a popped constant has no source form, so it must not become a `None` line
+    program = _labelled([
+        RESUME,
+        "try", ("NOP", 0), ("LOAD_GLOBAL", (0, True)), ("LOAD_FAST", 0), ("PRECALL", 1),
+        ("CALL", 1), ("STORE_FAST", 1),
+        "body_end",
+        ("LOAD_GLOBAL", (0, True)), ("LOAD_CONST", 1), ("PRECALL", 1), ("CALL", 1),
+        ("POP_TOP", 0),
+        ("LOAD_CONST", 0), ("JUMP_FORWARD", "join"),
+        "handler", ("PUSH_EXC_INFO", 0),
+        ("LOAD_GLOBAL", (0, True)), ("LOAD_CONST", 1), ("PRECALL", 1), ("CALL", 1),
+        ("POP_TOP", 0), ("RERAISE", 0),
+        "cleanup", ("COPY", 3), ("POP_EXCEPT", 0), ("RERAISE", 1),
+        "join", ("NOP", 0), ("POP_TOP", 0), ("LOAD_FAST", 1), ("RETURN_VALUE", 0),
+    ])
+    labels = {item.name: item for item in program if isinstance(item, Label)}
+    code = assemble(program, argnames=("value",), varnames=("out",), consts=(None, "exit"),
+                    names=("record",), exceptions=[
+                        (labels["try"], labels["body_end"], labels["handler"], 0, False),
+                        (labels["handler"], labels["cleanup"], labels["cleanup"], 1, True)])
+    for value, expected in [("x", ("x", ["x", "exit"])),
+                            ("boom", ("ValueError('boom')", ["boom", "exit"]))]:
+        original, decompiled, source = _run_both_raising(code, (value,))
+        assert original == expected
+        assert decompiled == original, source
+    assert [line.strip() for line in source.splitlines()][-3:] == [
+        "finally:", "record('exit')", "return out"], source
+    assert _exact_by_dataflow(code, source)
+
+
 class _Manager(object):
     def __init__(self, suppress):
         self.suppress = suppress

@@ -1054,6 +1054,12 @@ class StatementWalker(StackMachine):
             return
         if isinstance(value, ast.Name) and getattr(value, "_temp", False):
             return  # a temporary dropped from the stack: the statement `__temp_3` does nothing
+        if isinstance(value, ast.Constant):
+            # no compiler writes a constant statement (it compiles to nothing), so a popped
+            # constant comes from generated code: Dynamo's try/finally and suppressed `with`
+            # exit push None, jump to their join and pop it there. Written out it would be a
+            # stray `None` line; left out, the source compiles the same
+            return
         out.append(ast.Expr(value=self.value(value, ins)))
 
     def _inlined_exit(self, k, exit_):
