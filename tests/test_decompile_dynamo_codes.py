@@ -50,6 +50,18 @@ def test_handler_jumped_over_with_a_value_on_the_stack_stays_in_place():
     assert result, result.difference
 
 
+def test_container_method_loaded_plainly_behind_a_null_matches_the_method_form():
+    # torch 2.15 on 3.13, Mixtral's resume function of transformers' output_capturing wrapper
+    # (torch_dynamo_resume_in_wrapper_at_355): Dynamo writes `lst.append(v)` as a plain
+    # LOAD_ATTR append and a NULL, the recompiled source with the method form; both defer the
+    # lookup to the call (before: "expected LOAD_ATTR append, got LOAD_ATTR ...")
+    code = _load("py313_torch215_append_after_plain_load_and_null.marshal", (3, 13))
+    source = decompile(code)
+    assert "collected_outputs[key].append(outputs.vision_hidden_states)" in source
+    result = verify(code, source, temporaries=True)
+    assert result, result.difference
+
+
 def test_compiled_code_layout_is_left_alone():
     from dynalens.decompiler.generated_layout import move_jumped_over_handlers
     from dynalens.decompiler.instructions import exception_entries, normalize

@@ -248,6 +248,17 @@ class _Side(object):
                 receiver = stack.pop()
                 stack.append(("method", ins.argval))
                 stack.append(receiver)
+            elif (op == "LOAD_ATTR" and _NULL_AFTER_GLOBAL and not ins.arg & 1
+                  and ins.argval in _CONTAINER_METHODS and stack
+                  and state.pc + 1 < len(self.instructions)
+                  and self.instructions[state.pc + 1].opname == "PUSH_NULL"):
+                # 3.13+ Dynamo: the plain load and a NULL (torch 2.15 writes calls that way)
+                # is the method form above; its lookup is deferred to the call the same way,
+                # or `x.append(v)` would be an attribute load on one side only
+                receiver = stack.pop()
+                stack.append(("method", ins.argval))
+                stack.append(receiver)
+                state.pc += 1
             elif op == "BUILD_LIST" and not ins.arg and _argument_list(self.instructions,
                                                                        state.pc):
                 stack.append(("arglist", ()))
