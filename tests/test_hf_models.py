@@ -10,7 +10,6 @@ dynalens.examples.lens_check holds the checks, shared with bench/hf_models.py).
 """
 
 import os
-import sys
 
 import pytest
 
@@ -104,17 +103,9 @@ def test_every_frame_decompiles(runs, name, mode):
 
 
 @pytest.mark.parametrize("name, mode", RUNS, ids=IDS)
-def test_every_frame_verifies(runs, name, mode, request):
+def test_every_frame_verifies(runs, name, mode):
     # constants with no literal form (torch.float32, torch.device('cpu')) are reserved globals,
     # verified by identity (lens/constants.py); before, 13 of 104 frames did not verify
     figures = runs[(name, mode)][3]
     print("%s %s: %d/%d frames verified" % (name, mode, figures["verified"], figures["frames"]))
-    if name == "mixtral" and sys.version_info[:2] >= (3, 13):
-        # Known gap (issue 14's closing note): on 3.13 the resume function Dynamo makes of
-        # transformers' output_capturing wrapper (resuming at line 357) decompiles to source
-        # whose for loop over an if/elif chain with a `pass` branch exits to another place
-        # ("expected FOR_ITER to #136, got FOR_ITER to #128"): the file carries the marker
-        request.applymarker(pytest.mark.xfail(
-            reason="3.13: the output_capturing wrapper's resume function is not exact "
-                   "(FOR_ITER exit of a loop over an if/elif/pass chain)", strict=True))
     assert figures["verified"] == figures["frames"], "\n".join(figures["not_verified"])
