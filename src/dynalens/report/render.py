@@ -107,12 +107,17 @@ def _read_resource(name):
         return f.read()
 
 
-def _environment(base_href):
+def _environment(base_href, cache_dir=None):
+    """The Jinja2 environment; its compiled template is kept in `cache_dir` (default
+    ``templates/__pycache__``) so that a fresh process does not compile it again."""
     import jinja2
     from markupsafe import Markup
 
+    from .template_cache import TemplateCache
+
     env = jinja2.Environment(
         loader=jinja2.FileSystemLoader(_HERE),
+        bytecode_cache=TemplateCache(cache_dir or os.path.join(_HERE, "__pycache__")),
         autoescape=True,
         trim_blocks=False,
         lstrip_blocks=False,
