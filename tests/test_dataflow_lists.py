@@ -3,24 +3,12 @@ what Dynamo's resume calls do with lists before the call is the same as building
 lists at the call. Each rule is shown accepting the collapsed form and rejecting a program
 that really does something else: the check must stay able to fail."""
 
-import textwrap
-
 import pytest
 
 from dynalens.decompiler.dataflow import SUPPORTED
-from dynalens.decompiler.verify import verify
+from test_dataflow import check, code_of  # noqa: F401 (one way to build and check both sides)
 
 pytestmark = pytest.mark.skipif(not SUPPORTED, reason="the dataflow check models 3.11-3.13")
-
-
-def code_of(source, name="f"):
-    namespace = {}
-    exec(compile(textwrap.dedent(source), "<original>", "exec"), namespace)
-    return namespace[name].__code__
-
-
-def check(original, candidate):
-    return verify(code_of(original), textwrap.dedent(candidate), temporaries=True)
 
 
 def test_item_and_slice_of_a_fresh_list_are_its_values():

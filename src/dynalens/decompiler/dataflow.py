@@ -244,21 +244,11 @@ class _Side(object):
                 stack.append(("cell", ins.argval))
                 state.pc += _spelled_cell_length(self.instructions, state.pc, ins.argval)
             elif (op in ("LOAD_METHOD", "LOAD_ATTR") and ins.argval in _CONTAINER_METHODS
-                  and (op == "LOAD_METHOD" or (not _PY311 and ins.arg & 1)) and stack):
+                  and stack and (length := _container_method_length(self.instructions, state.pc))):
                 receiver = stack.pop()
                 stack.append(("method", ins.argval))
                 stack.append(receiver)
-            elif (op == "LOAD_ATTR" and _NULL_AFTER_GLOBAL and not ins.arg & 1
-                  and ins.argval in _CONTAINER_METHODS and stack
-                  and state.pc + 1 < len(self.instructions)
-                  and self.instructions[state.pc + 1].opname == "PUSH_NULL"):
-                # 3.13+ Dynamo: the plain load and a NULL (torch 2.15 writes calls that way)
-                # is the method form above; its lookup is deferred to the call the same way,
-                # or `x.append(v)` would be an attribute load on one side only
-                receiver = stack.pop()
-                stack.append(("method", ins.argval))
-                stack.append(receiver)
-                state.pc += 1
+                state.pc += length - 1
             elif op == "BUILD_LIST" and not ins.arg and _argument_list(self.instructions,
                                                                        state.pc):
                 stack.append(("arglist", ()))
@@ -425,6 +415,22 @@ _STRAIGHT_NO_ARG = frozenset(["BINARY_SUBSCR", "BINARY_SLICE", "PUSH_NULL", "POP
                               "UNARY_NEGATIVE", "UNARY_NOT", "UNARY_INVERT", "UNARY_POSITIVE",
                               "GET_ITER", "STORE_SUBSCR", "TO_BOOL", "FORMAT_SIMPLE",
                               "LOAD_ASSERTION_ERROR", "LOAD_BUILD_CLASS", "GET_LEN"])
+
+
+def _container_method_length(instructions, pc):
+    """How many instructions at ``pc`` load a container method (``append``, ``extend``, ...) to
+    call it: 1 for the method form (LOAD_METHOD, or 3.12's LOAD_ATTR with its low bit), 2 for
+    3.13+'s plain LOAD_ATTR followed by PUSH_NULL (torch 2.15's Dynamo writes calls that way;
+    it calls the same bound method), else 0. Either way the lookup is deferred to the call,
+    as for LIST_APPEND & co, or `x.append(v)` would be an attribute load on one side only.
+    """
+    ins = instructions[pc]
+    if ins.opname == "LOAD_METHOD" or (ins.opname == "LOAD_ATTR" and not _PY311 and ins.arg & 1):
+        return 1
+    if (ins.opname == "LOAD_ATTR" and _NULL_AFTER_GLOBAL and pc + 1 < len(instructions)
+            and instructions[pc + 1].opname == "PUSH_NULL"):
+        return 2
+    return 0
 
 
 def _spelled_cell_length(instructions, pc, name):
