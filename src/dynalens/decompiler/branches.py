@@ -14,6 +14,7 @@ from .expressions import ITER_SLOTS, FunctionValue, IterMarker, LoopItem, const,
 from .instructions import KEEP_JUMPS, NONE_JUMPS, POP_JUMPS, PY, TOP_TESTED_WHILE
 from .statements import Chunk, ChunkEnd, Loop, NotAChunk, _NoStatements
 from .errors import DecompilationError
+from .profile import PROFILE
 
 
 _TESTS = frozenset(list(KEEP_JUMPS) + list(POP_JUMPS))
@@ -567,6 +568,13 @@ class BranchMixin(object):
         if loop is not None and false == loop.break_target and false >= end:
             out.append(ast.If(test=negate(test), body=[ast.Break()], orelse=[]))
             return true
+        if self._threaded_if_over_back_edge(test, true, false, ins):
+            # `if test: rest-of-body` whose end was threaded to the loop head, over the
+            # loop's last back edge: `if not test: continue` would fold `not (a in b)`
+            body, _ = self.walk(false, end, list(stack), ctx)
+            node = ast.If(test=negate(test), body=body or [ast.Pass()], orelse=[])
+            out.append(self._as_assert(node) or node)
+            return end
         body_end = min(false, end)
         else_end = None
         if body_end > true:
@@ -651,6 +659,21 @@ class BranchMixin(object):
         an if body), not a written ``continue``: inside a handler's range (a generator's body,
         a try) the compiler's jump has no location and is left out, a statement's is not."""
         return k > 0 and self.handler_at[k] is None and self.handler_at[k - 1] is not None
+
+    def _threaded_if_over_back_edge(self, test, true, false, ins):
+        """Whether the conditional ``ins`` only jumps over the loop's last back edge, the 3.12+
+        expansion of a threaded backward jump that stays unfolded (a for loop's last back edge
+        stays a ``JUMP``): ``if c: rest`` ending the loop body, where ``rest`` never falls off.
+        Read as ``if not c: continue`` it is the same bytecode, unless the compiler folds the
+        ``not`` into the test (``not (a in b)`` is ``a not in b``). A written ``continue``
+        starts a line of its own; the compiler's jump keeps the test's."""
+        loop = self.ctx.loop
+        if not PROFILE.expanded_backward_jumps or loop is None or true + 1 != false or \
+                self.range_start != loop.body_start or true != loop.last:
+            return False
+        jump = self.instrs[true]
+        return jump.op == "JUMP" and jump.target in loop.continue_targets and \
+            (jump.line is None or jump.line == ins.line) and _negation_folds(test)
 
     def _jump_past(self, start, stop, end):
         """The one place past ``stop`` (up to ``end``) that jumps in [start, stop) go to,

@@ -7,6 +7,8 @@ live here, below both, so that neither check imports the other to get them.
 - ``const_key``: constants compare by type and value, not by ``==`` (1, 1.0 and True differ).
 - ``split_superinstructions``: 3.13+ fused local loads/stores depend on line layout, so both
   sides are compared as their halves.
+- ``same_argument``: two instructions' arguments compared by ``const_key`` (the structurer
+  tells copied blocks by it).
 - ``jump_target``: the offset an instruction jumps to, or None (3.13+ ``dis`` says it itself).
 
 Pure stdlib; CPython 3.8 to 3.15.
@@ -14,7 +16,8 @@ Pure stdlib; CPython 3.8 to 3.15.
 
 import dis
 
-__all__ = ["const_key", "jump_target", "split_superinstructions", "SUPERINSTRUCTIONS"]
+__all__ = ["const_key", "jump_target", "same_argument", "split_superinstructions",
+           "SUPERINSTRUCTIONS"]
 
 _CodeType = type(compile("", "", "exec"))
 
@@ -53,6 +56,15 @@ def const_key(value, top=None):
     except TypeError:
         return (kind.__name__, repr(value))
     return (kind.__module__, kind.__qualname__, value)
+
+
+def same_argument(a, b):
+    """Whether instructions ``a`` and ``b`` (normalized or ``dis``) have the same argument
+    value, constants compared by ``const_key``: ``return 1`` is no copy of ``return True``."""
+    x, y = a.argval, b.argval
+    if type(x) is _CodeType or type(y) is _CodeType:
+        return x == y  # the same function body, not only the same name
+    return const_key(x) == const_key(y)
 
 
 def split_superinstructions(instructions):

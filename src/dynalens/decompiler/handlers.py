@@ -16,9 +16,15 @@ A ``finally`` body is emitted once in the handler and copied before every normal
 import ast
 
 from .cold_blocks import ColdHandlerMixin
+from .comparison_keys import same_argument
 from .errors import DecompilationError
 from .expressions import CurrentExc, IterMarker, LoopItem, Marker, Null, WithEnter, WithExit, name
 from .instructions import POP_JUMPS, PY
+from .profile import PROFILE
+
+
+_ENDS_BLOCK = frozenset(["JUMP", "RETURN_VALUE", "RAISE_VARARGS", "RERAISE", "POP_EXCEPT"])
+_LEAVES = frozenset(["RETURN_VALUE", "RAISE_VARARGS", "RERAISE"])
 
 
 class HandlerMixin(ColdHandlerMixin):
@@ -48,6 +54,11 @@ class HandlerMixin(ColdHandlerMixin):
             pre_handler = h - 1
         body, body_end = self._try_body(i, body_end, pre_handler, stack, ctx.but(open=opened))
         if join is None and cleanup is not None:
+            moved = self._after_try_in_clause(h, cleanup, ctx)
+            resume = None if moved is None else self._try_before_moved_code(
+                h, cleanup, body, body_end, moved, stack, out, ctx)
+            if resume is not None:
+                return resume
             cold_join = self.cold_try_join(h, body_end, cleanup + 3)
             if cold_join is not None:  # 3.12+: the handler lies past the code that follows
                 exit_end = self.cold_try_exit(h, body_end, cold_join)
@@ -70,6 +81,65 @@ class HandlerMixin(ColdHandlerMixin):
             join = handler_join if handler_join is not None else handlers_end
         out.append(ast.Try(body=body or [ast.Pass()], handlers=handlers, orelse=orelse, finalbody=[]))
         return max(join, handlers_end) if join < handlers_end and handler_join is None else join
+
+    def _after_try_in_clause(self, h, cleanup, ctx):
+        """3.12+: ``(start, stop)`` of the code after a try statement that only its except
+        clauses reach, when the compiler laid it out after a clause's ``POP_EXCEPT`` (the
+        block is cold like the handler: ``try: return f() / except E: pass / return v``); else
+        None. The try body and its else must end without falling through, or the code would
+        be reached normally and stay in place; a ``return`` written in the clause computes
+        its value before ``POP_EXCEPT``, and ``return <constant>`` reads the same both ways."""
+        if not PROFILE.cold_handlers:
+            return None
+        instrs = self.instrs
+        region = range(h, cleanup + 3)
+        found = None
+        for q in range(h + 1, min(cleanup, self.n)):
+            e = self.handler_at[q]
+            if instrs[q].op != "POP_EXCEPT" or (e is not None and e.target in region):
+                continue  # (a nested try's, or one the clause's cleanup protects)
+            start = q + 1
+            if self._unbinds_name(start):
+                start += 3
+            stop = start
+            while stop < cleanup and instrs[stop].target is None and \
+                    not instrs[stop].is_target and instrs[stop].op not in _ENDS_BLOCK:
+                stop += 1
+            if stop >= cleanup or stop == start or instrs[stop].op not in _LEAVES or \
+                    all(ins.op in ("LOAD_CONST", "POP_TOP") for ins in instrs[start:stop]) or \
+                    instrs[start].op == "POP_TOP" or \
+                    any(ins.op == "SWAP" for ins in instrs[start:stop]) or \
+                    any(self._same_code(start, fstart, length)
+                        for fstart, length, _ in ctx.finally_copies):
+                continue  # (a return in the clause unwinds loops and finally bodies first)
+            if found is not None:
+                return None  # two clauses fall into code of their own: not one statement after
+            found = (start, stop + 1)
+        if found is None:
+            return None
+        for ins in instrs[h:cleanup + 3]:
+            if ins.op == "JUMP" and ins.target is not None and ins.target not in region and \
+                    not self._is_loop_jump(ins):
+                return None  # a clause goes on to code elsewhere: that is after the try
+        return found
+
+    def _try_before_moved_code(self, h, cleanup, body, body_end, moved, stack, out, ctx):
+        """``try: body / except ...: / else: <up to the handler>`` then the code after the
+        statement, which the compiler moved after a clause (``_after_try_in_clause``)."""
+        else_end = min(h, self.range_end)
+        last = self.instrs[else_end - 1] if else_end > 0 else None
+        if last is None or last.op not in _LEAVES:
+            return None
+        length = moved[1] - moved[0]
+        if self._same_code(moved[0], else_end - length, length):
+            return None  # a small exit block copied after the clause and after the body
+        orelse = self.walk(body_end, else_end, list(stack), ctx)[0] if else_end > body_end else []
+        self.skip_cold(h, cleanup + 3)
+        handlers = self._except_clauses(h, cleanup, stack, ctx, moved=moved[0])[0]
+        out.append(ast.Try(body=body or [ast.Pass()], handlers=handlers, orelse=orelse,
+                           finalbody=[]))
+        self.walk(moved[0], moved[1], list(stack), ctx, out=out)
+        return else_end
 
     def _protected_end(self, h, warm=False):
         """End of a try body: its last protected instruction, plus the unwinding and
@@ -117,9 +187,10 @@ class HandlerMixin(ColdHandlerMixin):
             return "finally"
         return "finally"
 
-    def _except_clauses(self, h, cleanup, stack, ctx, falls_into=None):
+    def _except_clauses(self, h, cleanup, stack, ctx, falls_into=None, moved=None):
         """The except clauses of handler ``h``; ``falls_into``: where a cold handler's clauses
-        go on (3.12+), whose exit block a clause may end with a copy of."""
+        go on (3.12+), whose exit block a clause may end with a copy of; ``moved``: where the
+        code after the statement starts, laid out after a clause (``_after_try_in_clause``)."""
         instrs = self.instrs
         handlers = []
         k = h + 1
@@ -166,6 +237,8 @@ class HandlerMixin(ColdHandlerMixin):
             body_stack = list(hstack)
             clause_end = min(next_clause, end_of_handlers)
             copied = self._clause_exit_copy(body_start, clause_end, falls_into)
+            if moved is not None and body_start <= moved < clause_end:
+                copied = moved
             body, stop = self.walk(body_start, copied or clause_end, body_stack,
                                    ctx.but(handler_name=hname, open=ctx.open | {h}))
             # the last jump of the clause goes to the join point
@@ -199,10 +272,27 @@ class HandlerMixin(ColdHandlerMixin):
                 break
         else:
             return None
-        q = end - length - 1
-        if q >= start and instrs[q].op == "POP_EXCEPT" and self._same_code(q + 1, join, length):
-            return q + 1
+        stop = end
+        if end - 4 >= start and instrs[end - 1].op == "RERAISE" and self._unbinds_name(end - 4):
+            stop -= 4  # `except E as name:` ends with the handler that unbinds it, raising
+        copy = stop - length
+        q = copy - 1
+        if q - 3 >= start and self._unbinds_name(q - 2):
+            q -= 3  # and unbinds it after POP_EXCEPT
+        if q >= start and instrs[q].op == "POP_EXCEPT" and self._same_code(copy, join, length):
+            return copy
         return None
+
+    def _unbinds_name(self, k):
+        """Whether ``instrs[k:k + 3]`` is ``name = None; del name`` (after ``except E as
+        name``)."""
+        instrs = self.instrs
+        if k < 0 or k + 2 >= self.n:
+            return False
+        load, store, delete = instrs[k], instrs[k + 1], instrs[k + 2]
+        return load.op == "LOAD_CONST" and load.argval is None and \
+            store.op.startswith("STORE_") and delete.op.startswith("DELETE_") and \
+            store.argval == delete.argval
 
     def _try_finally(self, i, h, body_end, cleanup, stack, out, ctx, opened):
         instrs = self.instrs
@@ -322,7 +412,7 @@ class HandlerMixin(ColdHandlerMixin):
                 return None
             if a.target is not None:
                 jumps.append((a.target, b.target))
-            elif a.argval != b.argval and a.argval == a.argval:
+            elif not same_argument(a, b):
                 return None
             k, j = k + 1, j + 1
         for target, copied in jumps:

@@ -386,7 +386,8 @@ def _normalize_legacy(raw, name, off, line, state):
 def _assertion_loads(raws):
     """Offsets of 3.8's ``LOAD_GLOBAL AssertionError`` in an ``assert`` (3.9 made it
     LOAD_ASSERTION_ERROR): right after the test's jump, which skips to just past the
-    ``RAISE_VARARGS 1`` that follows with no jump between."""
+    ``RAISE_VARARGS 1`` that follows with no jump between, or where the jump there goes
+    (the peephole threads it: an ``assert`` ending a loop body jumps to the loop head)."""
     found = set()
     for k in range(1, len(raws)):
         raw = raws[k]
@@ -397,8 +398,11 @@ def _assertion_loads(raws):
         while j < len(raws) and raws[j].opname != "RAISE_VARARGS" and not _is_jump(raws[j]):
             j += 1
         message_call = raws[j - 1].opname == "CALL_FUNCTION" and raws[j - 1].arg == 1
-        if j + 1 < len(raws) and raws[j].opname == "RAISE_VARARGS" and raws[j].arg == 1 and \
-                raws[k - 1].argval == raws[j + 1].offset and (j == k + 1 or message_call):
+        if j + 1 >= len(raws) or raws[j].opname != "RAISE_VARARGS" or raws[j].arg != 1:
+            continue
+        after, skip_to = raws[j + 1], raws[k - 1].argval
+        threaded = after.opname in ("JUMP_ABSOLUTE", "JUMP_FORWARD") and after.argval == skip_to
+        if (skip_to == after.offset or threaded) and (j == k + 1 or message_call):
             found.add(raw.offset)
     return found
 

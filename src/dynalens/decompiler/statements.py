@@ -22,6 +22,7 @@ import copy
 from types import MethodType
 
 from .annotate import CO_FUTURE_ANNOTATIONS, unstringify
+from .comparison_keys import same_argument
 from .cold_blocks import exception_only_code
 from .evaluation_order import first_out_of_order, made
 from .errors import DecompilationError
@@ -378,7 +379,7 @@ class StatementWalker(StackMachine):
                 if x.op not in POP_JUMPS or not self._same_exit(x.target, exit_):
                     break
             elif not (x.op == y.op and self._same_line(top, bottom) and (
-                    x.argval == y.argval if x.target is None else
+                    same_argument(x, y) if x.target is None else
                     y.target is not None and self.label(x.target) == self.label(y.target))):
                 if not (x.op == y.op and self._same_line(top, bottom) and
                         x.target is not None and y.target is not None and
@@ -660,7 +661,7 @@ class StatementWalker(StackMachine):
                 inside_b = start <= b.target < start + length
                 if inside_a != inside_b or (inside_a and a.target - i != b.target - start):
                     return False
-            elif a.argval != b.argval and not (a.argval != a.argval):
+            elif not same_argument(a, b):
                 return False
         return True
 
