@@ -46,3 +46,23 @@ def returns_one_then_true(items, seen):
         elif item is None:
             return 2
     return True
+
+
+def breaks_with_else(names, wanted):
+    for name in names:
+        if name in wanted:
+            found = name
+            break
+    else:
+        return None
+    return found
+
+
+def nested_if_ends_body(result, parents):
+    seen = {}
+    for elem in result:
+        if elem in parents:
+            parent = parents[elem]
+            if parent not in seen:
+                seen[parent] = None
+                yield parent

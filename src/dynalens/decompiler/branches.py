@@ -279,6 +279,18 @@ class BranchMixin(object):
             final, length = self._copied_cleanup(ins.index, cleanup)
             self.cleanup_starts[cleanup] = cleanup + 1 + length
             value_context = None
+        elif self._cleanup_before_false_branch(ins.index, cleanup) is not None:
+            # 3.12+: the if body does not fall through (`if a < b < c: return`), so no jump
+            # leads over the cleanup, which pops and goes on with the false branch
+            final = self._cleanup_before_false_branch(ins.index, cleanup)
+            self.cleanup_starts[cleanup] = cleanup + 1
+            value_context = None
+        elif self._copied_value_cleanup(cleanup) is not None:
+            # 3.12+: a value chain followed by a small exit block (`return a < b < c`): the
+            # block is copied after the final comparison and after the cleanup's SWAP; POP_TOP
+            final, length = self._copied_value_cleanup(cleanup)
+            self.cleanup_starts[cleanup] = cleanup + 2 + length
+            value_context = None
         else:
             self.fail("unrecognised chained comparison", ins)
         if instrs[final].op not in self._COMPARES:
@@ -314,6 +326,43 @@ class BranchMixin(object):
         if value_context is False:
             self.fallthrough[jump.index] = instrs[cleanup - 1].target
         return jump.index
+
+    def _cleanup_before_false_branch(self, start, cleanup):
+        """The final comparison of a chain tested by a jump whose target is just after the
+        cleanup (``POP_TOP`` at ``cleanup``), with nothing that falls into the cleanup from
+        before it; None otherwise."""
+        instrs = self.instrs
+        if cleanup + 1 >= self.n or instrs[cleanup].op != "POP_TOP" or \
+                instrs[cleanup - 1].op not in _NO_FALL_THROUGH:
+            return None
+        final = None
+        for j in range(start + 4, cleanup):
+            jump = instrs[j]
+            if self._link_at(j - 3, cleanup):
+                final = None  # a later link: the final comparison comes after it
+            elif final is None and jump.op in POP_JUMPS and \
+                    cleanup + 1 in (jump.target, jump.original_target) and \
+                    instrs[j - 1].op in self._COMPARES:
+                final = j - 1
+        return final
+
+    def _copied_value_cleanup(self, cleanup):
+        """(final comparison, copy length) of a value chain whose cleanup (``SWAP 2; POP_TOP``
+        at ``cleanup``) goes on with a copy of the exit block after the final comparison
+        (inlined into both, 3.12+); None otherwise."""
+        instrs = self.instrs
+        if cleanup + 2 >= self.n or instrs[cleanup].op != "SWAP" or \
+                instrs[cleanup].argval != 2 or instrs[cleanup + 1].op != "POP_TOP":
+            return None
+        for length in range(1, 9):
+            final = cleanup - length - 1
+            if final < 0 or cleanup + 2 + length > self.n:
+                return None
+            if instrs[cleanup - 1].op in ("RETURN_VALUE", "RAISE_VARARGS", "RERAISE") and \
+                    instrs[final].op in self._COMPARES and \
+                    self._same_code(final + 1, cleanup + 2, length):
+                return final, length
+        return None
 
     def _copied_cleanup(self, start, cleanup):
         """(final comparison, copy length) of a chain whose cleanup (``POP_TOP`` at
@@ -545,7 +594,7 @@ class BranchMixin(object):
                     # the back edge itself is conditional: falling through leaves the loop
                     out.append(ast.If(test=test, body=[ast.Break()], orelse=[]))
                     return true
-                if PY >= (3, 12) and self.range_start == loop.body_start and \
+                if PY >= (3, 12) and self._ends_loop_body() and \
                         (_negation_folds(test) or self._threaded_back(ins.index)) and true < end:
                     # 3.12+ threads the end of `if test: rest-of-body` to the loop head;
                     # `not (a in b)` would compile as `a not in b`, so keep the if (and where
@@ -572,6 +621,8 @@ class BranchMixin(object):
             # `if test: rest-of-body` whose end was threaded to the loop head, over the
             # loop's last back edge: `if not test: continue` would fold `not (a in b)`
             body, _ = self.walk(false, end, list(stack), ctx)
+            if body and isinstance(body[-1], ast.Continue) and end - 1 == loop.last:
+                body.pop()  # the loop's own back edge
             node = ast.If(test=negate(test), body=body or [ast.Pass()], orelse=[])
             out.append(self._as_assert(node) or node)
             return end
@@ -660,16 +711,23 @@ class BranchMixin(object):
         a try) the compiler's jump has no location and is left out, a statement's is not."""
         return k > 0 and self.handler_at[k] is None and self.handler_at[k - 1] is not None
 
+    def _ends_loop_body(self):
+        """Whether the range being walked runs to the end of the loop body: the body itself,
+        or an if body that ends it (falling off its end goes back to the loop head)."""
+        loop = self.ctx.loop
+        return self.range_start == loop.body_start or \
+            (loop.body_end is not None and self.range_end == loop.body_end)
+
     def _threaded_if_over_back_edge(self, test, true, false, ins):
-        """Whether the conditional ``ins`` only jumps over the loop's last back edge, the 3.12+
+        """Whether the conditional ``ins`` only jumps over a jump to the loop head, the 3.12+
         expansion of a threaded backward jump that stays unfolded (a for loop's last back edge
-        stays a ``JUMP``): ``if c: rest`` ending the loop body, where ``rest`` never falls off.
+        stays a ``JUMP``): ``if c: rest`` where ``rest`` runs to the end of the loop body.
         Read as ``if not c: continue`` it is the same bytecode, unless the compiler folds the
         ``not`` into the test (``not (a in b)`` is ``a not in b``). A written ``continue``
         starts a line of its own; the compiler's jump keeps the test's."""
         loop = self.ctx.loop
         if not PROFILE.expanded_backward_jumps or loop is None or true + 1 != false or \
-                self.range_start != loop.body_start or true != loop.last:
+                not self._ends_loop_body() or false >= self.range_end:
             return False
         jump = self.instrs[true]
         return jump.op == "JUMP" and jump.target in loop.continue_targets and \
@@ -869,7 +927,8 @@ class BranchMixin(object):
         ctx = self.ctx.but(loop=loop)
         # the body ends at the back edge; blocks between it and the exit belong to enclosing
         # constructs (returns the compiler duplicated into them)
-        body, _ = self.walk(head + 1, self._loop_body_end(head, last, exit_), body_stack, ctx)
+        loop.body_end = self._loop_body_end(head, last, exit_)
+        body, _ = self.walk(head + 1, loop.body_end, body_stack, ctx)
         target = getattr(item, "target", None)
         if target is None:
             self.fail("for loop without a target", ins)

@@ -257,11 +257,12 @@ class Chunk(object):
 
 class Loop(object):
     __slots__ = ("head", "continue_targets", "break_target", "last", "kind", "iterator", "exit",
-                 "body_start", "inlined_after")
+                 "body_start", "body_end", "inlined_after")
 
     def __init__(self, head, continue_targets, break_target, last, kind, iterator=None, exit=None,
                  body_start=None):
         self.body_start = body_start
+        self.body_end = None  # (set where known: falling off there goes back to the head)
         self.head = head
         self.continue_targets = continue_targets
         self.break_target = break_target
