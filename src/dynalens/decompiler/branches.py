@@ -921,6 +921,11 @@ class BranchMixin(object):
             break_target = exit_
         loop = Loop(head, (head,), break_target, last, "for", iterator=it, exit=exit_,
                     body_start=head + 1)
+        outer = self.ctx.loop
+        threaded = break_target == exit_ and exit_ <= self.range_end and \
+            self._breaks_threaded_to(outer, head, exit_)
+        if threaded:
+            loop.threaded_breaks = outer.continue_targets
         body_stack = list(stack)
         item = LoopItem()
         body_stack.append(item)
@@ -946,12 +951,29 @@ class BranchMixin(object):
         elif joined:
             orelse, _ = self.walk(exit_, self.range_end, list(stack), self.ctx)
             nxt = self.range_end
+        elif threaded:
+            # the breaks go to the enclosing loop's head: what follows up to the end of its
+            # body is this loop's else
+            orelse, _ = self.walk(exit_, self.range_end, list(stack), self.ctx)
+            if orelse and isinstance(orelse[-1], ast.Continue) and self.range_end - 1 == outer.last:
+                orelse.pop()  # the enclosing loop's own back edge
+            nxt = self.range_end
         if after and not (orelse and isinstance(orelse[-1], self._TERMINAL_STATEMENTS)):
             self.fail("loop exit falls into code only a break reaches", ins)
         out.append(ast.For(target=target, iter=it.iterable, body=body or [ast.Pass()], orelse=orelse,
                            type_comment=None))
         out.extend(after)
         return nxt
+
+    def _breaks_threaded_to(self, outer, head, exit_):
+        """Whether the for loop [head, exit_) ends the body of the loop ``outer`` and a
+        ``break`` in it (the iterator popped, then a jump) goes straight to ``outer``'s head:
+        3.12+ threads the jump to the end of the enclosing body there."""
+        if outer is None or not PROFILE.expanded_backward_jumps or not self._ends_loop_body():
+            return False
+        instrs = self.instrs
+        return any(instrs[k].op == "JUMP" and instrs[k].target in outer.continue_targets and
+                   instrs[k - 1].op == "POP_TOP" for k in range(head + 2, exit_))
 
     def _after_inlined_break(self, loop, exit_, stack):
         """(break target, statements after the loop) for a loop whose breaks are copies of

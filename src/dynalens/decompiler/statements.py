@@ -257,7 +257,7 @@ class Chunk(object):
 
 class Loop(object):
     __slots__ = ("head", "continue_targets", "break_target", "last", "kind", "iterator", "exit",
-                 "body_start", "body_end", "inlined_after")
+                 "body_start", "body_end", "inlined_after", "threaded_breaks")
 
     def __init__(self, head, continue_targets, break_target, last, kind, iterator=None, exit=None,
                  body_start=None):
@@ -273,6 +273,9 @@ class Loop(object):
         # (start, length) of the code after the loop that a `break` was replaced by (the
         # compiler inlines a short returning block into the jumps to it): see op_POP_TOP
         self.inlined_after = None
+        # the enclosing loop's head, where a `break` goes when the loop (and its else) ends
+        # the enclosing loop's body: the compiler threads the jump there (op_POP_TOP)
+        self.threaded_breaks = ()
 
 
 class Context(object):
@@ -1044,6 +1047,11 @@ class StatementWalker(StackMachine):
             loop = self.ctx.loop
             if loop is not None and value is loop.iterator and ins.index + 1 == loop.exit:
                 out.append(ast.Break())  # a break that falls into the loop's exit
+            elif loop is not None and value is loop.iterator and ins.index + 1 < self.n and \
+                    self.instrs[ins.index + 1].op == "JUMP" and \
+                    self.instrs[ins.index + 1].target in loop.threaded_breaks:
+                out.append(ast.Break())
+                return ins.index + 2
             elif loop is not None and value is loop.iterator and loop.exit is not None:
                 copied = self._inlined_exit(ins.index + 1, loop.exit)
                 if copied:  # 3.12+: a break whose jump became a copy of the short exit
