@@ -888,7 +888,29 @@ class BranchMixin(object):
             ins = self.instrs[k]
             if ins.op == "JUMP" and ins.target >= end and (best is None or ins.target < best):
                 best = ins.target
+        for ins in self._cold_handler_jumps(start, end):
+            if best is None or ins.target < best:
+                best = ins.target
         return best if best is not None else default
+
+    def _cold_handler_jumps(self, start, end):
+        """3.12+: the jumps out of the cold handlers of try statements in [start, end) (laid
+        out after everything) that go past ``end``: a ``break`` in an except clause."""
+        if not PROFILE.cold_handlers:
+            return
+        instrs = self.instrs
+        for e in self.entries:
+            if not start <= e.start < end or e.target < end or e.target >= self.n:
+                continue
+            cleanup = self.handler_at[e.target]
+            if cleanup is None:
+                continue
+            stop = min(cleanup.target + 3, self.n)
+            for k in range(e.target, stop):
+                ins = instrs[k]
+                if ins.op == "JUMP" and ins.target is not None and ins.target >= end and \
+                        not e.target <= ins.target < stop:
+                    yield ins
 
     def _loop_body_end(self, head, last, exit_):
         """Where a for body ends: at its back edge, unless blocks after the back edge are

@@ -145,6 +145,15 @@ class ColdHandlerMixin(object):
         end = self.warm_protected_end(w)
         if instrs[w - 1].op == "JUMP" and instrs[w - 1].target > w:
             return None
+        start = min(e.start for e in self.entries if e.target == w)
+        for target in sorted(set(ins.target for ins in instrs[start:end]
+                                 if ins.target is not None and end < ins.target < w)):
+            # the body ends with `if c: ...; <leave>` (a return, a break: the exit call is
+            # copied into that branch, unprotected): the test jumps to the normal exit call
+            for length in (5, 7):
+                stop = target + length
+                if stop < w and self._exit_call_start(stop) == target:
+                    return target, stop, self._cold_with_handler_end(w)
         for length in (5, 7):  # LOAD_CONST None x3; CALL; [GET_AWAITABLE; SEND_LOOP]; POP_TOP
             stop = end + length
             if stop < w and self._exit_call_start(stop) == end:

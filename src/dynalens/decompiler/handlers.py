@@ -131,14 +131,19 @@ class HandlerMixin(ColdHandlerMixin):
         if last is None or last.op not in _LEAVES:
             return None
         length = moved[1] - moved[0]
-        if self._same_code(moved[0], else_end - length, length):
-            return None  # a small exit block copied after the clause and after the body
+        copied = else_end - length >= body_end and \
+            self._same_code(moved[0], else_end - length, length)
+        if copied:
+            # a small exit block copied after the clause and after the body (or its else):
+            # the copy that ends the warm code is the statement after the try
+            else_end -= length
         orelse = self.walk(body_end, else_end, list(stack), ctx)[0] if else_end > body_end else []
         self.skip_cold(h, cleanup + 3)
         handlers = self._except_clauses(h, cleanup, stack, ctx, moved=moved[0])[0]
         out.append(ast.Try(body=body or [ast.Pass()], handlers=handlers, orelse=orelse,
                            finalbody=[]))
-        self.walk(moved[0], moved[1], list(stack), ctx, out=out)
+        if not copied:
+            self.walk(moved[0], moved[1], list(stack), ctx, out=out)
         return else_end
 
     def _protected_end(self, h, warm=False):

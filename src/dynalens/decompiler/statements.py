@@ -376,7 +376,7 @@ class StatementWalker(StackMachine):
         relaxed = False
         while True:
             top, bottom = b - 1 - length, j - length
-            if top < 0 or bottom <= b:
+            if top < 0 or bottom < b:  # (== b: the body is empty, `while c: pass`)
                 break
             x, y = instrs[top], instrs[bottom]
             if length == 0:
