@@ -10,7 +10,8 @@ serves ``if`` statements, ``while`` tests, conditional expressions and value-con
 
 import ast
 
-from .expressions import ITER_SLOTS, FunctionValue, IterMarker, LoopItem, const, name
+from .expressions import (ITER_SLOTS, FunctionValue, IterMarker, LoopItem, StackMachine, UnpackBuilder,
+                          UnpackSlot, const, name)
 from .instructions import KEEP_JUMPS, NONE_JUMPS, POP_JUMPS, PY, TOP_TESTED_WHILE
 from .statements import Chunk, ChunkEnd, Loop, NotAChunk, _NoStatements
 from .errors import DecompilationError
@@ -242,7 +243,6 @@ class BranchMixin(object):
         return self.targets_follow(k, n)
 
     def _tuple_assignment(self, ins, stack):
-        from .expressions import UnpackBuilder, UnpackSlot
         n = ins.argval
         values = stack[-n:]
         del stack[-n:]
@@ -251,7 +251,6 @@ class BranchMixin(object):
             stack.append(UnpackSlot(builder, k))
 
     def _generic_swap(self, ins, stack, out):
-        from .expressions import StackMachine
         StackMachine.op_SWAP(self, ins, stack, out)
 
     def _link_at(self, k, cleanup):

@@ -28,6 +28,7 @@ body *after* the handlers, and collects what each clause does not handle in a li
 
 import ast
 
+from .emit import strip_trailing_return
 from .expressions import CurrentExc, Marker, PrevExc
 from .instructions import PY
 
@@ -120,8 +121,7 @@ class ExceptStarMixin(object):
             end = self.range_end if orelse_start == after_cleanup else after_cleanup
         if orelse_start is not None and orelse_start < end:
             orelse, _ = self.walk(orelse_start, min(end, self.range_end), list(stack), ctx)
-            from .render import _strip_trailing_return
-            _strip_trailing_return(orelse)
+            strip_trailing_return(orelse)
         node = ast.TryStar(body=body or [ast.Pass()], handlers=handlers, orelse=orelse,
                            finalbody=[])
         out.append(node)

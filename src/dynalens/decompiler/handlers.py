@@ -17,8 +17,10 @@ import ast
 
 from .cold_blocks import ColdHandlerMixin
 from .errors import DecompilationError
-from .expressions import CurrentExc, IterMarker, LoopItem, Marker, Null, WithEnter, WithExit, name
+from .expressions import (CurrentExc, IterMarker, LoopItem, Marker, Null, PrevExc, WithEnter, WithExit,
+                          name)
 from .instructions import POP_JUMPS, PY
+from .statements import Loop
 
 
 class HandlerMixin(ColdHandlerMixin):
@@ -125,7 +127,6 @@ class HandlerMixin(ColdHandlerMixin):
         k = h + 1
         hstack = list(stack)
         hstack.append(None)  # placeholder for PrevExc, replaced below
-        from .expressions import PrevExc
         hstack[-1] = PrevExc()
         end_of_handlers = (cleanup + 3) if cleanup is not None else self.n
         join = None
@@ -515,7 +516,6 @@ class HandlerMixin(ColdHandlerMixin):
         while k < end and self.instrs[k].op != "SEND_LOOP":
             k += 1
         loop_last = end - 1
-        from .statements import Loop
         break_target = self._break_target(ins.index, end, end + 1)
         loop = Loop(ins.index, (ins.index,), break_target, loop_last, "async for", body_start=k + 1)
         body_stack = list(stack)

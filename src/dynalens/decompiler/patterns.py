@@ -36,6 +36,7 @@ an alternative's "tail".
 
 import ast
 
+from .emit import strip_trailing_return
 from .errors import DecompilationError
 from .expressions import const, name
 from .instructions import PY
@@ -346,8 +347,7 @@ class MatchMixin(object):
         the loop's back edge, at the end of a case body, are the fall-through to the end of
         the match."""
         if strip:
-            from .render import _strip_trailing_return
-            _strip_trailing_return(body)
+            strip_trailing_return(body)
             while self.kind == "class" and body and isinstance(body[-1], ast.Assign) and \
                     len(body[-1].targets) == 1 and isinstance(body[-1].targets[0], ast.Name) \
                     and body[-1].targets[0].id in self._CLASS_EPILOGUE:
