@@ -30,7 +30,7 @@ import ast
 
 from .emit import strip_trailing_return
 from .expressions import CurrentExc, Marker, PrevExc
-from .instructions import PY
+from .profile import PROFILE
 
 
 def _is_list_append_1(ins):
@@ -111,7 +111,7 @@ class ExceptStarMixin(object):
         handlers, k = self._star_clauses(h + self._star_prologue(h), h, stack, ctx)
         end = self._star_tail(k, cleanup)
         after_cleanup = cleanup + 3
-        if orelse_start is None and body_end < h and PY >= (3, 12):
+        if orelse_start is None and body_end < h and PROFILE.cold_handlers:
             return self._cold_try_star(body, handlers, body_end, h, end, after_cleanup,
                                        k + 6, stack, out, ctx)
         orelse = []

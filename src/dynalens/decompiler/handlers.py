@@ -19,7 +19,8 @@ from .cold_blocks import ColdHandlerMixin
 from .errors import DecompilationError
 from .expressions import (CurrentExc, IterMarker, LoopItem, Marker, Null, PrevExc, WithEnter, WithExit,
                           name)
-from .instructions import POP_JUMPS, PY
+from .instructions import POP_JUMPS
+from .profile import PROFILE
 from .statements import Loop
 
 
@@ -188,7 +189,7 @@ class HandlerMixin(ColdHandlerMixin):
         copied the code at ``join`` (a small exit block: straight code ending in RETURN_VALUE,
         as in ``except E: pass`` before a final ``return v``) after the clause's POP_EXCEPT:
         the copy is the code after the try, not a ``return`` in the clause. None otherwise."""
-        if join is None or PY < (3, 12):
+        if join is None or not PROFILE.lined_exit_copies:
             return None
         instrs = self.instrs
         length = 0
@@ -407,7 +408,7 @@ class HandlerMixin(ColdHandlerMixin):
         exit_marker.target = None
         body_stack = list(stack)
         body_stack.append(exit_marker)
-        if PY >= (3, 14):
+        if PROFILE.unbound_exit:
             # 3.14+ keeps __exit__ unbound: the manager sits above it as the call's self
             body_stack.append(Marker())
         body_stack.append(WithEnter(exit_marker))
@@ -503,7 +504,7 @@ class HandlerMixin(ColdHandlerMixin):
             return self.n
         x = instrs[k].target
         # 3.14+ keeps __exit__ and its self below the exception: one more POP_TOP
-        return x + (5 if PY >= (3, 14) else 4)
+        return x + (5 if PROFILE.unbound_exit else 4)
 
     # -- async for -------------------------------------------------------------------------
     def op_GET_ANEXT(self, ins, stack, out):
