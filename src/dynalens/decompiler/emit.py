@@ -8,9 +8,9 @@ removes); kept in render.py they tied every structurer to the walker's front end
 
 import ast
 import io
-import sys
 import tokenize
 
+from .profile import PROFILE
 from .unparse_compat import to_source
 
 CO_HAS_DOCSTRING = 0x4000000
@@ -21,7 +21,7 @@ def code_docstring(code):
     when the CO_HAS_DOCSTRING flag says so (the first constant may be any string)."""
     if not code.co_consts or not isinstance(code.co_consts[0], str):
         return None
-    if sys.version_info >= (3, 14) and not code.co_flags & CO_HAS_DOCSTRING:
+    if PROFILE.docstring_flag and not code.co_flags & CO_HAS_DOCSTRING:
         return None
     return code.co_consts[0]
 

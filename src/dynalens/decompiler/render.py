@@ -7,7 +7,6 @@ the code object's ``co_qualname`` so the recompiled object has the same qualifie
 """
 
 import ast
-import sys
 
 from .branches import BranchMixin
 from .definitions import (COMPREHENSIONS, CO_ASYNC_GENERATOR, CO_COROUTINE, DefinitionMixin,
@@ -26,12 +25,12 @@ from .generated_layout import move_jumped_over_handlers
 from .handlers import HandlerMixin
 from .handlers_legacy import LegacyHandlerMixin
 from .inline_comprehensions import InlineComprehensionMixin
-from .instructions import (KEEPS_DEAD_CODE, exception_entries, normalize, raw_instructions,
-                           shared_disassembly)
+from .instructions import exception_entries, normalize, raw_instructions, shared_disassembly
 from .legacy_structure import (LegacyLoopMixin, compound_ends_before_else, else_for_dead_return,
                                ends_with_dead_return)
 from .exception_groups import ExceptStarMixin
 from .patterns import MatchMixin
+from .profile import PROFILE
 from .statements import AppendStmt, Context, StatementWalker
 
 CO_OPTIMIZED = 0x01
@@ -134,9 +133,9 @@ def decompile_body(code, kind=None, session=None):
         stmts, _ = walker.walk(0, walker.n, [], Context())
     if kind == "function":
         walker.end_with_detached_exit(stmts)
-    if (3, 12) <= sys.version_info < (3, 14) and kind in ("function", "lambda"):
+    if PROFILE.return_const and kind in ("function", "lambda"):
         fold_conditional_returns(stmts)
-    if KEEPS_DEAD_CODE and kind == "function":
+    if PROFILE.keeps_dead_code and kind == "function":
         if ends_with_dead_return(code):
             stmts = else_for_dead_return(stmts)
         compound_ends_before_else(stmts)
@@ -205,7 +204,7 @@ def definition_for(code, fname=None, session=None):
         return [node]
     if kind == "function":
         body = decompile_body(code, kind, session)
-        if code.co_name == "__annotate__" and sys.version_info >= (3, 14):
+        if code.co_name == "__annotate__" and PROFILE.annotate_functions:
             owner = annotate_owner(body, code)
             if owner is not None:
                 return owner

@@ -170,8 +170,6 @@ def _subscripted(base, args, namespace, depth):
     if any(item is None for item in items):
         return None
     index = items[0] if len(items) == 1 else ast.Tuple(elts=items, ctx=ast.Load())
-    if sys.version_info < (3, 9):
-        index = ast.Index(value=index)
     return ast.Subscript(value=base, slice=index, ctx=ast.Load())
 
 
