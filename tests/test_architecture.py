@@ -134,3 +134,76 @@ def test_the_check_finds_a_cycle_through_a_function_local_relative_import(tmp_pa
     graph = import_graph(str(package))
     assert cycles(graph) == [["pkg.a", "pkg.sub.b"]]
     assert "pkg.sub.b -> pkg.a" in describe(["pkg.a", "pkg.sub.b"], graph)
+
+
+# -- no version check in structuring code -------------------------------------------------------
+
+DECOMPILER = os.path.join(PACKAGE, "decompiler")
+
+# Modules below structuring (or beside it) that may ask which CPython runs: the profile itself,
+# opcode tables and normalization, the verifier and its dataflow check (bytecode facts; verify.py
+# also runs alone, without the profile), the unparser (the running ``ast``), and the front door
+# (messages naming the version of a .pyc).
+MAY_COMPARE_VERSIONS = frozenset([
+    "profile", "decode", "instructions", "verify", "dataflow", "fast_unparse", "api",
+])
+
+
+def _is_version_tuple(node):
+    return isinstance(node, ast.Tuple) and len(node.elts) >= 2 and all(
+        isinstance(e, ast.Constant) and type(e.value) is int for e in node.elts) and \
+        node.elts[0].value == 3
+
+
+def version_checks(path):
+    """(line, text) of every place in the file at ``path`` that asks which Python runs:
+    ``sys.version_info``, a ``PY`` name (instructions.PY), ``sys.hexversion``, or a comparison
+    with a ``(3, N)`` tuple."""
+    with open(path, "rb") as handle:
+        source = handle.read().decode("utf-8")
+    tree = ast.parse(source, path)
+    lines = source.splitlines()
+    found = set()
+    for node in ast.walk(tree):
+        hit = False
+        if isinstance(node, ast.Attribute) and node.attr in ("version_info", "hexversion"):
+            hit = True
+        elif isinstance(node, ast.Name) and node.id in ("PY", "version_info", "hexversion"):
+            hit = True
+        elif isinstance(node, ast.alias) and node.name in ("PY", "version_info", "hexversion"):
+            hit = True
+        elif isinstance(node, ast.Compare) and any(
+                _is_version_tuple(n) for n in [node.left] + node.comparators):
+            hit = True
+        if hit:
+            line = getattr(node, "lineno", None)
+            if line is None:  # an alias before 3.10 has no position: its import statement's
+                line = next(n.lineno for n in ast.walk(tree)
+                            if isinstance(n, ast.ImportFrom) and node in n.names)
+            found.add((line, lines[line - 1].strip()))
+    return sorted(found)
+
+
+def test_structuring_code_asks_the_profile_not_the_version():
+    found = []
+    names = sorted(f[:-3] for f in os.listdir(DECOMPILER) if f.endswith(".py"))
+    assert {"statements", "branches", "handlers", "patterns", "render"} <= set(names)
+    for module in names:
+        if module in MAY_COMPARE_VERSIONS or module == "__init__":
+            continue
+        for line, text in version_checks(os.path.join(DECOMPILER, module + ".py")):
+            found.append("decompiler/%s.py:%d: %s" % (module, line, text))
+    assert not found, "version checks outside the profile (name the fact in " \
+        "decompiler/profile.py and ask PROFILE):\n" + "\n".join(found)
+
+
+def test_the_version_check_finder_sees_every_spelling(tmp_path):
+    path = tmp_path / "m.py"
+    path.write_text(
+        "import sys\n"
+        "from .instructions import PY\n"
+        "A = sys.version_info >= (3, 12)\n"
+        "B = (3, 12) <= PY < (3, 14)\n"
+        "C = x[:2] == (3, 11)\n"
+        "D = PROFILE.cold_handlers and (1, 2) < y\n")
+    assert [line for line, _ in version_checks(str(path))] == [2, 3, 4, 5]
