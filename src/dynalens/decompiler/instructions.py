@@ -21,7 +21,7 @@ import dis
 import sys
 import threading
 
-from .decode import decode, exception_table
+from .decode import RAW_TUPLES, decode, exception_table
 
 PY = sys.version_info[:2]
 # Where CALL finds the NULL / self slot: below the callable before 3.13, above it after.
@@ -103,7 +103,7 @@ class Instr(object):
     __slots__ = ("index", "offset", "op", "arg", "argval", "target", "line", "is_target",
                  "original_target")
 
-    def __init__(self, op, arg, argval, offset, line=None):
+    def __init__(self, op, arg, argval, offset, line=None, index=-1):
         self.op = op
         self.arg = arg
         self.argval = argval
@@ -111,7 +111,7 @@ class Instr(object):
         self.line = line
         self.target = None
         self.original_target = None  # set when structuring redirects a jump
-        self.index = -1
+        self.index = index
         self.is_target = False
 
     def __repr__(self):
@@ -550,6 +550,10 @@ def normalize(code):
     what follows it.
     """
     raws = raw_instructions(code)
+    if PY >= (3, 11) and RAW_TUPLES:
+        replace, skip = _raw_rewrites(raws)
+        if not replace and not skip:
+            return _normalize_tuples(code, raws)
     out = []
     offset_to_index = {}
     raw_jump_targets = []
@@ -611,15 +615,77 @@ def normalize(code):
             if legacy is not None:
                 target = legacy.retarget.get(offset, target)
             raw_jump_targets.append((out[-1], target))
+    return _finish_normalize(code, out, offset_to_index, pending, raw_jump_targets)
+
+
+def _finish_normalize(code, out, offset_to_index, pending, raw_jump_targets):
+    """Map the offsets still pending (dropped at the end) and the code's end, resolve the jump
+    targets to indexes, fold the idioms (_collapse)."""
     end = len(out)
     for off in pending:
         offset_to_index[off] = end
     code_len = len(code.co_code)
     offset_to_index[code_len] = end
     for ins, target_offset in raw_jump_targets:
-        idx = _index_at(offset_to_index, target_offset, end)
-        ins.target = idx
+        idx = offset_to_index.get(target_offset)
+        ins.target = idx if idx is not None else _index_at(offset_to_index, target_offset, end)
     return _collapse(out, offset_to_index)
+
+
+def _normalize_tuples(code, raws):
+    """normalize() on 3.11+ for decode.py's RawInstruction tuples, with no 3.14+ multi-
+    instruction rewrite in the code: the same instructions and offset map as the general
+    loop, read by unpacking each tuple once (this loop runs for every instruction of every
+    code object decompiled and of its verification)."""
+    out = []
+    offset_to_index = {}
+    raw_jump_targets = []
+    pending = []
+    kw_names_pending = []
+    after_end_for = False
+    consts = code.co_consts
+    cells = code.co_cellvars + code.co_freevars if CLOSURE_IS_LOAD_FAST else ()
+    translated, renamed, jump_opcodes, dropped = _TRANSLATED, _RENAMED, _JUMP_OPCODES, _DROPPED
+    line_numbers, end_for_pops = _LINE_NUMBERS, _END_FOR_POPS
+    append = out.append
+    for raw in raws:
+        name, opcode, arg, argval, _, offset, starts, line_number, jump_target, _, _ = raw
+        if name in dropped:  # (what _normalize_one drops: no instruction, offset pending)
+            pending.append(offset)
+            after_end_for = end_for_pops and name == "END_FOR"
+            continue
+        if after_end_for and (name == "POP_TOP" or name == "POP_ITER"):
+            # (see normalize: END_FOR's POP_TOP / POP_ITER)
+            pending.append(offset)
+            after_end_for = False
+            continue
+        after_end_for = end_for_pops and name == "END_FOR"
+        index = len(out)
+        if name not in translated:
+            op = renamed.get(name, name)
+            if cells and op == "LOAD_FAST" and argval in cells:
+                op = "LOAD_CLOSURE"  # (see _cell_loads)
+            last = Instr(op, arg, argval, offset, line_number if line_numbers else starts, index)
+            append(last)
+        else:
+            new = _normalize_one(raw, kw_names_pending, consts)
+            if not new:
+                pending.append(offset)
+                continue
+            if cells:
+                _cell_loads(new, code)
+            for ins in new:
+                ins.index = len(out)
+                append(ins)
+            last = new[-1]
+        if pending:
+            for off in pending:
+                offset_to_index[off] = index
+            pending = []
+        offset_to_index[offset] = index
+        if opcode in jump_opcodes:
+            raw_jump_targets.append((last, jump_target if jump_target is not None else argval))
+    return _finish_normalize(code, out, offset_to_index, pending, raw_jump_targets)
 
 
 # The instruction before a SEND loop says what the loop implements.
@@ -704,23 +770,44 @@ def _fold_popped_tests(out):
     return drop
 
 
+# Where an idiom _collapse folds can start (a SEND loop: at LOAD_CONST None, 3.15 a PUSH_NULL
+# before it; 3.12+'s expanded jumps: at COPY and at an inverted conditional jump).
+_COLLAPSE_STARTS = frozenset(["COPY", "RETURN_GENERATOR", "LOAD_CONST"] +
+                             (["PUSH_NULL"] if PY >= (3, 15) else []) +
+                             (list(_INVERTED) if PY >= (3, 12) else []))
+
+
 def _collapse(out, offset_to_index):
     """Fold multi-instruction idioms into one pseudo-instruction each.
 
     ``SEND_LOOP`` stands for the whole await / yield-from loop; ``RETURN_GENERATOR; POP_TOP``
     at the start of a generator is dropped; 3.12+'s expanded backward conditional jumps are
     folded back into one.
+
+    Only the instructions an idiom can start at are looked at (in order; the runs between them
+    are copied as they are): most code has none that folds, and then ``out`` is kept as is.
     """
     new = []
-    remap = {}
-    k = 0
+    remap = []  # old index -> new index (and n -> the new end)
     n = len(out)
     drop = _fold_popped_tests(out)
-    targeted = set(ins.target for ins in out if ins.target is not None)
-    while k < n:
+    targeted = set(ins.target for ins in out if ins.target is not None) if PY >= (3, 12) \
+        else None  # (only 3.12+'s expanded jumps ask)
+    starts = _COLLAPSE_STARTS
+    firsts = [k for k, ins in enumerate(out) if ins.op in starts]
+    if drop:
+        firsts = sorted(set(firsts) | drop)
+    k = 0
+    for first in firsts:
+        if first < k:  # inside an idiom folded already
+            continue
+        if first > k:
+            remap.extend(range(len(new), len(new) + first - k))
+            new.extend(out[k:first])
+            k = first
         ins = out[k]
         if k in drop:
-            remap[k] = len(new)
+            remap.append(len(new))
             k += 1
             continue
         op = ins.op
@@ -728,20 +815,18 @@ def _collapse(out, offset_to_index):
         if keep is not None:
             new.append(Instr(keep, None, out[k + 1].argval, ins.offset, ins.line))
             new[-1].target = out[k + 1].target
-            remap[k] = len(new) - 1
-            remap[k + 1] = remap[k + 2] = len(new)
+            remap.extend((len(new) - 1, len(new), len(new)))
             k += 3
             continue
         if op in _INVERTED and _expanded_backward_jump(out, k, targeted):
             ins.op = _INVERTED[ins.op]
             ins.target = out[k + 1].target
-            remap[k] = len(new)
-            remap[k + 1] = len(new) + 1
+            remap.extend((len(new), len(new) + 1))
             new.append(ins)
             k += 2
             continue
         if op == "RETURN_GENERATOR" and k + 1 < n and out[k + 1].op == "POP_TOP":
-            remap[k] = remap[k + 1] = len(new)
+            remap.extend((len(new), len(new)))
             k += 2
             continue
         # (a SEND loop starts with LOAD_CONST None: no call for any other constant)
@@ -753,25 +838,31 @@ def _collapse(out, offset_to_index):
             prev = out[k - 1].op if k else None
             kind = _SEND_KINDS.get(prev, "yield from")
             loop = Instr("SEND_LOOP", None, kind, ins.offset, ins.line)
-            for q in range(k, k + length):
-                remap[q] = len(new)
+            remap.extend([len(new)] * length)
             new.append(loop)
             k += length
             continue
-        remap[k] = len(new)
+        remap.append(len(new))
         new.append(ins)
         k += 1
-    remap[n] = len(new)
+    if k == 0:
+        new = out  # nothing folded, nothing dropped
+    elif k < n:
+        remap.extend(range(len(new), len(new) + n - k))
+        new.extend(out[k:])
     if len(new) != n:
+        remap.append(len(new))
         for index, ins in enumerate(new):
             ins.index = index
             if ins.target is not None:
                 ins.target = remap[ins.target]
         for off in offset_to_index:
             offset_to_index[off] = remap[offset_to_index[off]]
+    count = len(new)
     for ins in new:
-        if ins.target is not None and ins.target < len(new):
-            new[ins.target].is_target = True
+        target = ins.target
+        if target is not None and target < count:
+            new[target].is_target = True
     return new, offset_to_index
 
 
