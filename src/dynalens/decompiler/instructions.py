@@ -274,6 +274,13 @@ def _normalize_one(raw, kw_names_pending, consts, legacy_state=None):
 _LEGACY_DROPPED = frozenset(["POP_BLOCK", "GEN_START"])
 
 
+# The opnames _normalize_legacy translates (any other only has its one-instruction states
+# forgotten, unless its offset is an inlined exit or a 3.8 assertion load).
+_LEGACY_NAMES = _LEGACY_DROPPED | frozenset([
+    "ROT_TWO", "DUP_TOP", "ROT_THREE", "COMPARE_OP", "POP_JUMP_IF_FALSE", "CALL_FUNCTION_EX",
+    "BEFORE_ASYNC_WITH", "ROT_FOUR", "POP_EXCEPT"])
+
+
 class _LegacyState(object):
     """What the translation of one 3.8-3.10 instruction needs from the ones before it."""
 
@@ -554,6 +561,8 @@ def normalize(code):
         replace, skip = _raw_rewrites(raws)
         if not replace and not skip:
             return _normalize_tuples(code, raws)
+    elif RAW_TUPLES:
+        return _normalize_legacy_tuples(code, raws)
     out = []
     offset_to_index = {}
     raw_jump_targets = []
@@ -561,6 +570,8 @@ def normalize(code):
     kw_names_pending = []
     after_end_for = False
     legacy = _LegacyState(raws) if PY < (3, 11) else None
+    legacy_names = _LEGACY_NAMES
+    legacy_offsets = set(legacy.exit_copies) | set(legacy.assertions) if legacy else ()
     replace, skip = _raw_rewrites(raws)
     consts = code.co_consts
     cells = code.co_cellvars + code.co_freevars if CLOSURE_IS_LOAD_FAST else ()
@@ -589,7 +600,13 @@ def normalize(code):
             continue
         after_end_for = _END_FOR_POPS and name == "END_FOR"
         index = len(out)
-        if legacy is None and name not in translated:
+        state = legacy
+        if legacy is not None and name not in legacy_names and offset not in legacy_offsets:
+            # _normalize_legacy has no translation for it: it only forgets the states it
+            # keeps for one instruction (done here, without the call)
+            legacy.rot_four = legacy.dup_top = legacy.rot_three = None
+            state = None
+        if state is None and name not in translated:
             # most instructions are only renamed (any opname not in _TRANSLATED)
             ins = Instr(renamed.get(name, name), raw.arg, raw.argval, offset,
                         raw.line_number if _LINE_NUMBERS else raw.starts_line)
@@ -599,7 +616,7 @@ def normalize(code):
             out.append(ins)
             new = None
         else:
-            new = _normalize_one(raw, kw_names_pending, consts, legacy)
+            new = _normalize_one(raw, kw_names_pending, consts, state)
             if not new:
                 continue
             if CLOSURE_IS_LOAD_FAST:
@@ -632,6 +649,62 @@ def _finish_normalize(code, out, offset_to_index, pending, raw_jump_targets):
     return _collapse(out, offset_to_index)
 
 
+def _normalize_legacy_tuples(code, raws):
+    """normalize() on 3.8-3.10 for decode.py's RawInstruction tuples: the general loop with
+    what cannot happen there left out (3.13+'s END_FOR pops and cell loads, 3.14+'s
+    rewrites), each tuple unpacked once, and _normalize_legacy called only for the opnames
+    and offsets it translates."""
+    out = []
+    offset_to_index = {}
+    raw_jump_targets = []
+    pending = []
+    kw_names_pending = []
+    legacy = _LegacyState(raws)
+    reachable, async_for, exit_copy_rest = (legacy.reachable, legacy.async_for,
+                                            legacy.exit_copy_rest)
+    retarget = legacy.retarget
+    legacy_names = _LEGACY_NAMES
+    legacy_offsets = set(legacy.exit_copies) | set(legacy.assertions)
+    consts = code.co_consts
+    translated, renamed, jump_opcodes = _TRANSLATED, _RENAMED, _JUMP_OPCODES
+    append = out.append
+    for raw in raws:
+        name, opcode, arg, argval, _, offset, starts, _, jump_target, _, _ = raw
+        pending.append(offset)
+        if offset not in reachable or offset in async_for or offset in exit_copy_rest:
+            continue  # (legacy.skips)
+        index = len(out)
+        state = legacy
+        if name not in legacy_names and offset not in legacy_offsets:
+            # (see normalize)
+            legacy.rot_four = legacy.dup_top = legacy.rot_three = None
+            state = None
+        if state is None and name not in translated:
+            append(Instr(renamed.get(name, name), arg, argval, offset, starts, index))
+        else:
+            new = _normalize_one(raw, kw_names_pending, consts, state)
+            if not new:
+                continue
+            for ins in new:
+                ins.index = len(out)
+                append(ins)
+        for off in pending:
+            offset_to_index[off] = index
+        pending = []
+        if opcode in jump_opcodes or offset in retarget:
+            target = jump_target if jump_target is not None else argval
+            raw_jump_targets.append((out[-1], retarget.get(offset, target)))
+    return _finish_normalize(code, out, offset_to_index, pending, raw_jump_targets)
+
+
+# Opnames in _TRANSLATED that _normalize_one only renames on this version, whatever their
+# argument: LOAD_ATTR before 3.12 (no method bit in it), RETURN_VALUE where no RETURN_CONST
+# exists, GET_ITER before 3.15 (no argument).
+_RENAMED_HERE = frozenset((["LOAD_ATTR"] if PY < (3, 12) else []) +
+                          (["RETURN_VALUE"] if not (3, 12) <= PY < (3, 14) else []) +
+                          (["GET_ITER"] if PY < (3, 15) else []))
+
+
 def _normalize_tuples(code, raws):
     """normalize() on 3.11+ for decode.py's RawInstruction tuples, with no 3.14+ multi-
     instruction rewrite in the code: the same instructions and offset map as the general
@@ -647,6 +720,7 @@ def _normalize_tuples(code, raws):
     cells = code.co_cellvars + code.co_freevars if CLOSURE_IS_LOAD_FAST else ()
     translated, renamed, jump_opcodes, dropped = _TRANSLATED, _RENAMED, _JUMP_OPCODES, _DROPPED
     line_numbers, end_for_pops = _LINE_NUMBERS, _END_FOR_POPS
+    renamed_here = _RENAMED_HERE
     append = out.append
     for raw in raws:
         name, opcode, arg, argval, _, offset, starts, line_number, jump_target, _, _ = raw
@@ -661,11 +735,22 @@ def _normalize_tuples(code, raws):
             continue
         after_end_for = end_for_pops and name == "END_FOR"
         index = len(out)
-        if name not in translated:
+        if name not in translated or name in renamed_here or \
+                (name == "CALL" and not kw_names_pending):
             op = renamed.get(name, name)
             if cells and op == "LOAD_FAST" and argval in cells:
                 op = "LOAD_CLOSURE"  # (see _cell_loads)
             last = Instr(op, arg, argval, offset, line_number if line_numbers else starts, index)
+            append(last)
+        elif name == "LOAD_GLOBAL" and arg is not None and arg & 1:
+            # (as _normalize_one: the NULL it pushes made explicit, on its side of the global)
+            line = line_number if line_numbers else starts
+            if NULL_FIRST:
+                append(Instr("PUSH_NULL", None, None, offset, line, index))
+                last = Instr("LOAD_GLOBAL", arg, argval, offset, line, index + 1)
+            else:
+                append(Instr("LOAD_GLOBAL", arg, argval, offset, line, index))
+                last = Instr("PUSH_NULL", None, None, offset, line, index + 1)
             append(last)
         else:
             new = _normalize_one(raw, kw_names_pending, consts)
