@@ -122,3 +122,9 @@ def test_hot_node_writers_write_as_ast_unparse():
     for node in ast.walk(tree):
         if isinstance(node, (ast.stmt, ast.expr)) and not isinstance(node, ast.Starred):
             assert fast_unparse.unparse(node) == ast.unparse(node), ast.dump(node)[:80]
+
+
+def test_assignments_write_as_ast_unparse():
+    tree = ast.parse("a = b = c, d\n(a, b) = c\n*a, b = c\na[1:2], b.c = d = (yield)\n"
+                     "x = 1  # type: int\n", type_comments=True)
+    assert fast_unparse.unparse(tree) == ast.unparse(tree)

@@ -14,7 +14,7 @@ dispatched by building the name ``visit_<Class>`` and looking it up. Here:
 * the ``visit_<Class>`` method is looked up once per node class;
 * the helpers every node goes through (``fill``, ``block``, ``delimit``, ``require_parens``,
   ``get_precedence``) and the visitors of the commonest nodes (names, attributes, calls,
-  keywords, expression statements, returns) write the same pieces in the same order without
+  keywords, expression statements, returns, 3.11+ assignments) write the same pieces in the same order without
   a generator-based context manager per block or parenthesis, and without looking up an enum
   member per node. Their standard definitions are the same on every checked version.
 
@@ -47,6 +47,7 @@ def _stand_in(string):
 
 if _CHECKED:
     _ATOM, _TEST, _YIELD = ast._Precedence.ATOM, ast._Precedence.TEST, ast._Precedence.YIELD
+    _TUPLE = ast._Precedence.TUPLE
 
     class _Unindent(object):
         """``block()``'s end: one level less indentation (not after an exception, as the
@@ -186,6 +187,18 @@ if _CHECKED:
             if node.value:
                 self._source.append(" ")
                 self.traverse(node.value)
+
+        if sys.version_info >= (3, 11):  # (3.9/3.10's sets no precedence on the targets)
+            def visit_Assign(self, node):
+                self.fill()
+                for target in node.targets:
+                    self._precedences[target] = _TUPLE
+                    self.traverse(target)
+                    self._source.append(" = ")
+                self.traverse(node.value)
+                type_comment = self.get_type_comment(node)
+                if type_comment:
+                    self._source.append(type_comment)
 
         def traverse(self, node):
             if isinstance(node, list):
