@@ -123,6 +123,9 @@ class ExitBlocks(object):
         for k in sorted(keys):
             blocks.setdefault(keys[k], []).append(k)
             blocks_at.add(k)
+        self.canon = {}
+        if all(len(starts) < 2 for starts in blocks.values()):
+            return  # no block is copied (the usual case): nothing below would find one
         # only copies of line-less blocks are the compiler's: a written statement starts a
         # line after everything before it
         written = set()
@@ -146,7 +149,6 @@ class ExitBlocks(object):
                         k not in pinned:
                     self.virtual[k] = label
                     self.ends[k] = k + len(key)
-        self.canon = {}
         for key, starts in blocks.items():
             if key in labels:
                 for k in starts:
@@ -480,6 +482,7 @@ class StatementWalker(StackMachine):
             plain = not ctx.finally_copies and not ctx.handler_name
             handler_at, while_loops, back_jumps = self.handler_at, self.while_loops, \
                 self.back_jumps
+            expr = ast.expr
             while i < end:
                 if not plain or i in detached or i in cleanups or i >= n:
                     i = self._skip(i, ctx)
@@ -505,14 +508,14 @@ class StatementWalker(StackMachine):
                     nxt = handler(ins, stack, out)
                 # number new values in the order they were made: after SWAPs the stack order
                 # is not that order, and spilled values are assigned in it
-                self.made += 1
+                made = self.made = self.made + 1
                 k = len(stack) - 1
                 while k >= 0:
                     value = stack[k]
-                    if isinstance(value, ast.expr):
+                    if isinstance(value, expr):
                         if getattr(value, "_made", None) is not None:
                             break
-                        value._made = self.made
+                        value._made = made
                     k -= 1
                 if len(out) > before:
                     if self.copied:
