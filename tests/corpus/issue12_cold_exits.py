@@ -44,3 +44,4 @@ def seekable(self):
             self._seekable = True
     return self._seekable
 
+

@@ -369,10 +369,16 @@ class StatementWalker(StackMachine):
         instrs = self.instrs
         # 3.12+: a handler laid out after the code jumps back to its join: not a loop
         cold = exception_only_code(instrs) if PROFILE.cold_handlers else ()
+        cold_backs = []
         for ins in instrs:
             t = ins.target
-            if t is None or t > ins.index or ins.index in cold and t not in cold:
-                continue  # (a loop inside a handler jumps back inside it: that one counts)
+            if t is None or t > ins.index:
+                continue
+            if ins.index in cold and t not in cold:
+                # (a loop inside a handler jumps back inside it: that one counts)
+                if ins.op == "JUMP":
+                    cold_backs.append(ins)
+                continue
             if ins.op == "JUMP":
                 self.back_jumps.setdefault(t, []).append(ins.index)
             elif ins.op in POP_JUMPS:
@@ -382,6 +388,23 @@ class StatementWalker(StackMachine):
                     # 3.14 tests a while at the top only: a backward conditional jump is
                     # the back edge of a body that ends with `if c: break`
                     self.back_jumps.setdefault(t, []).append(ins.index)
+        for ins in cold_backs:
+            if ins.target not in self.back_jumps and ins.target not in self.while_loops and \
+                    instrs[ins.target].op != "FOR_ITER" and self._handler_loops_back(ins, cold):
+                # the only way back to the head of a loop whose body ends with a try: from
+                # an except clause, laid out after everything (`while True: try: ...
+                # except E: ... else: break`)
+                self.back_jumps[ins.target] = [ins.index]
+
+    def _handler_loops_back(self, ins, cold):
+        """Whether the cold jump ``ins`` goes back to (or before) the start of the try body
+        whose handler it follows: a loop's back edge, not a clause's way to its join."""
+        k = ins.index
+        while k > 0 and k in cold and self.instrs[k].op != "PUSH_EXC_INFO":
+            k -= 1
+        starts = [e.start for e in self.entries if e.target == k]
+        return bool(starts) and self.instrs[k].op == "PUSH_EXC_INFO" and \
+            min(starts) not in cold and ins.target <= min(starts)
 
     def _find_while(self, ins):
         """A 3.11+ ``while cond:``: bottom test [bs, j] jumps back to the body start b."""
