@@ -617,6 +617,10 @@ class BranchMixin(object):
         if loop is not None and false == loop.break_target and false >= end:
             out.append(ast.If(test=negate(test), body=[ast.Break()], orelse=[]))
             return true
+        if any(isinstance(v, ast.expr) for v in stack):
+            tail = self._ifexp_with_copied_tail(test, true, false, stack)
+            if tail is not None:
+                return tail
         if self._threaded_if_over_back_edge(test, true, false, ins):
             # `if test: rest-of-body` whose end was threaded to the loop head, over the
             # loop's last back edge: `if not test: continue` would fold `not (a in b)`
@@ -712,6 +716,36 @@ class BranchMixin(object):
         an if body), not a written ``continue``: inside a handler's range (a generator's body,
         a try) the compiler's jump has no location and is left out, a statement's is not."""
         return k > 0 and self.handler_at[k] is None and self.handler_at[k - 1] is not None
+
+    def _ifexp_with_copied_tail(self, test, true, false, stack):
+        """A conditional expression inside a returned expression (``return n + (4 if c else
+        0)``): the compiler copies the rest of the return into both branches, so each
+        branch is the value, then the same tail ending in RETURN_VALUE. Pushes the
+        conditional expression and returns where the first copy of the tail starts (the
+        second is skipped); None when the branches are not that."""
+        instrs = self.instrs
+        if false >= self.n or instrs[false - 1].op != "RETURN_VALUE":
+            return None
+        for length in range(min(8, false - true - 1), 0, -1):
+            tail = false - length
+            if any(ins.target is not None or ins.is_target for ins in instrs[tail:false]):
+                continue
+            stop = false + 1
+            while stop <= min(self.n, self.range_end) and stop - false < 40 and \
+                    not (instrs[stop - 1].op == "RETURN_VALUE" and stop - length > false and
+                         self._same_code(tail, stop - length, length)):
+                stop += 1
+            if stop > min(self.n, self.range_end) or stop - false >= 40:
+                continue
+            body = self.read_value(true, tail, stack)
+            orelse = self.read_value(false, stop - length, stack) if body is not None else None
+            if orelse is None:
+                continue
+            stack.append(ast.IfExp(test=test, body=self.value(body, instrs[true]),
+                                   orelse=self.value(orelse, instrs[false])))
+            self.cleanup_starts[false] = stop
+            return tail
+        return None
 
     def _ends_loop_body(self):
         """Whether the range being walked runs to the end of the loop body: the body itself,

@@ -35,7 +35,8 @@ class HandlerMixin(ColdHandlerMixin):
     def do_try(self, i, entry, stack, out, ctx):
         h = entry.target
         instrs = self.instrs
-        body_end = self._protected_end(h)
+        kind = self._handler_kind(h)
+        body_end = self._protected_end(h, except_only=kind == "except")
         cleanup = self.handler_at[h].target if self.handler_at[h] is not None else None
         if cleanup is not None and body_end >= h:
             # 3.12+: the range may run on over cold handlers of statements in the body
@@ -43,7 +44,6 @@ class HandlerMixin(ColdHandlerMixin):
             if warm_end < body_end and \
                     self.cold_try_join(h, warm_end, cleanup + 3) is not None:
                 body_end = warm_end
-        kind = self._handler_kind(h)
         opened = ctx.open | {h}
         if kind == "finally":
             return self._try_finally(i, h, body_end, cleanup, stack, out, ctx, opened)
@@ -148,13 +148,14 @@ class HandlerMixin(ColdHandlerMixin):
             self.walk(moved[0], moved[1], list(stack), ctx, out=out)
         return else_end
 
-    def _protected_end(self, h, warm=False):
+    def _protected_end(self, h, warm=False, except_only=False):
         """End of a try body: its last protected instruction, plus the unwinding and
         ``RETURN_VALUE`` of a ``return`` whose value was computed under the handler (the
         compiler leaves those out of the protected range)."""
         instrs = self.instrs
         end = self.warm_protected_end(h) if warm else max(
-            e.end for e in self.entries if e.target == h)
+            e.end for e in self.entries
+            if e.target == h and not (except_only and self._throw_path(e)))
         k = end
         if end > 0 and instrs[end - 1].op in POP_JUMPS and instrs[end - 1].target > end:
             # the test of an `if` is protected, its body `return <constant>` is not
@@ -167,6 +168,15 @@ class HandlerMixin(ColdHandlerMixin):
                 instrs[end - 1].op not in ("RETURN_VALUE", "JUMP", "RERAISE", "RAISE_VARARGS"):
             return k + 1
         return end
+
+    def _throw_path(self, entry):
+        """Whether ``entry`` only protects the throw path of an ``await``/``yield from``
+        (``CLEANUP_THROW``, laid out after the code that follows it on 3.12+): it says
+        nothing about where the body of a try/except ends (a finally's copies are found
+        by matching them). Never every entry of a handler."""
+        return entry.start < self.n and self.instrs[entry.start].op == "CLEANUP_THROW" and \
+            any(e.target == entry.target and e is not entry and
+                self.instrs[e.start].op != "CLEANUP_THROW" for e in self.entries)
 
     def _try_body(self, i, body_end, limit, stack, ctx, body_stack=None):
         """Walk a try body; a statement that started inside (``return x`` whose value was
