@@ -94,6 +94,8 @@ def observed():
     copied, _ = instructions.normalize(_function(
         "def f(x):\n    if x:\n        a()\n    else:\n        b()\n    return x\n"))
     seen["lined_exit_copies"] = [ins.op for ins in copied].count("RETURN_VALUE") == 2
+    stores = _ops(_function("def f(t):\n    a, _, _ = t\n"))
+    seen["repeated_store_pops"] = "POP_TOP" in stores[stores.index("UNPACK_SEQUENCE"):]
     return seen
 
 

@@ -10,8 +10,8 @@ serves ``if`` statements, ``while`` tests, conditional expressions and value-con
 
 import ast
 
-from .expressions import (ITER_SLOTS, FunctionValue, IterMarker, LoopItem, StackMachine, UnpackBuilder,
-                          UnpackSlot, const, name)
+from .expressions import (ITER_SLOTS, FunctionValue, IterMarker, LoopItem, PrevExc, StackMachine,
+                          UnpackBuilder, UnpackSlot, const, name)
 from .instructions import KEEP_JUMPS, NONE_JUMPS, POP_JUMPS
 from .profile import PROFILE
 from .statements import Chunk, ChunkEnd, Loop, NotAChunk, _NoStatements
@@ -637,6 +637,12 @@ class BranchMixin(object):
             if last.op == "JUMP" and last.target > body_end and not self._is_loop_jump(last) \
                     and body_end < end:
                 else_end = min(last.target, end)
+            elif last.op == "JUMP" and last.target in self.cold_joins and body_end < end and \
+                    self.instrs[body_end - 2].op == "POP_EXCEPT":
+                # 3.13 copies a clause's exit (POP_EXCEPT; JUMP back to the join after the
+                # cold handler) into the body of an if that ends the clause: the rest of
+                # the clause is the else
+                else_end = end
             elif not PROFILE.expanded_backward_jumps and last.op == "JUMP" and \
                     self._is_loop_jump(last) \
                     and body_end < end and self._loop_body_stop(end) is not None \
@@ -849,7 +855,8 @@ class BranchMixin(object):
         and each branch assigns the temporaries it changes at its end.
         """
         live = [(stmts, bs) for stmts, bs in branches
-                if not (stmts and isinstance(stmts[-1], self._TERMINAL_STATEMENTS))]
+                if not (stmts and isinstance(stmts[-1], self._TERMINAL_STATEMENTS)) and
+                not self._left_handler(stack, bs)]
         if not live:
             return False
         depth = len(live[0][1])
@@ -881,6 +888,14 @@ class BranchMixin(object):
                     stmts.append(ast.Assign(targets=[name(stack[k].id, ast.Store())],
                                             value=self.value(bs[k], ins), lineno=0))
         return False
+
+    @staticmethod
+    def _left_handler(stack, branch_stack):
+        """Whether a branch popped the exception its except clause handles (POP_EXCEPT, then
+        a jump to the code after the try): it left the clause, its stack goes no further.
+        3.13 copies that exit into each branch of an if that ends a clause."""
+        return len(branch_stack) < len(stack) and \
+            any(isinstance(v, PrevExc) for v in stack[len(branch_stack):])
 
     def _check_balanced(self, before, after, ins):
         if len(after) > len(before):

@@ -74,6 +74,9 @@ branches of a conditional expression. instructions._normalize_one, conditional_r
     "cell_loads_are_load_fast": ((3, 13), None, """\
 LOAD_CLOSURE is a pseudo-instruction: a cell is loaded with LOAD_FAST on its slot.
 instructions.CLOSURE_IS_LOAD_FAST."""),
+    "repeated_store_pops": ((3, 13), None, """\
+Of two stores to one local in a row, the first is a POP_TOP (`a, _, _ = t` unpacks into
+STORE_FAST a; POP_TOP; STORE_FAST _). statements.op_POP_TOP."""),
     "while_tested_at_top_only_again": ((3, 14), None, """\
 The bottom test of `while` is gone again: a backward conditional jump is the back edge of a
 body that ends with `if c: break`. statements.py (_find_loops, _last_back_edge),

@@ -1029,6 +1029,9 @@ class StatementWalker(StackMachine):
                 count -= 1
             elif op == "UNPACK_SEQUENCE" and not extra:
                 count += ins.argval - 1
+            elif op == "POP_TOP" and not extra and PROFILE.repeated_store_pops and \
+                    self._repeated_store(k + 1) is not None:
+                count -= 1  # (3.13+: a store the next store to the same local replaced)
             elif op == "UNPACK_EX" and not extra:
                 count += (ins.arg & 0xFF) + (ins.arg >> 8)
             else:
@@ -1085,6 +1088,12 @@ class StatementWalker(StackMachine):
             if value.names and value.names[0] is not None:
                 out.append(ast.ImportFrom(module=value.module or None, names=value.names, level=value.level))
             return
+        if isinstance(value, UnpackSlot) and PROFILE.repeated_store_pops:
+            store = self._repeated_store(ins.index + 1)
+            if store is not None:  # `a, _, _ = t`: the first `_` was a store
+                stack.append(value)
+                self._store(name(store.argval, ast.Store()), ins, stack, out)
+                return
         if isinstance(value, (Marker,)) and not isinstance(value, (FunctionValue, ClassValue)):
             loop = self.ctx.loop
             if loop is not None and value is loop.iterator and ins.index + 1 == loop.exit:
@@ -1113,6 +1122,16 @@ class StatementWalker(StackMachine):
             # stray `None` line; left out, the source compiles the same
             return
         out.append(ast.Expr(value=self.value(value, ins)))
+
+    def _repeated_store(self, k):
+        """The ``STORE_FAST`` that the ``POP_TOP`` before ``k`` stands in for: 3.13+ turns the
+        first of two stores to one local in a row into ``POP_TOP`` (each such ``POP_TOP`` in
+        a row stands for the store that ends the run); None when no store follows."""
+        while k < self.n and self.instrs[k].op == "POP_TOP":
+            k += 1
+        if k < self.n and self.instrs[k].op == "STORE_FAST" and not self.instrs[k].is_target:
+            return self.instrs[k]
+        return None
 
     def _inlined_exit(self, k, exit_):
         """Length of the code from ``k`` that copies the return block at ``exit_``, or 0."""
