@@ -101,15 +101,18 @@ class ColdHandlerMixin(object):
             self.skip_cold(h, region_end, t)
         return join
 
-    def warm_protected_end(self, h):
+    def warm_protected_end(self, h, start=None):
         """End of the protected range of handler ``h`` in the code laid out before the cold
         blocks (3.12+ also protects the cold handlers of statements inside the try body, which
-        lie past its end)."""
+        lie past its end). ``start``: where the try statement starts, when known (a try body
+        that is itself a try is protected by the inner handler only; the outer one's own
+        entries then all lie in cold code)."""
         ranges = [e for e in self.entries if e.target == h]
         end = max(e.end for e in ranges)
         if not PROFILE.cold_handlers:
             return end
-        start = min(e.start for e in ranges)
+        if start is None:
+            start = min(e.start for e in ranges)
         cold = self.cold_code()
         warm_end = start
         for k in range(start, min(h, self.n)):

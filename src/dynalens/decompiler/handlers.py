@@ -38,9 +38,11 @@ class HandlerMixin(ColdHandlerMixin):
         kind = self._handler_kind(h)
         body_end = self._protected_end(h, except_only=kind == "except")
         cleanup = self.handler_at[h].target if self.handler_at[h] is not None else None
-        if cleanup is not None and body_end >= h:
-            # 3.12+: the range may run on over cold handlers of statements in the body
-            warm_end = self._protected_end(h, warm=True)
+        if cleanup is not None and (body_end >= h or body_end > self.range_end):
+            # 3.12+: the range may run on over cold handlers of statements in the body (past
+            # the end of the enclosing statement too, when the try ends an if body)
+            warm_end = self._protected_end(h, warm=True,
+                                           start=i if kind == "except" else None)
             if warm_end < body_end and \
                     self.cold_try_join(h, warm_end, cleanup + 3) is not None:
                 body_end = warm_end
@@ -148,12 +150,12 @@ class HandlerMixin(ColdHandlerMixin):
             self.walk(moved[0], moved[1], list(stack), ctx, out=out)
         return else_end
 
-    def _protected_end(self, h, warm=False, except_only=False):
+    def _protected_end(self, h, warm=False, except_only=False, start=None):
         """End of a try body: its last protected instruction, plus the unwinding and
         ``RETURN_VALUE`` of a ``return`` whose value was computed under the handler (the
         compiler leaves those out of the protected range)."""
         instrs = self.instrs
-        end = self.warm_protected_end(h) if warm else max(
+        end = self.warm_protected_end(h, start) if warm else max(
             e.end for e in self.entries
             if e.target == h and not (except_only and self._throw_path(e)))
         k = end
