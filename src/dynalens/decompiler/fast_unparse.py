@@ -54,9 +54,18 @@ def _stand_in(string):
 
 _FSTRINGS = threading.local()  # how deep inside f-strings this thread's unparser is
 
+# The standard unparser class: ast._Unparser on 3.9-3.13, _ast_unparse.Unparser from 3.14.
+_Standard = getattr(ast, "_Unparser", None)
+_Precedence = getattr(ast, "_Precedence", None)
+if _Standard is None:
+    try:
+        from _ast_unparse import Unparser as _Standard, _Precedence
+    except ImportError:  # 3.8 (no ast.unparse), or a future layout: plain ast.unparse
+        _Standard = None
 
-if hasattr(ast, "_Unparser"):
-    class _LaidOutUnparser(ast._Unparser):
+
+if _Standard is not None:
+    class _LaidOutUnparser(_Standard):
         """The standard unparser, with the comprehension line breaks of line_breaks.py."""
 
         def visit_comprehension(self, node):
@@ -64,12 +73,12 @@ if hasattr(ast, "_Unparser"):
             before_ifs = getattr(node, BREAK_BEFORE_IFS, ())
             if not (before_for or any(before_ifs)) or getattr(_FSTRINGS, "depth", 0):
                 # (a line break inside an f-string's braces is no Python before 3.12)
-                return ast._Unparser.visit_comprehension(self, node)
+                return _Standard.visit_comprehension(self, node)
             self.write(self._gap(before_for) + ("async for " if node.is_async else "for "))
-            self.set_precedence(ast._Precedence.TUPLE, node.target)
+            self.set_precedence(_Precedence.TUPLE, node.target)
             self.traverse(node.target)
             self.write(" in ")
-            self.set_precedence(ast._Precedence.TEST.next(), node.iter, *node.ifs)
+            self.set_precedence(_Precedence.TEST.next(), node.iter, *node.ifs)
             self.traverse(node.iter)
             for condition, starts_line in zip(node.ifs, before_ifs):
                 self.write(self._gap(starts_line) + "if ")
@@ -81,7 +90,7 @@ if hasattr(ast, "_Unparser"):
         def visit_JoinedStr(self, node):
             _FSTRINGS.depth = getattr(_FSTRINGS, "depth", 0) + 1
             try:
-                return ast._Unparser.visit_JoinedStr(self, node)
+                return _Standard.visit_JoinedStr(self, node)
             finally:
                 _FSTRINGS.depth -= 1
 else:
@@ -286,4 +295,4 @@ elif _LaidOutUnparser is not None:
         """``ast.unparse(node)``, with the comprehension line breaks (see module docstring)."""
         return _LaidOutUnparser().visit(node)
 else:
-    unparse = None
+    unparse = getattr(ast, "unparse", None)
