@@ -56,3 +56,27 @@ def return_in_clause_under_finally(stream, source):
             return False
     finally:
         stream.flush()
+
+
+def copied_into_branches(self, first, second, n):
+    # `return text` is copied after the try body and into each branch ending the clause
+    try:
+        text = self.catalog[(first, self.plural(n))]
+    except KeyError:
+        if self.fallback:
+            return self.fallback.ngettext(first, second, n)
+        if n == 1:
+            text = first
+        else:
+            text = second
+    return text
+
+
+def copied_after_each_clause(self, key):
+    try:
+        value = self.data[key]
+    except KeyError:
+        value = 1
+    except IndexError:
+        value = 2
+    return value

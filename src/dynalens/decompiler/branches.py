@@ -706,6 +706,12 @@ class BranchMixin(object):
             # the body fell through past the false target: what lies between is the else
             orelse, _ = self.walk(body_end, min(stop, end), else_stack, ctx)
             body_end = stop
+        elif body_end < end and self._left_handler(stack, body_stack) and \
+                not (body and isinstance(body[-1], self._TERMINAL_STATEMENTS)):
+            # the body ends its except clause (POP_EXCEPT, then a copy of the code after the
+            # try, skipped): the rest of the clause is the else
+            orelse, _ = self.walk(body_end, end, else_stack, ctx)
+            body_end = end
         if self._merge_stacks(stack, out, ins, [(body, body_stack), (orelse, else_stack)]):
             return self.if_statement(test, true, false, stack, out, ins)
         node = ast.If(test=test, body=body or [ast.Pass()], orelse=orelse)

@@ -87,9 +87,10 @@ class HandlerMixin(ColdHandlerMixin):
         return max(join, handlers_end) if join < handlers_end and handler_join is None else join
 
     def _after_try_in_clause(self, h, cleanup, ctx):
-        """3.12+: ``(start, stop)`` of the code after a try statement that only its except
+        """3.12+: ``[(start, stop)]`` of the code after a try statement that only its except
         clauses reach, when the compiler laid it out after a clause's ``POP_EXCEPT`` (the
-        block is cold like the handler: ``try: return f() / except E: pass / return v``); else
+        block is cold like the handler: ``try: return f() / except E: pass / return v``; a
+        small one is copied after each clause, and into each branch that ends one); else
         None. The try body and its else must end without falling through, or the code would
         be reached normally and stay in place; a ``return`` written in the clause computes
         its value before ``POP_EXCEPT``, and ``return <constant>`` reads the same both ways."""
@@ -97,7 +98,7 @@ class HandlerMixin(ColdHandlerMixin):
             return None
         instrs = self.instrs
         region = range(h, cleanup + 3)
-        found = None
+        found = []
         for q in range(h + 1, min(cleanup, self.n)):
             e = self.handler_at[q]
             if instrs[q].op != "POP_EXCEPT" or (e is not None and e.target in region):
@@ -116,10 +117,11 @@ class HandlerMixin(ColdHandlerMixin):
                     any(self._same_code(start, fstart, length)
                         for fstart, length, _ in ctx.finally_copies):
                 continue  # (a return in the clause unwinds loops and finally bodies first)
-            if found is not None:
+            if found and not (stop + 1 - start == found[0][1] - found[0][0] and
+                              self._same_code(start, found[0][0], stop + 1 - start)):
                 return None  # two clauses fall into code of their own: not one statement after
-            found = (start, stop + 1)
-        if found is None:
+            found.append((start, stop + 1))  # (copies: each branch of a clause, each clause)
+        if not found:
             return None
         for ins in instrs[h:cleanup + 3]:
             if ins.op == "JUMP" and ins.target is not None and ins.target not in region and \
@@ -134,6 +136,9 @@ class HandlerMixin(ColdHandlerMixin):
         last = self.instrs[else_end - 1] if else_end > 0 else None
         if last is None or last.op not in _LEAVES:
             return None
+        for start, stop in moved:
+            self.cleanup_starts[start] = stop  # (a copy ending a branch of a clause)
+        moved, starts = moved[0], [start for start, _ in moved]
         length = moved[1] - moved[0]
         copied = else_end - length >= body_end and \
             self._same_code(moved[0], else_end - length, length)
@@ -143,10 +148,11 @@ class HandlerMixin(ColdHandlerMixin):
             else_end -= length
         orelse = self.walk(body_end, else_end, list(stack), ctx)[0] if else_end > body_end else []
         self.skip_cold(h, cleanup + 3)
-        handlers = self._except_clauses(h, cleanup, stack, ctx, moved=moved[0])[0]
+        handlers = self._except_clauses(h, cleanup, stack, ctx, moved=starts)[0]
         out.append(ast.Try(body=body or [ast.Pass()], handlers=handlers, orelse=orelse,
                            finalbody=[]))
         if not copied:
+            del self.cleanup_starts[moved[0]]
             self.walk(moved[0], moved[1], list(stack), ctx, out=out)
         return else_end
 
@@ -209,7 +215,8 @@ class HandlerMixin(ColdHandlerMixin):
     def _except_clauses(self, h, cleanup, stack, ctx, falls_into=None, moved=None):
         """The except clauses of handler ``h``; ``falls_into``: where a cold handler's clauses
         go on (3.12+), whose exit block a clause may end with a copy of; ``moved``: where the
-        code after the statement starts, laid out after a clause (``_after_try_in_clause``)."""
+        code after the statement starts, laid out after a clause (``_after_try_in_clause``;
+        several copies)."""
         instrs = self.instrs
         handlers = []
         k = h + 1
@@ -255,8 +262,9 @@ class HandlerMixin(ColdHandlerMixin):
             body_stack = list(hstack)
             clause_end = min(next_clause, end_of_handlers)
             copied = self._clause_exit_copy(body_start, clause_end, falls_into)
-            if moved is not None and body_start <= moved < clause_end:
-                copied = moved
+            ends = [m for m in moved or () if body_start <= m < clause_end]
+            if ends:
+                copied = max(ends)
             body, stop = self.walk(body_start, copied or clause_end, body_stack,
                                    ctx.but(handler_name=hname, open=ctx.open | {h}))
             # the last jump of the clause goes to the join point
