@@ -14,6 +14,11 @@ from .expressions import ITER_SLOTS, FunctionValue, IterMarker, LoopItem, const,
 from .instructions import KEEP_JUMPS, NONE_JUMPS, POP_JUMPS, PY, TOP_TESTED_WHILE
 from .statements import Chunk, ChunkEnd, Loop, NotAChunk, _NoStatements
 from .errors import DecompilationError
+from .legacy_structure import else_jump_after
+from .profile import PROFILE
+
+# body ends after which 3.8/3.9 keep the (dead) jump over an else
+_ELSE_JUMP_KEPT = frozenset(["RAISE_VARARGS", "RERAISE", "JUMP"])
 
 
 _TESTS = frozenset(list(KEEP_JUMPS) + list(POP_JUMPS))
@@ -638,6 +643,10 @@ class BranchMixin(object):
         if self._merge_stacks(stack, out, ins, [(body, body_stack), (orelse, else_stack)]):
             return self.if_statement(test, true, false, stack, out, ins)
         node = ast.If(test=test, body=body or [ast.Pass()], orelse=orelse)
+        if PROFILE.keeps_dead_code and not orelse and true < body_end and \
+                self.instrs[body_end - 1].op in _ELSE_JUMP_KEPT:
+            # (read by legacy_structure.else_for_dead_return: an else was flattened after it)
+            node.else_jump = else_jump_after(self.code, self.instrs[body_end - 1].offset)
         assertion = self._as_assert(node)
         out.append(assertion or node)
         return body_end

@@ -25,7 +25,8 @@ FACTS = {
 `while c:` is tested at the top only, its back edge is an unconditional jump (3.10+ copy the
 test to the bottom). instructions.TOP_TESTED_WHILE: branches.py, handlers_legacy.py."""),
     "keeps_dead_code": ((3, 8), (3, 10), """\
-Unreachable code after return/raise/break is kept (3.10+ removes it).
+Unreachable code after return/raise/break is kept (3.10+ removes it), the jump over an
+else among it (branches.py asks the profile, legacy_structure.else_jump_after reads it).
 instructions.KEEPS_DEAD_CODE: render.py, legacy normalization."""),
     "setup_blocks": ((3, 8), (3, 11), """\
 Handlers are found through SETUP_* instructions and the block stack (3.11+: the exception
