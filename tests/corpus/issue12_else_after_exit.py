@@ -61,3 +61,38 @@ def raise_with_else(self, tarinfo):
             return self.extractfile(tarinfo.target)
     else:
         return None
+
+
+def else_ends_try_body(self, size, buffer):
+    try:
+        if buffer is not None:
+            return self.read_into(size, buffer)
+        else:
+            return self.read(size)
+    except OSError as exc:
+        if exc.args[0] == 0 and self.suppress:
+            return 0
+        else:
+            raise
+
+
+def else_ends_loop_body(items, pick):
+    for item in items:
+        if pick(item):
+            return item
+        else:
+            item.skip()
+            return None
+    return pick
+
+
+def else_ends_handler(self, name):
+    try:
+        value = self.lookup(name)
+    except KeyError:
+        if self.strict:
+            return None
+        else:
+            self.missing.add(name)
+            return name
+    return value

@@ -33,6 +33,48 @@ class LegacyLoopMixin(object):
         return nxt
 
 
+    def compound_end(self, out, first, end):
+        """``out[first:]``, the statements of a range ending in a ``return``: when dead code
+        follows that return inside the range, the range ended with a compound statement.
+
+        The peephole pass deletes what follows a ``return`` up to the end of its basic block;
+        something is left only where a label started a new block, the end of a compound
+        statement (the jump over an ``else``, a loop's back edge, a ``try`` body's
+        ``POP_BLOCK``). So the statements after the last ``if`` that cannot fall through are
+        its ``else`` (the function's dead ``return None`` is the same signal,
+        :func:`ends_with_dead_return`)."""
+        last = min(end, self.n) - 1
+        if last < 0 or self.instrs[last].op != "RETURN_VALUE":
+            return
+        stop = self.instrs[end].offset if end < self.n else None
+        if dead_after(self.code, self.instrs[last].offset, stop):
+            out[first:] = else_for_dead_return(out[first:])
+
+
+def dead_after(code, offset, stop=None):
+    """Whether the raw instruction after the one at ``offset`` (and before ``stop``) is
+    unreachable (3.8/3.9 keep dead code)."""
+    from .instructions import legacy_layout, raw_instructions
+    raws = raw_instructions(code)
+    k = _raw_index(raws, offset)
+    if k is None or k + 1 >= len(raws):
+        return False
+    after = raws[k + 1]
+    return (stop is None or after.offset < stop) and after.offset not in legacy_layout(raws)[1]
+
+
+def _raw_index(raws, offset):
+    """The position of the raw instruction at ``offset`` (offsets grow along the list)."""
+    lo, hi = 0, len(raws)
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if raws[mid].offset < offset:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo if lo < len(raws) and raws[lo].offset == offset else None
+
+
 def ends_with_dead_return(code):
     """Whether ``code`` ends with an unreachable ``LOAD_CONST None; RETURN_VALUE`` (3.8/3.9)."""
     from .instructions import legacy_layout, raw_instructions
@@ -88,12 +130,8 @@ def else_jump_after(code, offset):
     """
     from .instructions import legacy_layout, raw_instructions
     raws = raw_instructions(code)
-    for k, raw in enumerate(raws):
-        if raw.offset == offset:
-            break
-    else:
-        return False
-    if k + 1 >= len(raws):
+    k = _raw_index(raws, offset)
+    if k is None or k + 1 >= len(raws):
         return False
     after = raws[k + 1]
     return after.opname in ("JUMP_FORWARD", "JUMP_ABSOLUTE") and \

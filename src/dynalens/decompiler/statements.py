@@ -30,6 +30,7 @@ from .expressions import (
     ImportValue, IterMarker, LoopItem, Marker, Null, PrevExc, StackMachine, UnpackBuilder,
     TypeAliasValue, UnpackSlot, WithEnter, WithExit, const, name, store_ctx)
 from .instructions import KEEP_JUMPS, POP_JUMPS, PY
+from .profile import PROFILE
 
 
 def _defines(function_name, stored_name):
@@ -296,6 +297,9 @@ class AppendStmt(ast.stmt):
     _fields = ("value", "key")
 
 
+KEEPS_DEAD_CODE = PROFILE.keeps_dead_code
+
+
 class StatementWalker(StackMachine):
     """Walks instruction ranges into statements; one instance per code object."""
 
@@ -465,6 +469,7 @@ class StatementWalker(StackMachine):
         """Statements for [start, end); returns (statements, index where the walk stopped)."""
         if out is None:
             out = []
+        first = len(out)
         saved = (self.ctx, self.range_start, self.range_end, self.chunk_mode)
         self.ctx, self.range_start, self.range_end, self.chunk_mode = ctx, start, end, chunk_mode
         try:
@@ -524,9 +529,15 @@ class StatementWalker(StackMachine):
                             isinstance(v, ast.expr) and not getattr(v, "_temp", False)
                             for v in stack)
                 i = ins.index + 1 if nxt is None else nxt
+            if KEEPS_DEAD_CODE and len(out) > first and isinstance(out[-1], ast.Return):
+                self.compound_end(out, first, end)
             return out, i
         finally:
             self.ctx, self.range_start, self.range_end, self.chunk_mode = saved
+
+    def compound_end(self, out, first, end):
+        """Rebuild the else a range's last compound statement lost (3.8/3.9:
+        legacy_structure.LegacyLoopMixin); nothing to do elsewhere."""
 
     kind = "function"
     made = 0
