@@ -47,20 +47,22 @@ class LegacyLoopMixin(object):
         if last < 0 or self.instrs[last].op != "RETURN_VALUE":
             return
         stop = self.instrs[end].offset if end < self.n else None
-        if dead_after(self.code, self.instrs[last].offset, stop):
+        if dead_after(self.code, self.instrs[last].offset, stop) is not None:
             out[first:] = else_for_dead_return(out[first:])
 
 
 def dead_after(code, offset, stop=None):
-    """Whether the raw instruction after the one at ``offset`` (and before ``stop``) is
-    unreachable (3.8/3.9 keep dead code)."""
+    """The raw instruction after the one at ``offset`` (and before ``stop``) when it is
+    unreachable (3.8/3.9 keep dead code), else None."""
     from .instructions import legacy_layout, raw_instructions
     raws = raw_instructions(code)
     k = _raw_index(raws, offset)
     if k is None or k + 1 >= len(raws):
-        return False
+        return None
     after = raws[k + 1]
-    return (stop is None or after.offset < stop) and after.offset not in legacy_layout(raws)[1]
+    if (stop is None or after.offset < stop) and after.offset not in legacy_layout(raws)[1]:
+        return after
+    return None
 
 
 def _raw_index(raws, offset):
