@@ -34,6 +34,12 @@ table). instructions.exception_entries, legacy_blocks.py, handlers_legacy.py."""
     "inlined_exit_copies_310": ((3, 10), (3, 11), """\
 3.10 copies a small exit block into the jumps to it and leaves the original in place
 (instructions._LegacyState.exit_copies, legacy_blocks.inlined_exits)."""),
+    "jumps_to_return_inlined": ((3, 8), (3, 11), """\
+An unconditional jump to a small block that returns is replaced by a copy of that block
+(3.8/3.9's peephole pass: a jump to RETURN_VALUE becomes the return; 3.10: blocks of up to
+four instructions), so code that jumped past a cleanup falls into the original instead.
+branches.py (chained comparisons). 3.11 keeps the jump; 3.12+ copy exits again in
+flowgraph.c, in their own chain template (not read yet)."""),
     "match_success_flag": ((3, 10), (3, 11), """\
 MATCH_CLASS / MATCH_KEYS push a success flag beside the values tuple (3.11+: None on
 failure). patterns.py."""),
