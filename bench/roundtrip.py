@@ -14,6 +14,11 @@ Only the standard library is used, so the same script runs on CPython 3.8-3.15 a
     python bench/roundtrip.py [--sample N] [-j N] [--json OUT] [--failures OUT] [--quiet]
                               [--verdicts OUT] [--ratchet]
     python bench/roundtrip.py --baseline     # hand verify() the true source: must be 100%
+    python bench/roundtrip.py --strict       # also count outputs exact under verify(strict=True)
+
+--strict adds the strict figure: of the exact outputs, how many are still exact when what the
+compiler decides from line layout counts too (NOPs, superinstructions, jump forms; see
+verify.py). With --baseline unparse it gives the ceiling an ast-based renderer can reach.
 """
 
 import argparse
@@ -185,6 +190,7 @@ class FileResult(object):
         self.unmarked = []  # qualnames of outputs not exact that carry no '# dynalens:' line
         self.seconds = collections.Counter()  # wall and cpu seconds per kind, compile time
         self.verdicts = []  # (qualname, first line, "exact" or the cause), in walk order
+        self.strict_buckets = collections.Counter()  # --strict: why exact ones are not strictly
 
 
 def _qualname(code):
@@ -232,6 +238,12 @@ def _round_trip(code, kind, decompile_code, result, keep_sources, true_source):
     outcome = verify(code, text)
     if outcome:
         result.counts[kind + "_exact"] += 1
+        if STRICT[0]:
+            strict = verify(code, text, strict=True)
+            if strict:
+                result.counts[kind + "_strict"] += 1
+            else:
+                result.strict_buckets[bucket_for_difference(strict.difference)] += 1
         return True
     if decompile_code is not None:
         # decompile() marks what it could not verify: every inexact output must say so
@@ -249,6 +261,7 @@ def _round_trip(code, kind, decompile_code, result, keep_sources, true_source):
 
 
 BASELINE_UNPARSE = [False]
+STRICT = [False]  # --strict, set in each worker
 MARKERS = re.compile(r"^[ \t]*# dynalens: (not exact|could not decompile): ", re.M)
 
 
@@ -351,8 +364,9 @@ def relative_name(path, root):
 _WORKER_STATE = {}
 
 
-def _worker_init(baseline, keep_sources):
+def _worker_init(baseline, keep_sources, strict=False):
     BASELINE_UNPARSE[0] = baseline == "unparse"
+    STRICT[0] = strict
     _WORKER_STATE["decompile"] = None if baseline else load_decompiler()
     _WORKER_STATE["keep"] = keep_sources
 
@@ -403,13 +417,15 @@ def run_all(entries, options, progress):
     if jobs > 1:
         try:
             import multiprocessing
-            pool = multiprocessing.Pool(jobs, _worker_init, (options.baseline, bool(options.failures)))
+            pool = multiprocessing.Pool(jobs, _worker_init, (options.baseline,
+                                                             bool(options.failures),
+                                                             options.strict))
         except (ImportError, OSError, NotImplementedError) as exc:  # Pyodide: no processes
             sys.stderr.write("roundtrip: -j %d unavailable here (%s); running serially\n"
                              % (jobs, exc))
             jobs = 1
     if jobs <= 1:
-        _worker_init(options.baseline, bool(options.failures))
+        _worker_init(options.baseline, bool(options.failures), options.strict)
         for number, entry in enumerate(entries):
             progress(number, entry)
             results.append(_worker_run(entry))
@@ -510,6 +526,13 @@ def summarize(results, wall, options):
     summary["functions"] = functions
     summary["functions_exact"] = total["function_exact"]
     summary["functions_exact_pct"] = _pct(total["function_exact"], functions)
+    if options.strict:
+        strict_buckets = collections.Counter()
+        for result in files:
+            strict_buckets.update(result.strict_buckets)
+        summary["functions_strict_exact"] = total["function_strict"]
+        summary["functions_strict_exact_pct"] = _pct(total["function_strict"], functions)
+        summary["strict_misses_by_cause"] = strict_buckets.most_common(options.top)
     summary["class_bodies"] = total["class"]
     summary["class_bodies_exact_pct"] = _pct(total["class_exact"], total["class"])
     summary["modules_exact_pct"] = _pct(sum(r.module_exact for r in files), len(files))
@@ -569,6 +592,12 @@ def print_summary(summary, out):
         "functions:                      %d" % summary["functions"],
         "functions exact:                %s%% (%d)" % (summary["functions_exact_pct"],
                                                       summary["functions_exact"]),
+    ]
+    if "functions_strict_exact_pct" in summary:
+        lines.append("functions strictly exact:       %s%% (%d; line layout decisions "
+                     "included)" % (summary["functions_strict_exact_pct"],
+                                    summary["functions_strict_exact"]))
+    lines += [
         "class bodies exact:             %s%% of %d" % (summary["class_bodies_exact_pct"],
                                                        summary["class_bodies"]),
         "whole modules exact:            %s%%" % summary["modules_exact_pct"],
@@ -603,6 +632,11 @@ def print_summary(summary, out):
     if summary["failures_by_cause"]:
         lines.append("failures by cause (top %d):" % len(summary["failures_by_cause"]))
         for cause, count in summary["failures_by_cause"]:
+            lines.append("  %6d  %s" % (count, cause))
+    if summary.get("strict_misses_by_cause"):
+        lines.append("exact but not strictly, by cause (top %d):"
+                     % len(summary["strict_misses_by_cause"]))
+        for cause, count in summary["strict_misses_by_cause"]:
             lines.append("  %6d  %s" % (count, cause))
     out.write("\n".join(lines) + "\n")
     if summary["first_tracebacks"]:
@@ -647,6 +681,9 @@ def parse_args(argv):
                              "must be 100%%), or with 'unparse' the source regenerated by "
                              "ast.unparse (3.9+: the ceiling for an ast-based renderer)")
     parser.add_argument("--quiet", action="store_true", help="no progress, no tracebacks")
+    parser.add_argument("--strict", action="store_true",
+                        help="also count the exact outputs that stay exact under "
+                             "verify(strict=True), where line-layout decisions count")
     parser.add_argument("--verdicts", metavar="PATH",
                         help="write every code object's verdict (bench/ratchet.py reads it)")
     parser.add_argument("--ratchet", nargs="?", const="", metavar="BASELINE",

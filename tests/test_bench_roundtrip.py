@@ -99,3 +99,32 @@ def test_decompile_mode_writes_failures_with_sources(tree, tmp_path, monkeypatch
     assert result["first_tracebacks"] and "KeyError" in result["first_tracebacks"][0]
     text = failures.read_text()
     assert "function add" in text and "return a - b" in text
+
+
+@pytest.mark.skipif(sys.version_info < (3, 10), reason="3.8/3.9 remove every line-number NOP: "
+                    "a one-line `while a: pass` compiles like the two-line one")
+def test_strict_counts_exact_outputs_whose_line_layout_differs(tmp_path, monkeypatch):
+    # A stand-in core that writes `spin`'s loop on one line: the same behaviour (exact) but
+    # not the same line-number NOP, so strictly exact is 1 of the 2 functions.
+    import types
+    (tmp_path / "loops.py").write_text("def spin(a):\n    while a:\n        pass\n\n"
+                                       "def add(a, b):\n    return a + b\n")
+    fake = types.ModuleType("dynalens.decompiler.render")
+
+    def decompile_code(code, indent="    ", temp_prefix="__temp_", name=None):
+        if code.co_name == "spin":
+            return "def spin(a):\n    while a: pass\n"
+        if code.co_name == "add":
+            return "def add(a, b):\n    return a + b\n"
+        return "def spin(a):\n    while a:\n        pass\n\ndef add(a, b):\n    return a + b\n"
+
+    fake.decompile_code = decompile_code
+    monkeypatch.setitem(sys.modules, "dynalens.decompiler.render", fake)
+    out = tmp_path / "result.json"
+    roundtrip.main(["--source-root", str(tmp_path), "--quiet", "--strict", "--json", str(out)])
+    result = json.loads(out.read_text())
+    assert result["functions_exact"] == 2
+    assert result["functions_strict_exact"] == 1
+    assert result["functions_strict_exact_pct"] == 50.0
+    # one cause, counted once (its wording follows the version's jump forms)
+    assert [count for _, count in result["strict_misses_by_cause"]] == [1]

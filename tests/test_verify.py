@@ -81,6 +81,28 @@ def test_line_number_only_changes_are_exact():
     assert verify(code_named(SAMPLE, "Thing.method"), relaid)
 
 
+def test_strict_is_exact_on_the_true_source_whatever_its_line_numbers():
+    relaid = "\n\n\n" + SAMPLE.replace("\n    def method", "\n\n\n    def method")
+    module = compile(SAMPLE, "<sample>", "exec")
+    assert verify(module, relaid, strict=True)
+    for name in ("outer", "Thing", "Thing.method", "Thing.static", "agen"):
+        result = verify(code_named(SAMPLE, name), relaid, strict=True)
+        assert result.exact, (name, result.difference)
+
+
+@pytest.mark.skipif(sys.version_info < (3, 10), reason="3.8/3.9 remove every line-number NOP: "
+                    "`while a: pass` compiles alike on one line or two")
+def test_strict_counts_what_the_compiler_decides_from_line_layout():
+    # Two lines keep a NOP for the `pass` line's event (or a jump to it); one line needs none.
+    # Same behaviour, so verify() says exact; strict comparison says where the layout shows.
+    original = code_named("def f(a):\n    while a:\n        pass\n", "f")
+    one_line = "def f(a):\n    while a: pass\n"
+    assert verify(original, one_line)
+    result = verify(original, one_line, strict=True)
+    assert not result.exact
+    assert result.difference.startswith("first difference: in f at instruction #")
+
+
 def test_changed_constant_is_reported_with_both_values():
     code = code_named(SAMPLE, "outer")
     result = verify(code, SAMPLE.replace("item > 2", "item > 3"))

@@ -8,6 +8,7 @@ defaults, keyword defaults and annotations ``MAKE_FUNCTION`` consumed.
 import ast
 
 from . import fallback
+from .branches import negate
 from .annotate import CO_FUTURE_ANNOTATIONS, function_annotations, unstringify
 from .expressions import FunctionValue, Marker, const, name
 from .statements import AppendStmt
@@ -148,7 +149,6 @@ def comprehension_from_statements(kind, stmts, outer_iterable):
             last = k == len(body) - 1
             if isinstance(stmt, ast.If) and not stmt.orelse and len(stmt.body) == 1 and \
                     isinstance(stmt.body[0], ast.Continue):
-                from .branches import negate
                 gen.ifs.append(negate(stmt.test))
                 continue
             if not last:

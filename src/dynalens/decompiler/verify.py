@@ -25,6 +25,13 @@ what the interpreter will actually *do*:
 
 Handed the true source, or ``ast.unparse`` of it, this is exact on the whole stdlib.
 
+``strict=True`` drops the last group of rewrites: line-number NOPs are kept, superinstructions
+and borrowed loads stay as compiled, and jumps are compared in the form the compiler left them.
+What the compiler decided from the line layout then counts, so source whose statements and
+line breaks fall differently (``ast.unparse`` of the original joins every multi-line
+expression) can be exact but not strictly exact. It measures how close the output's layout
+comes to the original's (issue 12's strict figure), not behaviour.
+
 Everything here is pure stdlib and runs on CPython 3.8 to 3.15.
 """
 
@@ -71,6 +78,7 @@ _FLAG_MASK = sum(_FLAG_NAMES)
 _CO_HAS_DOCSTRING = 0x4000000  # 3.14+: docstring presence is a flag, not a None in co_consts[0]
 
 _DROPPED = frozenset(["EXTENDED_ARG", "CACHE", "NOP"])
+_ENCODING_ONLY = frozenset(["EXTENDED_ARG", "CACHE"])  # what strict comparison drops
 _CONST_OPS = frozenset(dis.hasconst)
 _CodeType = type(compile("", "", "exec"))
 
@@ -105,7 +113,7 @@ class VerifyResult(object):
         return "VerifyResult(exact=False, difference=%r)" % (self.difference,)
 
 
-def verify(code, source, temporaries=False, reserved=None):
+def verify(code, source, temporaries=False, reserved=None, strict=False):
     """Recompile ``source`` and compare its bytecode with ``code``, normalized.
 
     With ``temporaries=True``, source whose bytecode differs only in holding some values in
@@ -120,6 +128,9 @@ def verify(code, source, temporaries=False, reserved=None):
 
     ``reserved`` (name -> object, with ``temporaries``): globals the source reads where ``code``
     loads that very object as a constant with no literal form (see :mod:`dataflow`).
+
+    ``strict``: compare without the rewrites that undo line-layout decisions (see the module
+    docstring): NOPs, superinstructions and jump forms must match too.
     """
     if not isinstance(code, _CodeType):
         raise TypeError("verify() needs a code object as its first argument, got %s"
@@ -149,7 +160,7 @@ def verify(code, source, temporaries=False, reserved=None):
                                 "recompiled source" % (_qualname(code),))
     first = None
     for candidate in candidates:
-        difference = _Comparer(code, candidate).run()
+        difference = _Comparer(code, candidate, strict=strict).run()
         if difference is None:
             return VerifyResult(True, None, candidate, how="bytecode")
         if first is None:
@@ -308,13 +319,17 @@ def _relative_qualname(value, top_name):
 
 
 class _Normalized(object):
-    """One code object's instructions and exception table, layout removed."""
+    """One code object's instructions and exception table, layout removed (``strict``: only
+    its encoding removed, see the module docstring)."""
 
     __slots__ = ("instructions", "keys", "exception_ranges")
 
-    def __init__(self, code, top_name):
-        raw = _split_superinstructions(raw_instructions(code))
-        kept = [ins for ins in raw if ins.opname not in _DROPPED]
+    def __init__(self, code, top_name, strict=False):
+        raw = raw_instructions(code)
+        if not strict:
+            raw = _split_superinstructions(raw)
+        dropped = _ENCODING_ONLY if strict else _DROPPED
+        kept = [ins for ins in raw if ins.opname not in dropped]
         # A dropped instruction (EXTENDED_ARG prefix, NOP) that is jumped to stands for the next
         # kept one; an offset past the end maps to len(kept). A split superinstruction's offset
         # is that of its first half.
@@ -322,7 +337,7 @@ class _Normalized(object):
         position = 0
         for ins in raw:
             index_at.setdefault(ins.offset, position)
-            if ins.opname not in _DROPPED:
+            if ins.opname not in dropped:
                 position += 1
         count = len(kept)
         names = [ins.opname for ins in kept]
@@ -333,9 +348,12 @@ class _Normalized(object):
             if target is not None:
                 targets[number] = _index_for(index_at, target, count)
             else:
-                keys[number] = self._key(ins, number, kept, top_name)
+                keys[number] = self._key(ins, number, kept, top_name, strict)
         ranges = _exception_ranges(code, index_at, count)
-        alive = _canonicalize_jumps(names, targets, set(item[2] for item in ranges))
+        if strict:
+            alive = [True] * count
+        else:
+            alive = _canonicalize_jumps(names, targets, set(item[2] for item in ranges))
         # Renumber around deleted instructions; a deleted index stands for the next survivor.
         new_index = []
         survivors = 0
@@ -352,7 +370,7 @@ class _Normalized(object):
             for start, stop, handler, depth, lasti in ranges)
 
     @staticmethod
-    def _key(ins, number, kept, top_name):
+    def _key(ins, number, kept, top_name, strict=False):
         following = kept[number + 1] if number + 1 < len(kept) else None
         if (following is not None and following.opname == "STORE_NAME"
                 and following.argval == "__firstlineno__"):
@@ -362,7 +380,7 @@ class _Normalized(object):
         if ins.opname == "BUILD_TUPLE" and ins.arg == 0:
             # Generated code (Dynamo's) builds the empty tuple; source always loads the constant.
             return ("LOAD_CONST", _const_key(()))
-        if ins.opname in _BORROW:
+        if ins.opname in _BORROW and not strict:
             return (_BORROW[ins.opname], _const_key(ins.argval), ins.argrepr)
         if ins.opcode in _CONST_OPS:
             value = ins.argval
@@ -575,7 +593,8 @@ def _docstring(code):
 class _Comparer(object):
     """Walks two code objects in step and returns the first difference as text (or None)."""
 
-    def __init__(self, expected, got, cache=None):
+    def __init__(self, expected, got, cache=None, strict=False):
+        self.strict = strict
         self.expected = expected
         self.got = got
         self.top_name = expected.co_name
@@ -585,10 +604,10 @@ class _Comparer(object):
         self.cache = {} if cache is None else cache  # shared by check_tree's comparisons
 
     def _normalized(self, code, top_name):
-        key = (id(code), top_name)
+        key = (id(code), top_name, self.strict)
         entry = self.cache.get(key)
         if entry is None or entry[0] is not code:
-            entry = self.cache[key] = (code, _Normalized(code, top_name))
+            entry = self.cache[key] = (code, _Normalized(code, top_name, self.strict))
         return entry[1]
 
     def run(self, nested=True):
