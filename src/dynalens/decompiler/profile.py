@@ -32,7 +32,8 @@ handlers_legacy.py (dead jumps and exits left after a return, raise, continue or
 legacy_structure.dead_after, else_jump_after)."""),
     "setup_blocks": ((3, 8), (3, 11), """\
 Handlers are found through SETUP_* instructions and the block stack (3.11+: the exception
-table). instructions.exception_entries, legacy_blocks.py, handlers_legacy.py."""),
+table). instructions.exception_entries, legacy_blocks.py, handlers_legacy.py, statements.py
+(ExitBlocks folds lone RETURN_VALUE copies back for handlers_legacy's finally copies)."""),
     "inlined_exit_copies_310": ((3, 10), (3, 11), """\
 3.10 copies a small exit block into the jumps to it and leaves the original in place
 (instructions._LegacyState.exit_copies, legacy_blocks.inlined_exits)."""),
