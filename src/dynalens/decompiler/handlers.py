@@ -314,7 +314,10 @@ class HandlerMixin(ColdHandlerMixin):
                 return None
             a, b = instrs[j], instrs[k]
             at[j] = k
-            if a.op == "RERAISE" and (j == fend or j in exits):
+            if a.op == "RERAISE" and (j in exits or j == fend and not a.arg and not (
+                    b.op == "RERAISE" and b.arg == a.arg)):
+                # (a RERAISE the copy has too ends a try nested last in the finally body: its
+                # cleanup's, or before 3.11 its unmatched exception's; compared below)
                 size = return_at(k)
                 if not size:
                     return None
