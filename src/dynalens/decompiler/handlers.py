@@ -238,10 +238,12 @@ class HandlerMixin(ColdHandlerMixin):
         cold = False
         body_stack = list(stack)
         if (self._same_code(body_end, fstart, length) and body_end + length == pre_handler
-                or self._returning_copy_end(body_end, fstart, fend) == pre_handler):
+                or self._returning_copy_end(body_end, fstart, fend) == pre_handler
+                or pre_handler < h and self._joining_copy_end(body_end, fstart, fend, join) == h):
             # (the second: a try/finally that ends the function, whose finally body has
             # branches or a loop: the normal exit's copy ends each way out with the
-            # implicit `return None`)
+            # implicit `return None`; the third: every way out of the copy is the one jump
+            # past the handler)
             body, _ = self._try_body(i, body_end, pre_handler, stack, inner, body_stack)
         elif self._returning_copy_end(body_end, fstart, fend, True) == pre_handler and \
                 self._returns_value(i, body_end, body_stack, inner):
@@ -343,6 +345,47 @@ class HandlerMixin(ColdHandlerMixin):
         targets = set(copied for _, copied in jumps)
         while k in targets and return_at(k):
             k += return_at(k)
+        return k
+
+    def _joining_copy_end(self, start, fstart, fend, join):
+        """Where the normal exit's copy of the finally body [fstart, fend] starting at
+        ``start`` ends, when each way out of it is the jump to ``join`` (the code after the
+        try); None when it is not. The handler's copy ends each branch of the body with its
+        own copy of the final RERAISE; the normal copy has one jump, which the branches that
+        end there fall or jump into, so consecutive exits share it."""
+        instrs = self.instrs
+        exits = self.finally_reraise_ends_of(fstart, fend)
+        exits.add(fend)
+        at = {}  # handler index -> copy index
+        jumps = []
+        k, j = start, fstart
+        shared = None  # the copy's jump just matched to an exit
+        while j <= fend:
+            if k >= self.n:
+                return None
+            a, b = instrs[j], instrs[k]
+            if a.op == "RERAISE" and not a.arg and j in exits:
+                if b.op == "JUMP" and b.target == join:
+                    at[j], shared = k, k
+                    k, j = k + 1, j + 1
+                    continue
+                if shared is not None and shared == k - 1:
+                    at[j] = shared
+                    j += 1
+                    continue
+                return None
+            shared = None
+            at[j] = k
+            if a.op != b.op or (a.target is None) != (b.target is None):
+                return None
+            if a.target is not None:
+                jumps.append((a.target, b.target))
+            elif a.argval != b.argval and a.argval == a.argval:
+                return None
+            k, j = k + 1, j + 1
+        for target, copied in jumps:
+            if not fstart <= target <= fend or at.get(target) != copied:
+                return None
         return k
 
     def finally_reraise_ends_of(self, fstart, fend):
