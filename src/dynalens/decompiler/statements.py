@@ -333,6 +333,17 @@ class AppendStmt(ast.stmt):
 KEEPS_DEAD_CODE = PROFILE.keeps_dead_code
 
 
+def _current_lines(instrs):
+    """The line each instruction is on (before 3.13 only the first of a line says it)."""
+    lines = []
+    line = None
+    for ins in instrs:
+        if ins.line is not None:
+            line = ins.line
+        lines.append(line)
+    return lines
+
+
 class StatementWalker(StackMachine):
     """Walks instruction ranges into statements; one instance per code object."""
 
@@ -365,6 +376,7 @@ class StatementWalker(StackMachine):
         self.range_end = self.n
         self.globals_declared = set()
         self.nonlocals_declared = set()
+        self.lines = _current_lines(instrs)
 
     # -- analysis --------------------------------------------------------------------------
     def _find_cleanups(self):
@@ -517,6 +529,7 @@ class StatementWalker(StackMachine):
             plain = not ctx.finally_copies and not ctx.handler_name
             handler_at, while_loops, back_jumps = self.handler_at, self.while_loops, \
                 self.back_jumps
+            lines = self.lines
             expr = ast.expr
             while i < end:
                 if not plain or i in detached or i in cleanups or i >= n:
@@ -551,6 +564,7 @@ class StatementWalker(StackMachine):
                         if getattr(value, "_made", None) is not None:
                             break
                         value._made = made
+                        value._line = lines[i]  # (line_breaks.py)
                     k -= 1
                 if len(out) > before:
                     if self.copied:
