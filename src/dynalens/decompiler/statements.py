@@ -124,6 +124,9 @@ class ExitBlocks(object):
             blocks.setdefault(keys[k], []).append(k)
             blocks_at.add(k)
         self.canon = {}
+        if PROFILE.setup_blocks:
+            # (3.11+ match the copy's jumps against the finally handler's: handlers.py)
+            self._lone_returns()
         if all(len(starts) < 2 for starts in blocks.values()):
             return  # no block is copied (the usual case): nothing below would find one
         # only copies of line-less blocks are the compiler's: a written statement starts a
@@ -153,6 +156,34 @@ class ExitBlocks(object):
             if key in labels:
                 for k in starts:
                     self.canon[k] = labels[key]
+
+    def _lone_returns(self):
+        """A ``RETURN_VALUE`` alone, jumped to, right after a ``RETURN_VALUE`` that code falls
+        into: the compiler's copy of a line-less exit, the return of a value computed before
+        a branch (``return x`` in a ``try`` whose ``finally`` body is an ``if``: the value
+        waits on the stack through the finally copy). A jump to it is a jump to the copy
+        before, the end of the branch; the copy itself is skipped."""
+        instrs = self.instrs
+        first = {}  # lone copy -> the return code falls into, first of the run
+        for k in range(1, len(instrs)):
+            if instrs[k].op == "RETURN_VALUE" and instrs[k].is_target and \
+                    instrs[k - 1].op == "RETURN_VALUE":
+                j = first.get(k - 1, k - 1)
+                if not instrs[j].is_target:
+                    first[k] = j
+        if not first:
+            return
+        for ins in instrs:
+            if ins.target in first and ins.op in self._REDIRECTED:
+                if ins.original_target is None:
+                    ins.original_target = ins.target
+                ins.target = first[ins.target]
+        for k, j in first.items():
+            if not any(ins.target == k for ins in instrs):
+                instrs[k].is_target = False
+                self.ends[k] = k + 1
+        for j in set(first.values()):
+            instrs[j].is_target = True
 
     def _keys(self):
         """{start: key} for every exit block: a run of at most MAX_LENGTH key operations
@@ -297,6 +328,9 @@ class Context(object):
 class AppendStmt(ast.stmt):
     """LIST_APPEND/SET_ADD/MAP_ADD/YIELD inside a comprehension body (never rendered)."""
     _fields = ("value", "key")
+
+
+KEEPS_DEAD_CODE = PROFILE.keeps_dead_code
 
 
 def _current_lines(instrs):
@@ -481,6 +515,7 @@ class StatementWalker(StackMachine):
         """Statements for [start, end); returns (statements, index where the walk stopped)."""
         if out is None:
             out = []
+        first = len(out)
         saved = (self.ctx, self.range_start, self.range_end, self.chunk_mode)
         self.ctx, self.range_start, self.range_end, self.chunk_mode = ctx, start, end, chunk_mode
         try:
@@ -543,9 +578,15 @@ class StatementWalker(StackMachine):
                             isinstance(v, ast.expr) and not getattr(v, "_temp", False)
                             for v in stack)
                 i = ins.index + 1 if nxt is None else nxt
+            if KEEPS_DEAD_CODE and len(out) > first and isinstance(out[-1], ast.Return):
+                self.compound_end(out, first, end)
             return out, i
         finally:
             self.ctx, self.range_start, self.range_end, self.chunk_mode = saved
+
+    def compound_end(self, out, first, end):
+        """Rebuild the else a range's last compound statement lost (3.8/3.9:
+        legacy_structure.LegacyLoopMixin); nothing to do elsewhere."""
 
     kind = "function"
     made = 0
