@@ -120,7 +120,7 @@ class BranchMixin(object):
             if len(trial) != len(stack) + 1 or any(a is not b for a, b in zip(trial, stack)):
                 return None
             return Chunk(k, trial[-1], end.ins)
-        except (NotAChunk, DecompilationError, IndexError, AttributeError, KeyError, TypeError):
+        except (NotAChunk, DecompilationError):
             return None
         finally:
             self._sibling_targets = saved
@@ -131,7 +131,7 @@ class BranchMixin(object):
         trial = list(stack)
         try:
             _, stop = self.walk(k, limit, trial, self.ctx, out=_NoStatements())
-        except (NotAChunk, ChunkEnd, DecompilationError, IndexError, AttributeError, KeyError, TypeError):
+        except (NotAChunk, ChunkEnd, DecompilationError):
             return None
         if stop != limit or len(trial) != len(stack) + 1 or any(a is not b for a, b in zip(trial, stack)):
             return None
