@@ -35,3 +35,65 @@ def test_an_error_inside_a_chunk_trial_surfaces(monkeypatch, error):
 
 def test_the_sample_decompiles_without_the_bug():
     assert "if a < b and b:" in render.decompile_code(_sample.__code__, strict=True)
+
+
+# -- a rejected trial leaves nothing behind -------------------------------------------------------
+
+def _state(walker):
+    """What a parse may change on the walker and its session, as comparable values (declared
+    globals and import hints are facts about the bytecode, kept whoever read them)."""
+    session = walker.session
+    return {
+        "made": walker.made, "copied": walker.copied, "disordered": walker.disordered,
+        "temps": session.temp_count,
+        "fallbacks": set(session.fallbacks), "cleanups": dict(walker.cleanup_starts),
+        "fallthrough": dict(walker.fallthrough), "cold_joins": set(walker.cold_joins),
+    }
+
+
+def _rejected_trials_leave_nothing(monkeypatch, codes):
+    """Decompile ``codes`` with every chunk / value trial watched; return the trials that
+    were rejected (None) but changed the walker's state, and how many were rejected."""
+    from dynalens.decompiler import branches
+    leaks, rejected = [], [0]
+
+    def watched(method):
+        def trial(self, *args, **kwargs):
+            before = _state(self)
+            result = method(self, *args, **kwargs)
+            if result is None:
+                rejected[0] += 1
+                after = _state(self)
+                changed = sorted(k for k in before if before[k] != after[k])
+                if changed:
+                    leaks.append((self.code.co_name, method.__name__, changed))
+            return result
+        return trial
+
+    for name in ("read_chunk", "read_value"):
+        monkeypatch.setattr(branches.BranchMixin, name, watched(getattr(branches.BranchMixin, name)))
+    for code in codes:
+        try:
+            render.decompile_code(code)
+        except DecompilationError:
+            pass
+    return leaks, rejected[0]
+
+
+def test_rejected_trials_leave_the_walk_state_as_it_was(monkeypatch):
+    import contextlib
+    import mimetypes
+    import os.path
+    import textwrap
+    codes = []
+    for module in (contextlib, mimetypes, textwrap, os.path):
+        with open(module.__file__) as handle:
+            top = compile(handle.read(), module.__file__, "exec")
+        todo = [top]
+        while todo:
+            code = todo.pop()
+            codes.append(code)
+            todo.extend(c for c in code.co_consts if hasattr(c, "co_code"))
+    leaks, rejected = _rejected_trials_leave_nothing(monkeypatch, codes)
+    assert rejected > 100  # the modules exercise the trials
+    assert not leaks, leaks[:10]
