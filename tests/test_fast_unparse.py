@@ -68,3 +68,63 @@ def test_the_standard_library_is_written_the_same():
 def test_checked_versions_use_the_fast_writer():
     checked = (3, 9) <= sys.version_info[:2] <= (3, 13)
     assert (fast_unparse.unparse is not ast.unparse) == checked
+
+
+# Where fast_unparse's own writers (names, attributes, calls, keywords, expression statements,
+# returns, blocks, parentheses) have a choice to make: an int before a dot, unpacking in calls,
+# yields and walruses as values, precedence that needs parentheses or not, type comments after
+# a block's colon, nested blocks.
+HOT_NODES = """
+x = (3).real + True.imag + 3.5.real + (-1).numerator + 'a'.upper() + (1, 2).count(1)
+f(a, *b, c=1, **d)(e)[0].g(**h)
+f(*a, **b, c=d)
+f(x for x in y)
+f((yield), (yield z), await_(q))
+(yield)
+(yield from g)
+x = yield
+(a := f(b))
+await_((a, b).c)
+(a + b).c(d or e, f if g else h, lambda: i, not j)
+(lambda: 1)()
+print(-x ** 2, (-x) ** 2, (a, *b), [c, *d], {**e, 'f': g}, {h, *i})
+def f(a, b=1, *c, d, e=2, **g):  # type: (int) -> None
+    return
+def f2():
+    return (yield)
+def f3():
+    return x, y
+def f4():
+    return (a := 1)
+class C(B, metaclass=M):
+    '''doc'''
+    def m(self):
+        if a:
+            return self.x.y.z()
+        elif b:
+            pass
+        else:
+            while c:
+                for d in e:  # type: int
+                    with f(g) as h, i:
+                        try:
+                            j()
+                        except K as k:
+                            raise L from k
+                        finally:
+                            del m.n
+"""
+
+
+def test_hot_node_writers_write_as_ast_unparse():
+    tree = ast.parse(HOT_NODES, type_comments=True)
+    assert fast_unparse.unparse(tree) == ast.unparse(tree)
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.stmt, ast.expr)) and not isinstance(node, ast.Starred):
+            assert fast_unparse.unparse(node) == ast.unparse(node), ast.dump(node)[:80]
+
+
+def test_assignments_write_as_ast_unparse():
+    tree = ast.parse("a = b = c, d\n(a, b) = c\n*a, b = c\na[1:2], b.c = d = (yield)\n"
+                     "x = 1  # type: int\n", type_comments=True)
+    assert fast_unparse.unparse(tree) == ast.unparse(tree)

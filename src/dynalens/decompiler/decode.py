@@ -130,6 +130,9 @@ try:
 except (AttributeError, KeyError, TypeError, IndexError):  # a dis without these tables
     _CHECKED = False
 
+# decode() returns RawInstruction tuples (instructions.py unpacks them), not dis's own
+RAW_TUPLES = _CHECKED
+
 # dis keeps an oparg within a C int: EXTENDED_ARG prefixes wrap around past it
 _INT_OVERFLOW = 2 ** 31
 
@@ -185,13 +188,35 @@ _FIELD_AT = {"opname": 0, "opcode": 1, "arg": 2, "argval": 3, "argrepr": 4, "off
 _new = tuple.__new__
 
 
+def _line_starts(code):
+    """``dict(dis.findlinestarts(code))``, without the generator: the same loop over
+    ``co_lines()`` as that version's ``dis`` (3.13's compares line objects by identity, as
+    ``dis`` does there); 3.8/3.9 (no ``co_lines``) ask ``dis``."""
+    if PY < (3, 10):
+        return dict(dis.findlinestarts(code))
+    starts = {}
+    if PY >= (3, 13):
+        last = False  # None is a line number there
+        for start, _, line in code.co_lines():
+            if line is not last:
+                last = line
+                starts[start] = line
+        return starts
+    last = None
+    for start, _, line in code.co_lines():
+        if line is not None and line != last:
+            last = line
+            starts[start] = line
+    return starts
+
+
 def decode(code):
     """The instructions of ``code``: like ``list(dis.get_instructions(code))``."""
     if not _CHECKED:
         return list(dis.get_instructions(code))
     data = code.co_code
     consts, names = code.co_consts, code.co_names
-    linestarts = dict(dis.findlinestarts(code))
+    linestarts = _line_starts(code)
     if PY >= (3, 11):
         local_name = code._varname_from_oparg
         cells = None
@@ -200,8 +225,13 @@ def decode(code):
         cells = code.co_cellvars + code.co_freevars
     kinds, caches_of, has_arg, opnames = _KIND, _CACHES, _HAS_ARG, _OPNAME
     extended = _EXTENDED_ARG
+    # (the version tests below, made once per code object rather than per instruction)
+    only_load_const = PY == (3, 11)  # 3.11's dis resolves LOAD_CONST only
+    jump_after_caches, jump_in_units = PY >= (3, 12), PY >= (3, 10)
+    plain, local, name_kind, const_kind = _PLAIN, _LOCAL, _NAME, _CONST
     new, raw = _new, RawInstruction
     out = []
+    append = out.append
     targets = set()
     extended_arg = 0
     line = None
@@ -233,23 +263,23 @@ def decode(code):
         target = None
         if arg is not None:
             kind = kinds[op]
-            if kind == _PLAIN:
+            if kind == plain:
                 pass
-            elif kind == _LOCAL:
+            elif kind == local:
                 argval = argrepr = local_name(arg)
-            elif kind == _NAME:
+            elif kind == name_kind:
                 argval = argrepr = names[arg]
-            elif kind == _CONST:
-                if PY == (3, 11) and op != _LOAD_CONST:  # 3.11's dis resolves LOAD_CONST only
+            elif kind == const_kind:
+                if only_load_const and op != _LOAD_CONST:
                     argval = dis.UNKNOWN
                     argrepr = ""
                 else:
                     argval = consts[arg]
                     argrepr = _UNSET
             elif kind == _JREL or kind == _JBACK:
-                if PY >= (3, 12):  # relative to the end of the instruction's caches
+                if jump_after_caches:  # relative to the end of the instruction's caches
                     target = offset + 2 + (arg if kind == _JREL else -arg) * 2 + caches * 2
-                elif PY >= (3, 10):
+                elif jump_in_units:
                     target = offset + 2 + (arg if kind == _JREL else -arg) * 2
                 else:
                     target = offset + 2 + arg
@@ -292,8 +322,8 @@ def decode(code):
                 argrepr = _INTRINSIC_1_DESCS[arg]
             elif kind == _INTRINSIC_2:
                 argrepr = _INTRINSIC_2_DESCS[arg]
-        out.append(new(raw, (opnames[op], op, arg, argval, argrepr, offset, starts,
-                             line if carry_lines else None, target, targets, code)))
+        append(new(raw, (opnames[op], op, arg, argval, argrepr, offset, starts,
+                         line if carry_lines else None, target, targets, code)))
         if target is not None:
             targets.add(target)
         offset += 2 + 2 * caches

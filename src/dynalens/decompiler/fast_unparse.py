@@ -11,15 +11,27 @@ dispatched by building the name ``visit_<Class>`` and looking it up. Here:
   the same quote sequences and the same last character, which are all its choice of quotes
   depends on; the escaped text is then the string itself (or with its last quote escaped, as
   the stand-in says). Anything else goes to the standard helper unchanged;
-* the ``visit_<Class>`` method is looked up once per node class.
+* the ``visit_<Class>`` method is looked up once per node class;
+* the helpers every node goes through (``fill``, ``block``, ``delimit``, ``require_parens``,
+  ``get_precedence``) and the visitors of the commonest nodes (names, attributes, calls,
+  keywords, expression statements, returns, 3.11+ assignments) write the same pieces in the same order without
+  a generator-based context manager per block or parenthesis, and without looking up an enum
+  member per node. Their standard definitions are the same on every checked version.
 
 Only on the CPython versions whose unparser was checked to decide quotes that way (3.9-3.13);
-elsewhere :func:`unparse` is plain ``ast.unparse``. ``tests/test_fast_unparse.py`` compares
-the two on strings made to hit every branch of the quote choice.
+elsewhere the standard unparser. ``tests/test_fast_unparse.py`` compares the two on strings
+made to hit every branch of the quote choice.
+
+On every version with ``ast.unparse`` (3.9+) the unparser also writes the line breaks
+``line_breaks.py`` recorded inside comprehensions; with none recorded the text is
+``ast.unparse``'s.
 """
 
 import ast
 import sys
+import threading
+
+from .line_breaks import BREAK_BEFORE_FOR, BREAK_BEFORE_IFS
 
 _CHECKED = (3, 9) <= sys.version_info[:2] <= (3, 13) and hasattr(ast, "_Unparser") and \
     hasattr(getattr(ast, "_Unparser", None), "_str_literal_helper")
@@ -40,11 +52,205 @@ def _stand_in(string):
     return "x".join(parts)
 
 
+_FSTRINGS = threading.local()  # how deep inside f-strings this thread's unparser is
+
+# The standard unparser class: ast._Unparser on 3.9-3.13, _ast_unparse.Unparser from 3.14.
+_Standard = getattr(ast, "_Unparser", None)
+_Precedence = getattr(ast, "_Precedence", None)
+if _Standard is None:
+    try:
+        from _ast_unparse import Unparser as _Standard, _Precedence
+    except ImportError:  # 3.8 (no ast.unparse), or a future layout: plain ast.unparse
+        _Standard = None
+
+
+if _Standard is not None:
+    class _LaidOutUnparser(_Standard):
+        """The standard unparser, with the comprehension line breaks of line_breaks.py."""
+
+        def visit_comprehension(self, node):
+            before_for = getattr(node, BREAK_BEFORE_FOR, False)
+            before_ifs = getattr(node, BREAK_BEFORE_IFS, ())
+            if not (before_for or any(before_ifs)) or getattr(_FSTRINGS, "depth", 0):
+                # (a line break inside an f-string's braces is no Python before 3.12)
+                return _Standard.visit_comprehension(self, node)
+            self.write(self._gap(before_for) + ("async for " if node.is_async else "for "))
+            self.set_precedence(_Precedence.TUPLE, node.target)
+            self.traverse(node.target)
+            self.write(" in ")
+            self.set_precedence(_Precedence.TEST.next(), node.iter, *node.ifs)
+            self.traverse(node.iter)
+            for condition, starts_line in zip(node.ifs, before_ifs):
+                self.write(self._gap(starts_line) + "if ")
+                self.traverse(condition)
+
+        def _gap(self, starts_line):
+            return "\n" + "    " * (self._indent + 1) if starts_line else " "
+
+        def visit_JoinedStr(self, node):
+            _FSTRINGS.depth = getattr(_FSTRINGS, "depth", 0) + 1
+            try:
+                return _Standard.visit_JoinedStr(self, node)
+            finally:
+                _FSTRINGS.depth -= 1
+else:
+    _LaidOutUnparser = None
+
+
 if _CHECKED:
-    class _Unparser(ast._Unparser):
+    _ATOM, _TEST, _YIELD = ast._Precedence.ATOM, ast._Precedence.TEST, ast._Precedence.YIELD
+    _TUPLE = ast._Precedence.TUPLE
+
+    class _Unindent(object):
+        """``block()``'s end: one level less indentation (not after an exception, as the
+        standard generator-based one)."""
+
+        __slots__ = ("unparser",)
+
+        def __init__(self, unparser):
+            self.unparser = unparser
+
+        def __enter__(self):
+            return None
+
+        def __exit__(self, kind, value, traceback):
+            if kind is None:
+                self.unparser._indent -= 1
+            return False
+
+    class _Close(object):
+        """``delimit()``'s end: writes the closing text (not after an exception)."""
+
+        __slots__ = ("unparser", "end")
+
+        def __init__(self, unparser, end):
+            self.unparser = unparser
+            self.end = end
+
+        def __enter__(self):
+            return None
+
+        def __exit__(self, kind, value, traceback):
+            if kind is None:
+                self.unparser._source.append(self.end)
+            return False
+
+    class _Nothing(object):
+        """``nullcontext()`` without the object per use."""
+
+        __slots__ = ()
+
+        def __enter__(self):
+            return None
+
+        def __exit__(self, kind, value, traceback):
+            return False
+
+    _NOTHING = _Nothing()
+
+    class _Unparser(_LaidOutUnparser):
         """The standard unparser, faster where it writes plain strings and dispatches."""
 
         _visitors = {}  # node class -> the unbound visit_<Class> method (or None)
+
+        # (each writes what the standard method writes, in the same order; see the module
+        # docstring)
+        def fill(self, text=""):
+            source = self._source
+            if source:
+                source.append("\n")
+            source.append("    " * self._indent + text)
+
+        def block(self, *, extra=None):
+            source = self._source
+            source.append(":")
+            if extra:
+                source.append(extra)
+            self._indent += 1
+            return _Unindent(self)
+
+        def delimit(self, start, end):
+            self._source.append(start)
+            return _Close(self, end)
+
+        def delimit_if(self, start, end, condition):
+            if condition:
+                self._source.append(start)
+                return _Close(self, end)
+            return _NOTHING
+
+        def require_parens(self, precedence, node):
+            if self._precedences.get(node, _TEST) > precedence:
+                self._source.append("(")
+                return _Close(self, ")")
+            return _NOTHING
+
+        def get_precedence(self, node):
+            return self._precedences.get(node, _TEST)
+
+        def visit_Name(self, node):
+            self._source.append(node.id)
+
+        def visit_Attribute(self, node):
+            value = node.value
+            self._precedences[value] = _ATOM
+            self.traverse(value)
+            source = self._source
+            if isinstance(value, ast.Constant) and isinstance(value.value, int):
+                source.append(" ")  # (3 .__abs__())
+            source.append(".")
+            source.append(node.attr)
+
+        def visit_Call(self, node):
+            func = node.func
+            self._precedences[func] = _ATOM
+            self.traverse(func)
+            self._source.append("(")
+            comma = False
+            for item in node.args:
+                if comma:
+                    self._source.append(", ")
+                else:
+                    comma = True
+                self.traverse(item)
+            for item in node.keywords:
+                if comma:
+                    self._source.append(", ")
+                else:
+                    comma = True
+                self.traverse(item)
+            self._source.append(")")
+
+        def visit_keyword(self, node):
+            if node.arg is None:
+                self._source.append("**")
+            else:
+                self._source.append(node.arg)
+                self._source.append("=")
+            self.traverse(node.value)
+
+        def visit_Expr(self, node):
+            self.fill()
+            self._precedences[node.value] = _YIELD
+            self.traverse(node.value)
+
+        def visit_Return(self, node):
+            self.fill("return")
+            if node.value:
+                self._source.append(" ")
+                self.traverse(node.value)
+
+        if sys.version_info >= (3, 11):  # (3.9/3.10's sets no precedence on the targets)
+            def visit_Assign(self, node):
+                self.fill()
+                for target in node.targets:
+                    self._precedences[target] = _TUPLE
+                    self.traverse(target)
+                    self._source.append(" = ")
+                self.traverse(node.value)
+                type_comment = self.get_type_comment(node)
+                if type_comment:
+                    self._source.append(type_comment)
 
         def traverse(self, node):
             if isinstance(node, list):
@@ -84,5 +290,9 @@ if _CHECKED:
     def unparse(node):
         """``ast.unparse(node)``, faster (see module docstring)."""
         return _Unparser().visit(node)
+elif _LaidOutUnparser is not None:
+    def unparse(node):
+        """``ast.unparse(node)``, with the comprehension line breaks (see module docstring)."""
+        return _LaidOutUnparser().visit(node)
 else:
     unparse = getattr(ast, "unparse", None)

@@ -25,6 +25,7 @@ import ast
 from .branches import BranchMixin
 from .definitions import comprehension_from_statements
 from .expressions import ITER_SLOTS, IterMarker, Marker
+from .line_breaks import mark_comprehension
 
 _KINDS = {"BUILD_LIST": ("<listcomp>", ast.List), "BUILD_SET": ("<setcomp>", ast.Set),
           "BUILD_MAP": ("<dictcomp>", ast.Dict)}
@@ -102,6 +103,7 @@ class InlineComprehensionMixin(object):
         node = comprehension_from_statements(kind, body, iterator.iterable)
         if node is None:
             self.fail("unrecognised inline comprehension", ins)
+        mark_comprehension(node, getattr(getattr(self, "session", None), "generated", False))
         del stack[-slots:]
         stack[-1] = node
         return nxt

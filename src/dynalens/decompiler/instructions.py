@@ -21,7 +21,7 @@ import dis
 import sys
 import threading
 
-from .decode import decode, exception_table
+from .decode import RAW_TUPLES, decode, exception_table
 
 PY = sys.version_info[:2]
 # Where CALL finds the NULL / self slot: below the callable before 3.13, above it after.
@@ -99,7 +99,7 @@ class Instr(object):
     __slots__ = ("index", "offset", "op", "arg", "argval", "target", "line", "is_target",
                  "original_target")
 
-    def __init__(self, op, arg, argval, offset, line=None):
+    def __init__(self, op, arg, argval, offset, line=None, index=-1):
         self.op = op
         self.arg = arg
         self.argval = argval
@@ -107,7 +107,7 @@ class Instr(object):
         self.line = line
         self.target = None
         self.original_target = None  # set when structuring redirects a jump
-        self.index = -1
+        self.index = index
         self.is_target = False
 
     def __repr__(self):
@@ -268,6 +268,13 @@ def _normalize_one(raw, kw_names_pending, consts, legacy_state=None):
 # 3.8-3.10 only.  ``POP_BLOCK``'s work is done by the block-stack pass (legacy_blocks.py);
 # ``GEN_START`` only checks what a generator was sent.
 _LEGACY_DROPPED = frozenset(["POP_BLOCK", "GEN_START"])
+
+
+# The opnames _normalize_legacy translates (any other only has its one-instruction states
+# forgotten, unless its offset is an inlined exit or a 3.8 assertion load).
+_LEGACY_NAMES = _LEGACY_DROPPED | frozenset([
+    "ROT_TWO", "DUP_TOP", "ROT_THREE", "COMPARE_OP", "POP_JUMP_IF_FALSE", "CALL_FUNCTION_EX",
+    "BEFORE_ASYNC_WITH", "ROT_FOUR", "POP_EXCEPT"])
 
 
 class _LegacyState(object):
@@ -546,6 +553,12 @@ def normalize(code):
     what follows it.
     """
     raws = raw_instructions(code)
+    if PY >= (3, 11) and RAW_TUPLES:
+        replace, skip = _raw_rewrites(raws)
+        if not replace and not skip:
+            return _normalize_tuples(code, raws)
+    elif RAW_TUPLES:
+        return _normalize_legacy_tuples(code, raws)
     out = []
     offset_to_index = {}
     raw_jump_targets = []
@@ -553,6 +566,8 @@ def normalize(code):
     kw_names_pending = []
     after_end_for = False
     legacy = _LegacyState(raws) if PY < (3, 11) else None
+    legacy_names = _LEGACY_NAMES
+    legacy_offsets = set(legacy.exit_copies) | set(legacy.assertions) if legacy else ()
     replace, skip = _raw_rewrites(raws)
     consts = code.co_consts
     cells = code.co_cellvars + code.co_freevars if CLOSURE_IS_LOAD_FAST else ()
@@ -581,7 +596,13 @@ def normalize(code):
             continue
         after_end_for = _END_FOR_POPS and name == "END_FOR"
         index = len(out)
-        if legacy is None and name not in translated:
+        state = legacy
+        if legacy is not None and name not in legacy_names and offset not in legacy_offsets:
+            # _normalize_legacy has no translation for it: it only forgets the states it
+            # keeps for one instruction (done here, without the call)
+            legacy.rot_four = legacy.dup_top = legacy.rot_three = None
+            state = None
+        if state is None and name not in translated:
             # most instructions are only renamed (any opname not in _TRANSLATED)
             ins = Instr(renamed.get(name, name), raw.arg, raw.argval, offset,
                         raw.line_number if _LINE_NUMBERS else raw.starts_line)
@@ -591,7 +612,7 @@ def normalize(code):
             out.append(ins)
             new = None
         else:
-            new = _normalize_one(raw, kw_names_pending, consts, legacy)
+            new = _normalize_one(raw, kw_names_pending, consts, state)
             if not new:
                 continue
             if CLOSURE_IS_LOAD_FAST:
@@ -607,15 +628,145 @@ def normalize(code):
             if legacy is not None:
                 target = legacy.retarget.get(offset, target)
             raw_jump_targets.append((out[-1], target))
+    return _finish_normalize(code, out, offset_to_index, pending, raw_jump_targets)
+
+
+def _finish_normalize(code, out, offset_to_index, pending, raw_jump_targets):
+    """Map the offsets still pending (dropped at the end) and the code's end, resolve the jump
+    targets to indexes, fold the idioms (_collapse)."""
     end = len(out)
     for off in pending:
         offset_to_index[off] = end
     code_len = len(code.co_code)
     offset_to_index[code_len] = end
     for ins, target_offset in raw_jump_targets:
-        idx = _index_at(offset_to_index, target_offset, end)
-        ins.target = idx
+        idx = offset_to_index.get(target_offset)
+        ins.target = idx if idx is not None else _index_at(offset_to_index, target_offset, end)
     return _collapse(out, offset_to_index)
+
+
+def _normalize_legacy_tuples(code, raws):
+    """normalize() on 3.8-3.10 for decode.py's RawInstruction tuples: the general loop with
+    what cannot happen there left out (3.13+'s END_FOR pops and cell loads, 3.14+'s
+    rewrites), each tuple unpacked once, and _normalize_legacy called only for the opnames
+    and offsets it translates."""
+    out = []
+    offset_to_index = {}
+    raw_jump_targets = []
+    pending = []
+    kw_names_pending = []
+    legacy = _LegacyState(raws)
+    reachable, async_for, exit_copy_rest = (legacy.reachable, legacy.async_for,
+                                            legacy.exit_copy_rest)
+    retarget = legacy.retarget
+    legacy_names = _LEGACY_NAMES
+    legacy_offsets = set(legacy.exit_copies) | set(legacy.assertions)
+    consts = code.co_consts
+    translated, renamed, jump_opcodes = _TRANSLATED, _RENAMED, _JUMP_OPCODES
+    append = out.append
+    for raw in raws:
+        name, opcode, arg, argval, _, offset, starts, _, jump_target, _, _ = raw
+        pending.append(offset)
+        if offset not in reachable or offset in async_for or offset in exit_copy_rest:
+            continue  # (legacy.skips)
+        index = len(out)
+        state = legacy
+        if name not in legacy_names and offset not in legacy_offsets:
+            # (see normalize)
+            legacy.rot_four = legacy.dup_top = legacy.rot_three = None
+            state = None
+        if state is None and name not in translated:
+            append(Instr(renamed.get(name, name), arg, argval, offset, starts, index))
+        else:
+            new = _normalize_one(raw, kw_names_pending, consts, state)
+            if not new:
+                continue
+            for ins in new:
+                ins.index = len(out)
+                append(ins)
+        for off in pending:
+            offset_to_index[off] = index
+        pending = []
+        if opcode in jump_opcodes or offset in retarget:
+            target = jump_target if jump_target is not None else argval
+            raw_jump_targets.append((out[-1], retarget.get(offset, target)))
+    return _finish_normalize(code, out, offset_to_index, pending, raw_jump_targets)
+
+
+# Opnames in _TRANSLATED that _normalize_one only renames on this version, whatever their
+# argument: LOAD_ATTR before 3.12 (no method bit in it), RETURN_VALUE where no RETURN_CONST
+# exists, GET_ITER before 3.15 (no argument).
+_RENAMED_HERE = frozenset((["LOAD_ATTR"] if PY < (3, 12) else []) +
+                          (["RETURN_VALUE"] if not (3, 12) <= PY < (3, 14) else []) +
+                          (["GET_ITER"] if PY < (3, 15) else []))
+
+
+def _normalize_tuples(code, raws):
+    """normalize() on 3.11+ for decode.py's RawInstruction tuples, with no 3.14+ multi-
+    instruction rewrite in the code: the same instructions and offset map as the general
+    loop, read by unpacking each tuple once (this loop runs for every instruction of every
+    code object decompiled and of its verification)."""
+    out = []
+    offset_to_index = {}
+    raw_jump_targets = []
+    pending = []
+    kw_names_pending = []
+    after_end_for = False
+    consts = code.co_consts
+    cells = code.co_cellvars + code.co_freevars if CLOSURE_IS_LOAD_FAST else ()
+    translated, renamed, jump_opcodes, dropped = _TRANSLATED, _RENAMED, _JUMP_OPCODES, _DROPPED
+    line_numbers, end_for_pops = _LINE_NUMBERS, _END_FOR_POPS
+    renamed_here = _RENAMED_HERE
+    append = out.append
+    for raw in raws:
+        name, opcode, arg, argval, _, offset, starts, line_number, jump_target, _, _ = raw
+        if name in dropped:  # (what _normalize_one drops: no instruction, offset pending)
+            pending.append(offset)
+            after_end_for = end_for_pops and name == "END_FOR"
+            continue
+        if after_end_for and (name == "POP_TOP" or name == "POP_ITER"):
+            # (see normalize: END_FOR's POP_TOP / POP_ITER)
+            pending.append(offset)
+            after_end_for = False
+            continue
+        after_end_for = end_for_pops and name == "END_FOR"
+        index = len(out)
+        if name not in translated or name in renamed_here or \
+                (name == "CALL" and not kw_names_pending):
+            op = renamed.get(name, name)
+            if cells and op == "LOAD_FAST" and argval in cells:
+                op = "LOAD_CLOSURE"  # (see _cell_loads)
+            last = Instr(op, arg, argval, offset, line_number if line_numbers else starts, index)
+            append(last)
+        elif name == "LOAD_GLOBAL" and arg is not None and arg & 1:
+            # (as _normalize_one: the NULL it pushes made explicit, on its side of the global)
+            line = line_number if line_numbers else starts
+            if NULL_FIRST:
+                append(Instr("PUSH_NULL", None, None, offset, line, index))
+                last = Instr("LOAD_GLOBAL", arg, argval, offset, line, index + 1)
+            else:
+                append(Instr("LOAD_GLOBAL", arg, argval, offset, line, index))
+                last = Instr("PUSH_NULL", None, None, offset, line, index + 1)
+            append(last)
+        else:
+            new = _normalize_one(raw, kw_names_pending, consts)
+            if not new:
+                pending.append(offset)
+                continue
+            if cells:
+                _cell_loads(new, code)
+            for ins in new:
+                ins.index = len(out)
+                append(ins)
+            last = new[-1]
+        if pending:
+            for off in pending:
+                offset_to_index[off] = index
+            pending = []
+        offset_to_index[offset] = index
+        if opcode in jump_opcodes:
+            raw_jump_targets.append((last, jump_target if jump_target is not None else argval))
+    return _finish_normalize(code, out, offset_to_index, pending, raw_jump_targets)
 
 
 # The instruction before a SEND loop says what the loop implements.
@@ -700,23 +851,44 @@ def _fold_popped_tests(out):
     return drop
 
 
+# Where an idiom _collapse folds can start (a SEND loop: at LOAD_CONST None, 3.15 a PUSH_NULL
+# before it; 3.12+'s expanded jumps: at COPY and at an inverted conditional jump).
+_COLLAPSE_STARTS = frozenset(["COPY", "RETURN_GENERATOR", "LOAD_CONST"] +
+                             (["PUSH_NULL"] if PY >= (3, 15) else []) +
+                             (list(_INVERTED) if PY >= (3, 12) else []))
+
+
 def _collapse(out, offset_to_index):
     """Fold multi-instruction idioms into one pseudo-instruction each.
 
     ``SEND_LOOP`` stands for the whole await / yield-from loop; ``RETURN_GENERATOR; POP_TOP``
     at the start of a generator is dropped; 3.12+'s expanded backward conditional jumps are
     folded back into one.
+
+    Only the instructions an idiom can start at are looked at (in order; the runs between them
+    are copied as they are): most code has none that folds, and then ``out`` is kept as is.
     """
     new = []
-    remap = {}
-    k = 0
+    remap = []  # old index -> new index (and n -> the new end)
     n = len(out)
     drop = _fold_popped_tests(out)
-    targeted = set(ins.target for ins in out if ins.target is not None)
-    while k < n:
+    targeted = set(ins.target for ins in out if ins.target is not None) if PY >= (3, 12) \
+        else None  # (only 3.12+'s expanded jumps ask)
+    starts = _COLLAPSE_STARTS
+    firsts = [k for k, ins in enumerate(out) if ins.op in starts]
+    if drop:
+        firsts = sorted(set(firsts) | drop)
+    k = 0
+    for first in firsts:
+        if first < k:  # inside an idiom folded already
+            continue
+        if first > k:
+            remap.extend(range(len(new), len(new) + first - k))
+            new.extend(out[k:first])
+            k = first
         ins = out[k]
         if k in drop:
-            remap[k] = len(new)
+            remap.append(len(new))
             k += 1
             continue
         op = ins.op
@@ -724,20 +896,18 @@ def _collapse(out, offset_to_index):
         if keep is not None:
             new.append(Instr(keep, None, out[k + 1].argval, ins.offset, ins.line))
             new[-1].target = out[k + 1].target
-            remap[k] = len(new) - 1
-            remap[k + 1] = remap[k + 2] = len(new)
+            remap.extend((len(new) - 1, len(new), len(new)))
             k += 3
             continue
         if op in _INVERTED and _expanded_backward_jump(out, k, targeted):
             ins.op = _INVERTED[ins.op]
             ins.target = out[k + 1].target
-            remap[k] = len(new)
-            remap[k + 1] = len(new) + 1
+            remap.extend((len(new), len(new) + 1))
             new.append(ins)
             k += 2
             continue
         if op == "RETURN_GENERATOR" and k + 1 < n and out[k + 1].op == "POP_TOP":
-            remap[k] = remap[k + 1] = len(new)
+            remap.extend((len(new), len(new)))
             k += 2
             continue
         # (a SEND loop starts with LOAD_CONST None: no call for any other constant)
@@ -749,25 +919,31 @@ def _collapse(out, offset_to_index):
             prev = out[k - 1].op if k else None
             kind = _SEND_KINDS.get(prev, "yield from")
             loop = Instr("SEND_LOOP", None, kind, ins.offset, ins.line)
-            for q in range(k, k + length):
-                remap[q] = len(new)
+            remap.extend([len(new)] * length)
             new.append(loop)
             k += length
             continue
-        remap[k] = len(new)
+        remap.append(len(new))
         new.append(ins)
         k += 1
-    remap[n] = len(new)
+    if k == 0:
+        new = out  # nothing folded, nothing dropped
+    elif k < n:
+        remap.extend(range(len(new), len(new) + n - k))
+        new.extend(out[k:])
     if len(new) != n:
+        remap.append(len(new))
         for index, ins in enumerate(new):
             ins.index = index
             if ins.target is not None:
                 ins.target = remap[ins.target]
         for off in offset_to_index:
             offset_to_index[off] = remap[offset_to_index[off]]
+    count = len(new)
     for ins in new:
-        if ins.target is not None and ins.target < len(new):
-            new[ins.target].is_target = True
+        target = ins.target
+        if target is not None and target < count:
+            new[target].is_target = True
     return new, offset_to_index
 
 

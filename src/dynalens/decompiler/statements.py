@@ -123,6 +123,9 @@ class ExitBlocks(object):
         for k in sorted(keys):
             blocks.setdefault(keys[k], []).append(k)
             blocks_at.add(k)
+        self.canon = {}
+        if all(len(starts) < 2 for starts in blocks.values()):
+            return  # no block is copied (the usual case): nothing below would find one
         # only copies of line-less blocks are the compiler's: a written statement starts a
         # line after everything before it
         written = set()
@@ -146,7 +149,6 @@ class ExitBlocks(object):
                         k not in pinned:
                     self.virtual[k] = label
                     self.ends[k] = k + len(key)
-        self.canon = {}
         for key, starts in blocks.items():
             if key in labels:
                 for k in starts:
@@ -351,6 +353,17 @@ class WalkState(object):
                 target.update(saved)
 
 
+def _current_lines(instrs):
+    """The line each instruction is on (before 3.13 only the first of a line says it)."""
+    lines = []
+    line = None
+    for ins in instrs:
+        if ins.line is not None:
+            line = ins.line
+        lines.append(line)
+    return lines
+
+
 class StatementWalker(StackMachine):
     """Walks instruction ranges into statements; one instance per code object."""
 
@@ -383,6 +396,7 @@ class StatementWalker(StackMachine):
         self.range_end = self.n
         self.globals_declared = set()
         self.nonlocals_declared = set()
+        self.lines = _current_lines(instrs)
 
     # -- analysis --------------------------------------------------------------------------
     def _find_cleanups(self):
@@ -534,6 +548,8 @@ class StatementWalker(StackMachine):
             plain = not ctx.finally_copies and not ctx.handler_name
             handler_at, while_loops, back_jumps = self.handler_at, self.while_loops, \
                 self.back_jumps
+            lines = self.lines
+            expr = ast.expr
             while i < end:
                 if not plain or i in detached or i in cleanups or i >= n:
                     i = self._skip(i, ctx)
@@ -559,14 +575,15 @@ class StatementWalker(StackMachine):
                     nxt = handler(ins, stack, out)
                 # number new values in the order they were made: after SWAPs the stack order
                 # is not that order, and spilled values are assigned in it
-                self.made += 1
+                made = self.made = self.made + 1
                 k = len(stack) - 1
                 while k >= 0:
                     value = stack[k]
-                    if isinstance(value, ast.expr):
+                    if isinstance(value, expr):
                         if getattr(value, "_made", None) is not None:
                             break
-                        value._made = self.made
+                        value._made = made
+                        value._line = lines[i]  # (line_breaks.py)
                     k -= 1
                 if len(out) > before:
                     if self.copied:
