@@ -97,3 +97,34 @@ def test_rejected_trials_leave_the_walk_state_as_it_was(monkeypatch):
     leaks, rejected = _rejected_trials_leave_nothing(monkeypatch, codes)
     assert rejected > 100  # the modules exercise the trials
     assert not leaks, leaks[:10]
+
+
+def test_a_failed_first_reading_leaves_no_temporaries_for_the_relayout(monkeypatch):
+    # Generated code whose first reading fails is read again with its handlers moved
+    # (generated_layout.py); what the first reading took from the session (temporary
+    # numbers, stubs of nested code) must not carry over. Simulated: the first walk takes two
+    # temporaries and fails, the relayout "moves" nothing but counts as relaid.
+    from dynalens.decompiler import render as module
+
+    def f(a):
+        return a
+
+    real_walk, real_move = module.CodeWalker.walk, module.move_jumped_over_handlers
+    calls = []
+
+    def walk(self, start, end, stack, ctx, *rest, **kwargs):
+        if not calls:
+            calls.append("first")
+            self.new_temp(), self.new_temp()
+            self.fail("the first reading does not fit", self.instrs[0])
+        return real_walk(self, start, end, stack, ctx, *rest, **kwargs)
+
+    def move(instrs, entries):
+        return list(instrs), entries  # a new list: the walker counts it as relaid
+
+    monkeypatch.setattr(module.CodeWalker, "walk", walk)
+    monkeypatch.setattr(module, "move_jumped_over_handlers", move)
+    session = module.Session()
+    body = module.decompile_body(f.__code__, "function", session)
+    assert calls and session.temp_count == 0
+    assert "return a" in module.unparse(body)
