@@ -118,26 +118,29 @@ class BranchMixin(object):
         trial = list(stack)
         saved = self._sibling_targets
         self._sibling_targets = frozenset(c.jump.target for c in siblings)
+        state = self.fork()
         try:
             _, stop = self.walk(k, limit, trial, self.ctx, out=_NoStatements(), chunk_mode=True)
         except ChunkEnd as end:
-            if len(trial) != len(stack) + 1 or any(a is not b for a, b in zip(trial, stack)):
-                return None
-            return Chunk(k, trial[-1], end.ins)
-        except (NotAChunk, DecompilationError, IndexError, AttributeError, KeyError, TypeError):
-            return None
+            if len(trial) == len(stack) + 1 and all(a is b for a, b in zip(trial, stack)):
+                return Chunk(k, trial[-1], end.ins)
+        except (NotAChunk, DecompilationError):
+            pass
         finally:
             self._sibling_targets = saved
+        self.restore(state)
         return None
 
     def read_value(self, k, limit, stack):
         """Evaluate [k, limit) as one expression pushed on ``stack``; None if it is not one."""
         trial = list(stack)
+        state = self.fork()
         try:
             _, stop = self.walk(k, limit, trial, self.ctx, out=_NoStatements())
-        except (NotAChunk, ChunkEnd, DecompilationError, IndexError, AttributeError, KeyError, TypeError):
-            return None
+        except (NotAChunk, ChunkEnd, DecompilationError):
+            stop = None
         if stop != limit or len(trial) != len(stack) + 1 or any(a is not b for a, b in zip(trial, stack)):
+            self.restore(state)
             return None
         return trial[-1]
 
@@ -464,6 +467,13 @@ class BranchMixin(object):
         None."""
         if join >= self.n:
             return None
+        state = self.fork()
+        value = self._returned_ifexp_value(k, join, stack)
+        if value is None:
+            self.restore(state)
+        return value
+
+    def _returned_ifexp_value(self, k, join, stack):
         trial = list(stack)
         try:
             stmts, stop = self.walk(k, join, trial, self.ctx)

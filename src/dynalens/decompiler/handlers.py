@@ -314,10 +314,13 @@ class HandlerMixin(ColdHandlerMixin):
     def _returns_value(self, start, end, body_stack, ctx):
         """Whether the try body [start, end) ends by computing one value (``return v``)."""
         trial = list(body_stack)
+        state = self.fork()
         try:
             self.walk(start, end, trial, ctx)
         except DecompilationError:
             return False
+        finally:
+            self.restore(state)  # a probe: the try statement walks its body itself
         return len(trial) == len(body_stack) + 1
 
     def _returning_copy_end(self, start, fstart, fend, value=False, falls_to=None, join=None,

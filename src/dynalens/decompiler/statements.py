@@ -333,6 +333,60 @@ class AppendStmt(ast.stmt):
 KEEPS_DEAD_CODE = PROFILE.keeps_dead_code
 
 
+class WalkState(object):
+    """What a parse changes on a walker (and its session) as it goes, copied at a fork.
+
+    Restored after a rejected trial: the counters that number values and temporaries, the
+    blocks a recogniser consumed (cleanups, cold joins, fall-through targets, returning
+    copies), annotations found, and the stubs recorded for nested code that failed (a stale
+    stub would hide a difference from marking). Not restored: what the bytecode itself says
+    whatever the parse (a STORE_GLOBAL means ``global x``; ``mod.f()`` compiled without the
+    method form means a module-level ``import mod``), so a trial that read it found a fact.
+    Containers are restored in place: an enclosing walk holds some in locals (``walk`` reads
+    ``cleanup_starts`` once) and a session's are shared with the walkers of nested code. The
+    state a recogniser saves and restores around itself (``ctx``, the range,
+    ``finally_reraise_ends``, ``range_joins``, ``comprehension_result``) is back in place by
+    the time a trial returns; what a walk never changes (instructions, handlers, the loops
+    found before walking) is not copied."""
+
+    __slots__ = ("made", "copied", "disordered", "annotations_found", "returning_copies",
+                 "cold_joins", "temp_count", "dicts")
+
+    _WALKER_DICTS = ("cleanup_starts", "fallthrough")  # changed in place during a walk
+
+    def __init__(self, walker):
+        self.made, self.copied, self.disordered = walker.made, walker.copied, walker.disordered
+        self.annotations_found = getattr(walker, "annotations_found", None)
+        self.returning_copies = getattr(walker, "returning_copies", None)
+        cold_joins = walker.cold_joins
+        self.cold_joins = set(cold_joins) if isinstance(cold_joins, set) else cold_joins
+        session = getattr(walker, "session", None)
+        self.temp_count = getattr(session, "temp_count", None)
+        dicts = [getattr(walker, name) for name in self._WALKER_DICTS]
+        fallbacks = getattr(session, "fallbacks", None)
+        if fallbacks is not None:
+            dicts.append(fallbacks)
+        self.dicts = [(target, dict(target)) for target in dicts]
+
+    def restore(self, walker):
+        walker.made, walker.copied, walker.disordered = self.made, self.copied, self.disordered
+        if self.annotations_found is not None:
+            walker.annotations_found = self.annotations_found
+        if self.returning_copies is not None:
+            walker.returning_copies = self.returning_copies
+        if isinstance(self.cold_joins, set):
+            walker.cold_joins.clear()
+            walker.cold_joins.update(self.cold_joins)
+        else:
+            walker.cold_joins = self.cold_joins
+        if self.temp_count is not None:
+            walker.session.temp_count = self.temp_count
+        for target, saved in self.dicts:
+            if target != saved:
+                target.clear()
+                target.update(saved)
+
+
 def _current_lines(instrs):
     """The line each instruction is on (before 3.13 only the first of a line says it)."""
     lines = []
@@ -592,6 +646,19 @@ class StatementWalker(StackMachine):
     made = 0
     disordered = False  # a SWAP reordered values: statements may run parts out of order
 
+    # -- trial parses: fork, then restore what a rejected trial changed ----------------------
+    def fork(self):
+        """A snapshot of everything a walk changes on the walker and its session as it goes
+        (:class:`WalkState`), taken before a trial parse (a chunk, a value, a match). A
+        rejected trial hands it to :meth:`restore`, so it leaves nothing of its parse behind (a
+        consumed cold block, a temporary's number, a stub); a trial that is taken keeps its
+        changes, as the walk it stands for would have made them."""
+        return WalkState(self)
+
+    def restore(self, state):
+        """Undo every change made since ``state = self.fork()`` (see :meth:`fork`)."""
+        state.restore(self)
+
     def spill(self, stack, out, at):
         """Values still on the stack when a statement is emitted were computed *before* it
         (generated code does that; people don't): keep that order by assigning them to
@@ -747,14 +814,18 @@ class StatementWalker(StackMachine):
         if first.op == "LOAD_CONST" and first.argval is None and stop - start == 2:
             return  # falling off the end returns None already
         del self.exits.ends[start]  # (the walk would step over it)
+        state = self.fork()
         try:
             block, _ = self.walk(start, stop, [], Context())
         except DecompilationError:
+            self.restore(state)
             return  # an exit that needs the stack of where it was copied (a with's)
         finally:
             self.exits.ends[start] = stop
         if len(block) == 1 and isinstance(block[0], ast.Return):
             stmts.extend(block)
+        else:
+            self.restore(state)
 
     def _structure_at(self, i, stack, out, ctx):
         """Start a construct at ``i`` if one starts here: try, while (the one that encloses
