@@ -1000,14 +1000,16 @@ class BranchMixin(object):
         return best if best is not None else default
 
     def _cold_handler_jumps(self, start, end):
-        """3.12+: the jumps out of the cold handlers of try statements in [start, end) (laid
-        out after everything) that go past ``end``: a ``break`` in an except clause."""
+        """3.12+: the jumps out of the cold except handlers of try statements in [start, end)
+        (laid out after everything) that go past ``end``: a ``break`` in an except clause."""
         if not PROFILE.cold_handlers:
             return
         instrs = self.instrs
         for e in self.entries:
-            if not start <= e.start < end or e.target < end or e.target >= self.n:
-                continue
+            if not start <= e.start < end or e.target < end or e.target >= self.n or \
+                    instrs[e.target].op != "PUSH_EXC_INFO" or \
+                    self._handler_kind(e.target) != "except":
+                continue  # (only except clauses: not an async for's END_ASYNC_FOR, a with exit)
             cleanup = self.handler_at[e.target]
             if cleanup is None:
                 continue
