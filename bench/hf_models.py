@@ -30,7 +30,7 @@ def main():
     import torch
     import transformers
 
-    from dynalens.examples.lens_check import run_all
+    from dynalens.examples.hf_models import run_all
 
     print("torch %s, transformers %s, Python %s" % (
         torch.__version__, transformers.__version__, sys.version.split()[0]))

@@ -282,7 +282,7 @@ def _branchy(a, b):
 
 def test_decompile_of_dynamo_generated_code_takes_the_lens_path(tmp_path):
     import dynalens
-    from dynalens.lens.source import generated_view
+    from dynalens.lens.generated import generated_view
 
     torch._dynamo.reset()
     fn = torch.compile(_branchy, backend="eager")

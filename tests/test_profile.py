@@ -34,6 +34,11 @@ def test_facts_change_where_the_compiler_changed():
     assert not profile.profile_for((3, 14)).return_const
     assert profile.profile_for((3, 15)).two_slot_iterators
     assert "cold_handlers" in repr(p312) and "cold_handlers" not in repr(p311)
+    assert not p311.lined_exit_copies and p312.lined_exit_copies
+    assert not p311.expanded_backward_jumps and p312.expanded_backward_jumps
+    p313, p314 = profile.profile_for((3, 13)), profile.profile_for((3, 14))
+    assert not p313.unbound_exit and p314.unbound_exit
+    assert profile.profile_for((3, 10)).match_success_flag and not p311.match_success_flag
 
 
 @pytest.mark.parametrize("python", native_interpreters())

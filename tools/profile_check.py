@@ -13,7 +13,7 @@ import sys
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "src"))
 
-from dynalens.decompiler import expressions, instructions  # noqa: E402
+from dynalens.decompiler import instructions  # noqa: E402
 from dynalens.decompiler.profile import PROFILE  # noqa: E402
 
 
@@ -58,7 +58,9 @@ def observed():
     """{fact: what this interpreter's compiler does}, for the facts a snippet can show."""
     seen = {}
     loop = _ops(_function("def f():\n    while c():\n        a()\n"))
-    seen["top_tested_while"] = loop.count("LOAD_GLOBAL") == 2  # c once, a once
+    top_only = loop.count("LOAD_GLOBAL") == 2  # c once, a once
+    seen["top_tested_while"] = top_only and "JUMP_BACKWARD" not in dis.opmap
+    seen["while_tested_at_top_only_again"] = top_only and "JUMP_BACKWARD" in dis.opmap  # 3.11+
     seen["keeps_dead_code"] = bool(_unreachable(_function(
         "def f():\n    for x in y():\n        if x:\n            break\n        else:\n"
         "            continue\n")))
@@ -79,6 +81,19 @@ def observed():
     seen["match_success_flag"] = sys.version_info >= (3, 10) and \
         "MATCH_CLASS" in dis.opmap and sys.version_info < (3, 11)
     seen["annotate_functions"] = hasattr(type(lambda: None), "__annotate__")
+    documented = _function('def f():\n    "doc"\n')
+    seen["docstring_flag"] = bool(documented.co_flags & 0x4000000)  # CO_HAS_DOCSTRING
+    # the test of an `if` ending a loop body: an inverted test over its own JUMP back
+    raws = list(dis.get_instructions(_function(
+        "def f(y):\n    for x in y:\n        if x:\n            a()\n")))
+    seen["expanded_backward_jumps"] = any(
+        "JUMP_IF" in raw.opname and k + 2 < len(raws) and raws[k + 1].opname == "JUMP_BACKWARD"
+        and raw.argval == raws[k + 2].offset for k, raw in enumerate(raws))
+    # a written `return x` after if/else comes back once per branch, as the structurer sees
+    # the code (3.10 copies it too, and its normalization folds the copies back)
+    copied, _ = instructions.normalize(_function(
+        "def f(x):\n    if x:\n        a()\n    else:\n        b()\n    return x\n"))
+    seen["lined_exit_copies"] = [ins.op for ins in copied].count("RETURN_VALUE") == 2
     return seen
 
 
@@ -86,11 +101,8 @@ def flags():
     """{fact: the module flag that stands for it} where one still exists."""
     return {
         "null_below_callable": instructions.NULL_FIRST,
-        "top_tested_while": instructions.TOP_TESTED_WHILE,
         "none_jumps": instructions.NONE_JUMPS,
         "cell_loads_are_load_fast": instructions.CLOSURE_IS_LOAD_FAST,
-        "keeps_dead_code": instructions.KEEPS_DEAD_CODE,
-        "two_slot_iterators": expressions.ITER_SLOTS == 2,
     }
 
 

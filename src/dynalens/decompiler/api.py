@@ -124,14 +124,14 @@ class Decompiler(object):
 
 def _generated_view(code, name):
     """(code, notes, name, generated): code Dynamo generated (resume functions, transformed
-    code) goes the way the lens decompiles it (dynalens.lens.source.generated_view) and is
+    code) goes the way the lens decompiles it (dynalens.lens.generated.generated_view) and is
     verified as generated code; any other code is untouched. Only when
     torch is already loaded: such code exists nowhere else, and the decompiler never imports
     torch (or anything outside the standard library) itself."""
     if "torch" not in sys.modules:
         return code, [], name, False
     try:
-        from ..lens.source import generated_view, is_generated
+        from ..lens.generated import generated_view, is_generated
 
         if not is_generated(code):
             return code, [], name, False
@@ -484,7 +484,7 @@ def _method_stub(function, name, exc, indent):
     if hasattr(ast, "TypeAlias"):
         node.type_params = []
     notes = apply_signature([node], function, name)
-    from .render import unparse
+    from .emit import unparse
     text = _reindent(unparse([node]), indent)
     from .marking import NOT_EXACT
     head = [NOT_DECOMPILED + fallback.failure_text(exc, code)] + [NOT_EXACT + n for n in notes]
@@ -530,10 +530,7 @@ def _definition_only(text, name, code, indent):
 def _reindent(text, indent):
     if indent == "    ":
         return text
-    try:
-        from .render import reindent
-    except ImportError:
-        return text
+    from .emit import reindent
     return reindent(text, indent)
 
 

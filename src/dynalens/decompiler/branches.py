@@ -10,8 +10,10 @@ serves ``if`` statements, ``while`` tests, conditional expressions and value-con
 
 import ast
 
-from .expressions import ITER_SLOTS, FunctionValue, IterMarker, LoopItem, const, name
-from .instructions import KEEP_JUMPS, NONE_JUMPS, POP_JUMPS, PY, TOP_TESTED_WHILE
+from .expressions import (ITER_SLOTS, FunctionValue, IterMarker, LoopItem, StackMachine, UnpackBuilder,
+                          UnpackSlot, const, name)
+from .instructions import KEEP_JUMPS, NONE_JUMPS, POP_JUMPS
+from .profile import PROFILE
 from .statements import Chunk, ChunkEnd, Loop, NotAChunk, _NoStatements
 from .errors import DecompilationError
 
@@ -242,7 +244,6 @@ class BranchMixin(object):
         return self.targets_follow(k, n)
 
     def _tuple_assignment(self, ins, stack):
-        from .expressions import UnpackBuilder, UnpackSlot
         n = ins.argval
         values = stack[-n:]
         del stack[-n:]
@@ -251,7 +252,6 @@ class BranchMixin(object):
             stack.append(UnpackSlot(builder, k))
 
     def _generic_swap(self, ins, stack, out):
-        from .expressions import StackMachine
         StackMachine.op_SWAP(self, ins, stack, out)
 
     def _link_at(self, k, cleanup):
@@ -389,7 +389,8 @@ class BranchMixin(object):
                     self.fail("unrecognised and/or expression", ins)
                 stack.append(expr)
                 return join
-            if k in self.while_loops or (PY >= (3, 14) and k in self.back_jumps):
+            if k in self.while_loops or (PROFILE.while_tested_at_top_only_again and
+                                         k in self.back_jumps):
                 # `if a: while b: ...` with nothing after the loop: the while's top test jumps
                 # where the if's does, so it reads like `if a and b:`; a loop head starts the
                 # body instead (3.14+: any loop head, a while is tested at the top only)
@@ -544,7 +545,7 @@ class BranchMixin(object):
                     # the back edge itself is conditional: falling through leaves the loop
                     out.append(ast.If(test=test, body=[ast.Break()], orelse=[]))
                     return true
-                if PY >= (3, 12) and self.range_start == loop.body_start and \
+                if PROFILE.expanded_backward_jumps and self.range_start == loop.body_start and \
                         (_negation_folds(test) or self._threaded_back(ins.index)) and true < end:
                     # 3.12+ threads the end of `if test: rest-of-body` to the loop head;
                     # `not (a in b)` would compile as `a not in b`, so keep the if (and where
@@ -555,7 +556,7 @@ class BranchMixin(object):
                     out.append(ast.If(test=test, body=body or [ast.Pass()], orelse=[]))
                     return end
                 nxt = self.instrs[true] if true < self.n else None
-                if PY >= (3, 12) and nxt is not None and nxt.op == "JUMP" and \
+                if PROFILE.expanded_backward_jumps and nxt is not None and nxt.op == "JUMP" and \
                         nxt.target in loop.continue_targets and true + 1 == loop.last:
                     # `if test: continue` last in the loop body, whose end was threaded to
                     # the loop head too: both ways continue, and the test keeps its sense
@@ -574,7 +575,8 @@ class BranchMixin(object):
             if last.op == "JUMP" and last.target > body_end and not self._is_loop_jump(last) \
                     and body_end < end:
                 else_end = min(last.target, end)
-            elif PY < (3, 12) and last.op == "JUMP" and self._is_loop_jump(last) \
+            elif not PROFILE.expanded_backward_jumps and last.op == "JUMP" and \
+                    self._is_loop_jump(last) \
                     and body_end < end and self._loop_body_stop(end) is not None \
                     and self._jumps_to_loop_end(true, body_end - 1, self._loop_body_stop(end)):
                 # 3.10/3.11: the body ends in `continue`/`break` and branches inside it jump to
@@ -594,7 +596,8 @@ class BranchMixin(object):
                 # follows the body is not after the `if` but its `else`
                 return self._if_else_to_end(test, true, body_end, end, stack, out, ins)
         if else_end is None and true < body_end < end and (
-                PY >= (3, 12) or self.instrs[body_end - 1].op in _NO_FALL_THROUGH):
+                PROFILE.threaded_jumps_past_else or
+                self.instrs[body_end - 1].op in _NO_FALL_THROUGH):
             # (before 3.12 too when the body ends in raise/return: `if a: (if b: x else:
             # raise) elif c: ...`, whose inner branch jumps past the elif)
             join = self._jump_past(true, body_end, end)
@@ -786,7 +789,7 @@ class BranchMixin(object):
                 # also the back edge of a while with no bottom test, a body that never ends;
                 # 3.14 has no bottom tests)
                 if ins.index != loop.last or self.range_start != loop.body_start or \
-                        (loop.kind == "while-top" and PY < (3, 14)):
+                        (loop.kind == "while-top" and not PROFILE.while_tested_at_top_only_again):
                     out.append(ast.Continue())
                 return None
             if t == loop.break_target:
@@ -913,20 +916,20 @@ class BranchMixin(object):
         """``while test:`` whose body never reaches the end (it returns, raises or continues):
         the test is only at the top and every back edge is a ``continue``."""
         chunks = self.gather_chunks(head, exit_, stack)
-        if PY >= (3, 14) and chunks:
+        if PROFILE.while_tested_at_top_only_again and chunks:
             found = self._while_leaving_by_jump(chunks, head, exit_, stack, out, ctx)
             if found is not None:
                 return found
         for n in range(len(chunks), 0, -1):
             last = chunks[n - 1].jump
             body_start, false = self.after(last), last.target
-            if false < exit_ and not (PY >= (3, 14) and false < head):
+            if false < exit_ and not (PROFILE.while_tested_at_top_only_again and false < head):
                 # (3.14+: a test that jumps back leaves for an enclosing loop's head)
                 continue
             test = self.parse_cond(chunks[:n], body_start, false, body_start)
             if test is None:
                 continue
-            if TOP_TESTED_WHILE:
+            if PROFILE.top_tested_while:
                 return self.top_tested_while(test, head, body_start, exit_, stack, out, ctx)
             # no bottom test: the compiler adds one after a body that can end, so the
             # back edge must stay an explicit `continue`

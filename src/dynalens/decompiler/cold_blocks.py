@@ -10,10 +10,29 @@ end; the blocks with no statement form at all are listed here once per code obje
 from .profile import PROFILE
 
 
+def comprehension_cleanups(instrs, entries):
+    """{start: stop} of the handlers that restore an inline comprehension's names and re-raise:
+    only reached through the exception table, they have no statement form."""
+    blocks = {}
+    n = len(instrs)
+    for e in entries:
+        k = e.target
+        if k in blocks or k + 2 >= n:
+            continue
+        if not (instrs[k].op == "SWAP" and instrs[k].argval == 2 and instrs[k + 1].op == "POP_TOP"
+                and instrs[k + 2].op == "SWAP"):
+            continue
+        q = k + 3
+        while q < n and instrs[q].op == "STORE_FAST":
+            q += 1
+        if q < n and q > k + 3 and instrs[q].op == "RERAISE":
+            blocks[k] = q + 1
+    return blocks
+
+
 def exception_only_blocks(instrs, entries):
     """{start: stop} of blocks the walk skips: ``CLEANUP_THROW; JUMP`` (the throw path of a
     ``yield from``/``await`` loop, 3.12+) and inline-comprehension cleanups."""
-    from .inline_comprehensions import comprehension_cleanups  # (imports the walker)
     blocks = comprehension_cleanups(instrs, entries)
     for k in range(len(instrs) - 1):
         if instrs[k].op == "CLEANUP_THROW" and instrs[k + 1].op == "JUMP":

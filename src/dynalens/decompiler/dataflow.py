@@ -41,14 +41,14 @@ from dynalens.decompiler.comparison_keys import (
 from dynalens.decompiler.dataflow_lists import (canonical_lists, encode, is_list, list_contents,
                                                 list_step, loop_instructions, materialize)
 from dynalens.decompiler.decode import exception_table
-from dynalens.decompiler.instructions import raw_instructions
+from dynalens.decompiler.instructions import CLOSURE_IS_LOAD_FAST, NULL_FIRST, raw_instructions
 
 __all__ = ["dataflow_difference", "SUPPORTED"]
 
 SUPPORTED = (3, 11) <= sys.version_info[:2] <= (3, 13)
 _PY311 = sys.version_info[:2] == (3, 11)
-_NULL_AFTER_GLOBAL = sys.version_info >= (3, 13)  # 3.13 pushes `f + NULL`, 3.11/3.12 `NULL + f`
-_CELL_BY_LOAD_FAST = sys.version_info >= (3, 13)  # 3.13: LOAD_CLOSURE is LOAD_FAST of a cell
+_NULL_AFTER_GLOBAL = not NULL_FIRST  # 3.13 pushes `f + NULL`, 3.11/3.12 `NULL + f`
+_CELL_BY_LOAD_FAST = CLOSURE_IS_LOAD_FAST  # 3.13: LOAD_CLOSURE is LOAD_FAST of a cell
 _MAX_STATES = 20000
 _MAX_PURE_STEPS = 100000
 

@@ -8,8 +8,10 @@ defaults, keyword defaults and annotations ``MAKE_FUNCTION`` consumed.
 import ast
 
 from . import fallback
+from .branches import negate
 from .annotate import CO_FUTURE_ANNOTATIONS, function_annotations, unstringify
 from .expressions import FunctionValue, Marker, const, name
+from .line_breaks import mark_comprehension
 from .statements import AppendStmt
 
 CO_VARARGS = 0x04
@@ -122,6 +124,7 @@ class DefinitionMixin(object):
                                              if hasattr(iterable, "iterable") else iterable)
         if node is None:
             self.fail("unrecognised comprehension body", ins)
+        mark_comprehension(node, getattr(getattr(self, "session", None), "generated", False))
         if code.co_flags & CO_COROUTINE:
             # an asynchronous list/set/dict comprehension (one that awaits) is a coroutine
             # the compiler awaits where it is called: that await is not written in source
@@ -148,7 +151,6 @@ def comprehension_from_statements(kind, stmts, outer_iterable):
             last = k == len(body) - 1
             if isinstance(stmt, ast.If) and not stmt.orelse and len(stmt.body) == 1 and \
                     isinstance(stmt.body[0], ast.Continue):
-                from .branches import negate
                 gen.ifs.append(negate(stmt.test))
                 continue
             if not last:

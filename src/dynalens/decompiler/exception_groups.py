@@ -28,8 +28,9 @@ body *after* the handlers, and collects what each clause does not handle in a li
 
 import ast
 
+from .emit import strip_trailing_return
 from .expressions import CurrentExc, Marker, PrevExc
-from .instructions import PY
+from .profile import PROFILE
 
 
 def _is_list_append_1(ins):
@@ -110,7 +111,7 @@ class ExceptStarMixin(object):
         handlers, k = self._star_clauses(h + self._star_prologue(h), h, stack, ctx)
         end = self._star_tail(k, cleanup)
         after_cleanup = cleanup + 3
-        if orelse_start is None and body_end < h and PY >= (3, 12):
+        if orelse_start is None and body_end < h and PROFILE.cold_handlers:
             return self._cold_try_star(body, handlers, body_end, h, end, after_cleanup,
                                        k + 6, stack, out, ctx)
         orelse = []
@@ -120,8 +121,7 @@ class ExceptStarMixin(object):
             end = self.range_end if orelse_start == after_cleanup else after_cleanup
         if orelse_start is not None and orelse_start < end:
             orelse, _ = self.walk(orelse_start, min(end, self.range_end), list(stack), ctx)
-            from .render import _strip_trailing_return
-            _strip_trailing_return(orelse)
+            strip_trailing_return(orelse)
         node = ast.TryStar(body=body or [ast.Pass()], handlers=handlers, orelse=orelse,
                            finalbody=[])
         out.append(node)

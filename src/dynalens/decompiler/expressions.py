@@ -12,10 +12,10 @@ its own.
 
 import ast
 import math
-import sys
 
 from .errors import DecompilationError
 from .instructions import NULL_FIRST
+from .profile import PROFILE
 
 
 class Marker(object):
@@ -41,7 +41,7 @@ class IterIndex(Marker):
 
 
 # how many stack slots a for loop's iterator takes
-ITER_SLOTS = 2 if sys.version_info >= (3, 15) else 1
+ITER_SLOTS = 2 if PROFILE.two_slot_iterators else 1
 
 
 class LoopItem(Marker):

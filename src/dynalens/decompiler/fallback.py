@@ -29,6 +29,7 @@ Python it was decompiled with, like a ``.pyc``.
 import ast
 import marshal
 
+from .emit import code_docstring, unparse
 from .expressions import const, name
 
 HELPER = "_dynalens_original_code"
@@ -58,7 +59,6 @@ def check_renders(body, session):
     (``session.validate``), made when rendering the whole failed: it finds the function at
     fault at the cost of rendering each body once more, which the usual case never pays."""
     if getattr(session, "validate", False):
-        from .render import unparse
         unparse(list(body))
 
 
@@ -76,7 +76,7 @@ def function_stub(code, exc, session):
         return None
     _record(session, code, exc, "function")
     body = []
-    doc = _docstring(code)
+    doc = code_docstring(code)
     if doc is not None:
         body.append(ast.Expr(value=const(doc)))
     names = [name(HELPER)] + [name(v) for v in code.co_freevars]
@@ -119,11 +119,6 @@ def function_expression(code, fv, exc, session):
     if fv.defaults:
         args += [const(None), ast.Tuple(elts=list(fv.defaults), ctx=ast.Load())]
     return ast.Call(func=imported("types", "FunctionType"), args=args, keywords=[])
-
-
-def _docstring(code):
-    from .render import _docstring as docstring_of
-    return docstring_of(code)
 
 
 def helper_lines(indent):

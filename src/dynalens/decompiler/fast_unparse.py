@@ -19,12 +19,19 @@ dispatched by building the name ``visit_<Class>`` and looking it up. Here:
   member per node. Their standard definitions are the same on every checked version.
 
 Only on the CPython versions whose unparser was checked to decide quotes that way (3.9-3.13);
-elsewhere :func:`unparse` is plain ``ast.unparse``. ``tests/test_fast_unparse.py`` compares
-the two on strings made to hit every branch of the quote choice.
+elsewhere the standard unparser. ``tests/test_fast_unparse.py`` compares the two on strings
+made to hit every branch of the quote choice.
+
+On every version with ``ast.unparse`` (3.9+) the unparser also writes the line breaks
+``line_breaks.py`` recorded inside comprehensions; with none recorded the text is
+``ast.unparse``'s.
 """
 
 import ast
 import sys
+import threading
+
+from .line_breaks import BREAK_BEFORE_FOR, BREAK_BEFORE_IFS
 
 _CHECKED = (3, 9) <= sys.version_info[:2] <= (3, 13) and hasattr(ast, "_Unparser") and \
     hasattr(getattr(ast, "_Unparser", None), "_str_literal_helper")
@@ -43,6 +50,51 @@ def _stand_in(string):
         parts.append("\n")
     parts.append(string[-1])
     return "x".join(parts)
+
+
+_FSTRINGS = threading.local()  # how deep inside f-strings this thread's unparser is
+
+# The standard unparser class: ast._Unparser on 3.9-3.13, _ast_unparse.Unparser from 3.14.
+_Standard = getattr(ast, "_Unparser", None)
+_Precedence = getattr(ast, "_Precedence", None)
+if _Standard is None:
+    try:
+        from _ast_unparse import Unparser as _Standard, _Precedence
+    except ImportError:  # 3.8 (no ast.unparse), or a future layout: plain ast.unparse
+        _Standard = None
+
+
+if _Standard is not None:
+    class _LaidOutUnparser(_Standard):
+        """The standard unparser, with the comprehension line breaks of line_breaks.py."""
+
+        def visit_comprehension(self, node):
+            before_for = getattr(node, BREAK_BEFORE_FOR, False)
+            before_ifs = getattr(node, BREAK_BEFORE_IFS, ())
+            if not (before_for or any(before_ifs)) or getattr(_FSTRINGS, "depth", 0):
+                # (a line break inside an f-string's braces is no Python before 3.12)
+                return _Standard.visit_comprehension(self, node)
+            self.write(self._gap(before_for) + ("async for " if node.is_async else "for "))
+            self.set_precedence(_Precedence.TUPLE, node.target)
+            self.traverse(node.target)
+            self.write(" in ")
+            self.set_precedence(_Precedence.TEST.next(), node.iter, *node.ifs)
+            self.traverse(node.iter)
+            for condition, starts_line in zip(node.ifs, before_ifs):
+                self.write(self._gap(starts_line) + "if ")
+                self.traverse(condition)
+
+        def _gap(self, starts_line):
+            return "\n" + "    " * (self._indent + 1) if starts_line else " "
+
+        def visit_JoinedStr(self, node):
+            _FSTRINGS.depth = getattr(_FSTRINGS, "depth", 0) + 1
+            try:
+                return _Standard.visit_JoinedStr(self, node)
+            finally:
+                _FSTRINGS.depth -= 1
+else:
+    _LaidOutUnparser = None
 
 
 if _CHECKED:
@@ -96,7 +148,7 @@ if _CHECKED:
 
     _NOTHING = _Nothing()
 
-    class _Unparser(ast._Unparser):
+    class _Unparser(_LaidOutUnparser):
         """The standard unparser, faster where it writes plain strings and dispatches."""
 
         _visitors = {}  # node class -> the unbound visit_<Class> method (or None)
@@ -238,5 +290,9 @@ if _CHECKED:
     def unparse(node):
         """``ast.unparse(node)``, faster (see module docstring)."""
         return _Unparser().visit(node)
+elif _LaidOutUnparser is not None:
+    def unparse(node):
+        """``ast.unparse(node)``, with the comprehension line breaks (see module docstring)."""
+        return _LaidOutUnparser().visit(node)
 else:
     unparse = getattr(ast, "unparse", None)

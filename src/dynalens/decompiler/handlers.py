@@ -17,8 +17,11 @@ import ast
 
 from .cold_blocks import ColdHandlerMixin
 from .errors import DecompilationError
-from .expressions import CurrentExc, IterMarker, LoopItem, Marker, Null, WithEnter, WithExit, name
-from .instructions import POP_JUMPS, PY
+from .expressions import (CurrentExc, IterMarker, LoopItem, Marker, Null, PrevExc, WithEnter, WithExit,
+                          name)
+from .instructions import POP_JUMPS
+from .profile import PROFILE
+from .statements import Loop
 
 
 class HandlerMixin(ColdHandlerMixin):
@@ -125,7 +128,6 @@ class HandlerMixin(ColdHandlerMixin):
         k = h + 1
         hstack = list(stack)
         hstack.append(None)  # placeholder for PrevExc, replaced below
-        from .expressions import PrevExc
         hstack[-1] = PrevExc()
         end_of_handlers = (cleanup + 3) if cleanup is not None else self.n
         join = None
@@ -187,7 +189,7 @@ class HandlerMixin(ColdHandlerMixin):
         copied the code at ``join`` (a small exit block: straight code ending in RETURN_VALUE,
         as in ``except E: pass`` before a final ``return v``) after the clause's POP_EXCEPT:
         the copy is the code after the try, not a ``return`` in the clause. None otherwise."""
-        if join is None or PY < (3, 12):
+        if join is None or not PROFILE.lined_exit_copies:
             return None
         instrs = self.instrs
         length = 0
@@ -406,7 +408,7 @@ class HandlerMixin(ColdHandlerMixin):
         exit_marker.target = None
         body_stack = list(stack)
         body_stack.append(exit_marker)
-        if PY >= (3, 14):
+        if PROFILE.unbound_exit:
             # 3.14+ keeps __exit__ unbound: the manager sits above it as the call's self
             body_stack.append(Marker())
         body_stack.append(WithEnter(exit_marker))
@@ -502,7 +504,7 @@ class HandlerMixin(ColdHandlerMixin):
             return self.n
         x = instrs[k].target
         # 3.14+ keeps __exit__ and its self below the exception: one more POP_TOP
-        return x + (5 if PY >= (3, 14) else 4)
+        return x + (5 if PROFILE.unbound_exit else 4)
 
     # -- async for -------------------------------------------------------------------------
     def op_GET_ANEXT(self, ins, stack, out):
@@ -515,7 +517,6 @@ class HandlerMixin(ColdHandlerMixin):
         while k < end and self.instrs[k].op != "SEND_LOOP":
             k += 1
         loop_last = end - 1
-        from .statements import Loop
         break_target = self._break_target(ins.index, end, end + 1)
         loop = Loop(ins.index, (ins.index,), break_target, loop_last, "async for", body_start=k + 1)
         body_stack = list(stack)

@@ -26,7 +26,7 @@ slots before 3.11, is one ``PrevExc`` value here as on 3.11.
 import ast
 
 from .expressions import CurrentExc, Null, PrevExc, WithEnter, WithExit
-from .instructions import TOP_TESTED_WHILE
+from .profile import PROFILE
 
 _END_OF_HANDLERS = ("RERAISE", "END_FINALLY")
 
@@ -123,7 +123,7 @@ class LegacyHandlerMixin(object):
         if else_start is not None and else_start >= min(self.range_end, self.n):
             else_start = None  # the body's exit leaves the enclosing range: no else here
         loop = ctx.loop
-        body_to_head = TOP_TESTED_WHILE and loop is not None and pre == h and h > 0 and \
+        body_to_head = PROFILE.top_tested_while and loop is not None and pre == h and h > 0 and \
             instrs[h - 1].op == "JUMP" and instrs[h - 1].target in loop.continue_targets
         if body_to_head:
             pre = h - 1  # 3.8/3.9: the jump past the handlers was threaded to the loop head
@@ -143,7 +143,7 @@ class LegacyHandlerMixin(object):
                             not self._is_loop_jump(instrs[q]) and (join is None or t < join):
                         join = t
         after_copy = None
-        if not TOP_TESTED_WHILE:  # 3.10 copies a short returning tail into each clause
+        if not PROFILE.top_tested_while:  # 3.10 copies a short returning tail into each clause
             cut = []
             for clause in clauses:
                 tail = self._clause_tail(clause)
@@ -166,7 +166,7 @@ class LegacyHandlerMixin(object):
         nxt = handlers_end
         if inlined_else is not None:
             orelse, _ = self.walk(inlined_else, h, list(stack), ctx)
-        ends_loop_body = TOP_TESTED_WHILE and join is None and loop is not None and any(
+        ends_loop_body = PROFILE.top_tested_while and join is None and loop is not None and any(
             body and isinstance(body[-1], ast.Continue) for body in [h.body for h in handlers])
         if ends_loop_body and else_start is None and (body_to_head or handlers_end >= loop.last):
             # the try is the last statement of the loop body: its exits were threaded to the
@@ -226,7 +226,7 @@ class LegacyHandlerMixin(object):
         """3.10: the start of an else body that returns, which the compiler copied (a block of
         at most four instructions) between the try body's end and its handlers in place of the
         jump to it; None if there is none."""
-        if TOP_TESTED_WHILE:
+        if PROFILE.top_tested_while:
             return None
         instrs = self.instrs
         ends = [e.end for e in self.entries if e.target == h]
@@ -373,7 +373,7 @@ class LegacyHandlerMixin(object):
         """3.10: where the code after a ``try``/``finally`` starts when the compiler copied it
         (a short block that returns) right after the normal path's finally copy, in place of
         the jump to it: that copy's end, or None."""
-        if TOP_TESTED_WHILE or not length:
+        if PROFILE.top_tested_while or not length:
             return None
         instrs = self.instrs
         if instrs[f - 1].op not in ("RETURN_VALUE", "RAISE_VARARGS", "RERAISE"):
@@ -443,7 +443,7 @@ class LegacyHandlerMixin(object):
     def _is_implicit_return(self, load):
         """3.8/3.9 give a written ``return`` inside ``except``/``with``/``for`` its line at the
         first unwinding instruction (POP_EXCEPT...), not at the value: judge it from there."""
-        if TOP_TESTED_WHILE and load.line is None:
+        if PROFILE.top_tested_while and load.line is None:
             k = load.index - 1
             while k >= 0 and self.instrs[k].op in self._UNWINDING and self.instrs[k].line is None:
                 k -= 1
@@ -488,7 +488,7 @@ class LegacyHandlerMixin(object):
             pre = w - 1
         body_end = self._legacy_exit_call_start(pre)
         tail = None
-        if body_end == pre and pre == w and not TOP_TESTED_WHILE:
+        if body_end == pre and pre == w and not PROFILE.top_tested_while:
             # 3.10: the code after the with (a short return) copied right after its exit call
             for start in range(max(w - 4, ins.index + 1), w):
                 if instrs[w - 1].op == "RETURN_VALUE" and instrs[start - 1].op == "POP_TOP" and \

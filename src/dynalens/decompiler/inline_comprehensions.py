@@ -12,7 +12,8 @@ Before 3.12 a comprehension was a nested code object called with the outermost i
     SWAP n+1; STORE_FAST x ...        restore (the SWAP may be optimised into the stores)
 
 plus a cleanup handler at the end of the code (``SWAP 2; POP_TOP; SWAP n+1; STORE_FAST x...;
-RERAISE 0``) that restores the names when the loop raises.  The saved values are markers
+RERAISE 0``) that restores the names when the loop raises (the walk skips it:
+``cold_blocks.comprehension_cleanups``).  The saved values are markers
 (:class:`SavedLocal`) whose restoring stores make no statement; the loop is walked as a
 comprehension body (appends become :class:`~.statements.AppendStmt`) and rebuilt with the same
 code that rebuilds a pre-3.12 comprehension's code object.  Generator expressions are still
@@ -24,6 +25,7 @@ import ast
 from .branches import BranchMixin
 from .definitions import comprehension_from_statements
 from .expressions import ITER_SLOTS, IterMarker, Marker
+from .line_breaks import mark_comprehension
 
 _KINDS = {"BUILD_LIST": ("<listcomp>", ast.List), "BUILD_SET": ("<setcomp>", ast.Set),
           "BUILD_MAP": ("<dictcomp>", ast.Dict)}
@@ -34,26 +36,6 @@ class SavedLocal(Marker):
 
     def __init__(self, name):
         self.name = name
-
-
-def comprehension_cleanups(instrs, entries):
-    """{start: stop} of the handlers that restore an inline comprehension's names and re-raise:
-    only reached through the exception table, they have no statement form."""
-    blocks = {}
-    n = len(instrs)
-    for e in entries:
-        k = e.target
-        if k in blocks or k + 2 >= n:
-            continue
-        if not (instrs[k].op == "SWAP" and instrs[k].argval == 2 and instrs[k + 1].op == "POP_TOP"
-                and instrs[k + 2].op == "SWAP"):
-            continue
-        q = k + 3
-        while q < n and instrs[q].op == "STORE_FAST":
-            q += 1
-        if q < n and q > k + 3 and instrs[q].op == "RERAISE":
-            blocks[k] = q + 1
-    return blocks
 
 
 class InlineComprehensionMixin(object):
@@ -121,6 +103,7 @@ class InlineComprehensionMixin(object):
         node = comprehension_from_statements(kind, body, iterator.iterable)
         if node is None:
             self.fail("unrecognised inline comprehension", ins)
+        mark_comprehension(node, getattr(getattr(self, "session", None), "generated", False))
         del stack[-slots:]
         stack[-1] = node
         return nxt

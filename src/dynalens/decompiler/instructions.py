@@ -27,16 +27,12 @@ PY = sys.version_info[:2]
 # Where CALL finds the NULL / self slot: below the callable before 3.13, above it after.
 NULL_FIRST = PY < (3, 13)
 
-# Compiler templates that changed in 3.10: before it, `while` is tested at the top only, and
-# unreachable code is kept (legacy_structure.py).
-TOP_TESTED_WHILE = PY < (3, 10)
 # `x is None` tests jump with POP_JUMP_IF_[NOT_]NONE from 3.11 on (so `is`/`is not` read the
 # same either way); before, they are IS_OP/COMPARE_OP with a polarity to keep.
 NONE_JUMPS = PY >= (3, 11)
 # 3.13 made LOAD_CLOSURE a pseudo-instruction: the cell of a closure variable is loaded with
 # LOAD_FAST on its slot (generated code, Dynamo's, does it to pass cells to resume functions)
 CLOSURE_IS_LOAD_FAST = PY >= (3, 13)
-KEEPS_DEAD_CODE = PY < (3, 10)
 
 # Conditional jumps that pop their operand, by normalized name -> value that makes them jump.
 POP_JUMPS = {

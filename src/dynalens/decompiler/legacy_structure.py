@@ -12,6 +12,7 @@
 
 import ast
 
+from .instructions import legacy_layout, raw_instructions
 from .statements import Loop
 
 
@@ -35,7 +36,6 @@ class LegacyLoopMixin(object):
 
 def ends_with_dead_return(code):
     """Whether ``code`` ends with an unreachable ``LOAD_CONST None; RETURN_VALUE`` (3.8/3.9)."""
-    from .instructions import legacy_layout, raw_instructions
     raws = raw_instructions(code)
     if len(raws) < 2 or raws[-1].opname != "RETURN_VALUE" or raws[-2].opname != "LOAD_CONST" or \
             raws[-2].argval is not None:

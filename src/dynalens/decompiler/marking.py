@@ -22,7 +22,7 @@ import marshal
 
 from . import fallback
 from .errors import DecompilationError
-from .verify import check_tree
+from .verify import _dataflow, check_tree
 
 NOT_EXACT = "# dynalens: not exact: "
 NOT_DECOMPILED = "# dynalens: could not decompile: "
@@ -98,7 +98,6 @@ def finish(code, text, session, indent="    ", strict=False):
 def _note_dataflow(differences):
     """Output written with temporaries cannot recompile to the same bytecode, but the dataflow
     check can still say it does the same: worth saying on the marker."""
-    from .verify import _dataflow
     for difference in differences:
         if difference.compiled is not None and _dataflow(difference.code,
                                                          difference.compiled) is None:

@@ -27,18 +27,19 @@ The failure jumps are what makes the structure certain: every one must land, aft
 exactly what was on the stack above the case's base, on one point -- the next case.
 
 Per version (the symbolic execution absorbs most of it): 3.10's MATCH_CLASS / MATCH_KEYS push
-their tuple *and* a success flag and sub-patterns index into the tuple (``PY < (3, 11)`` in
-those two handlers), ``**rest`` is COPY_DICT_WITHOUT_KEYS, rotations are ROT_N; from 3.12 on
-(and sometimes before) the code after an or-pattern is a short exit that the compiler copies
-into every alternative instead of jumping to it, which :meth:`MatchMixin._or_pattern` reads as
-an alternative's "tail".
+their tuple *and* a success flag and sub-patterns index into the tuple
+(``PROFILE.match_success_flag`` in those two handlers), ``**rest`` is COPY_DICT_WITHOUT_KEYS,
+rotations are ROT_N; from 3.12 on (and sometimes before) the code after an or-pattern is a
+short exit that the compiler copies into every alternative instead of jumping to it, which
+:meth:`MatchMixin._or_pattern` reads as an alternative's "tail".
 """
 
 import ast
 
+from .emit import strip_trailing_return
 from .errors import DecompilationError
 from .expressions import const, name
-from .instructions import PY
+from .profile import PROFILE
 from .statements import NotAChunk
 
 
@@ -346,8 +347,7 @@ class MatchMixin(object):
         the loop's back edge, at the end of a case body, are the fall-through to the end of
         the match."""
         if strip:
-            from .render import _strip_trailing_return
-            _strip_trailing_return(body)
+            strip_trailing_return(body)
             while self.kind == "class" and body and isinstance(body[-1], ast.Assign) and \
                     len(body[-1].targets) == 1 and isinstance(body[-1].targets[0], ast.Name) \
                     and body[-1].targets[0].id in self._CLASS_EPILOGUE:
@@ -592,7 +592,8 @@ class MatchMixin(object):
                 item.popped = True
             elif item.kind not in ("seq", "map", "or"):
                 raise _NotAPattern()
-        elif not isinstance(item, _KeysTuple) and not (isinstance(item, _Result) and PY < (3, 11)):
+        elif not isinstance(item, _KeysTuple) and \
+                not (isinstance(item, _Result) and PROFILE.match_success_flag):
             raise _NotAPattern()
 
     def _pat_store(self, ins, stack, base):
@@ -732,7 +733,7 @@ class MatchMixin(object):
     def _p_BINARY_SUBSCR(self, ins, stack, base, fails):
         index = self._pat_pop(stack, base)
         node = self._pat_pop(stack, base)
-        if isinstance(node, _Result) and PY < (3, 11):
+        if isinstance(node, _Result) and PROFILE.match_success_flag:
             # 3.10 takes the attributes / values out of MATCH_CLASS's / MATCH_KEYS's tuple
             kids = node.node.children
             if not (isinstance(index, _Val) and index.is_const and type(index.raw) is int and
@@ -776,7 +777,7 @@ class MatchMixin(object):
         node.keys = exprs
         stack[-1] = _KeysTuple(node, len(exprs))
         stack.append(_Result(node, len(exprs)))
-        if PY < (3, 11):  # 3.10: the values tuple and a success flag
+        if PROFILE.match_success_flag:  # 3.10: the values tuple and a success flag
             node.children = [None] * len(exprs)
             stack.append(_Check())
 
@@ -795,7 +796,7 @@ class MatchMixin(object):
         node.nargs = ins.arg
         node.attrs = attrs.raw
         stack.append(_Result(node, ins.arg + len(attrs.raw)))
-        if PY < (3, 11):  # 3.10: the attributes tuple and a success flag
+        if PROFILE.match_success_flag:  # 3.10: the attributes tuple and a success flag
             node.children = [None] * (ins.arg + len(attrs.raw))
             stack.append(_Check())
 

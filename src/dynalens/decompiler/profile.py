@@ -1,16 +1,17 @@
 """One compiler profile per CPython version: the template facts structuring relies on, named.
 
-Why: per-version knowledge is spread over about 40 ``sys.version_info`` / ``PY`` checks in the
-structuring modules (issue 12). Each check stands for a fact about what CPython's compiler
+Why: per-version knowledge was spread over about 40 ``sys.version_info`` / ``PY`` checks in
+the structuring modules (issue 12). Each check stands for a fact about what CPython's compiler
 emits (``Python/codegen.c``, ``Python/compile.c``, ``Python/flowgraph.c``): "handlers are laid
 out after everything else", "``while`` is tested at the top only". Named in one place, a new
 CPython version is a new table row, and structuring code asks ``PROFILE.cold_handlers``
-instead of comparing version numbers. Opcode renames and splits are not template facts: they
-stay in ``instructions.py``, below everything.
+instead of comparing version numbers (tests/test_architecture.py fails on a version
+comparison in any decompiler module but the few below structuring). Opcode renames and splits
+are not template facts: they stay in ``decode.py`` and ``instructions.py``, below everything,
+and so do the few flags about opcodes that expressions.py reads (``instructions.NULL_FIRST``).
 
-Structuring modules move onto the profile one at a time (``cold_blocks.py`` and
-``generated_layout.py`` read it today); until a module has moved, its flags must agree with the
-profile, which ``tests/test_profile.py`` checks on every native interpreter.
+``tools/profile_check.py`` checks each fact a snippet can show against the running compiler
+(``tests/test_profile.py`` runs it on every native interpreter).
 
     from .profile import PROFILE            # the running interpreter's
     profile_for((3, 12)).cold_handlers      # any supported version's
@@ -23,10 +24,10 @@ import sys
 FACTS = {
     "top_tested_while": ((3, 8), (3, 10), """\
 `while c:` is tested at the top only, its back edge is an unconditional jump (3.10+ copy the
-test to the bottom). instructions.TOP_TESTED_WHILE: branches.py, handlers_legacy.py."""),
+test to the bottom). branches.py, handlers_legacy.py."""),
     "keeps_dead_code": ((3, 8), (3, 10), """\
-Unreachable code after return/raise/break is kept (3.10+ removes it).
-instructions.KEEPS_DEAD_CODE: render.py, legacy normalization."""),
+Unreachable code after return/raise/break is kept (3.10+ removes it). render.py (the dead
+`return None` at the end of a function, legacy_structure.py)."""),
     "setup_blocks": ((3, 8), (3, 11), """\
 Handlers are found through SETUP_* instructions and the block stack (3.11+: the exception
 table). instructions.exception_entries, legacy_blocks.py, handlers_legacy.py."""),
@@ -35,7 +36,7 @@ table). instructions.exception_entries, legacy_blocks.py, handlers_legacy.py."""
 (instructions._LegacyState.exit_copies, legacy_blocks.inlined_exits)."""),
     "match_success_flag": ((3, 10), (3, 11), """\
 MATCH_CLASS / MATCH_KEYS push a success flag beside the values tuple (3.11+: None on
-failure). patterns.py."""),
+failure). patterns.py (3.8/3.9 have no `match`)."""),
     "none_jumps": ((3, 11), None, """\
 `x is None` tests jump with POP_JUMP_IF_[NOT_]NONE. instructions.NONE_JUMPS: branches.py."""),
     "null_below_callable": ((3, 8), (3, 13), """\
@@ -44,32 +45,49 @@ instructions.NULL_FIRST: expressions.py."""),
     "cold_handlers": ((3, 12), None, """\
 Blocks only exceptions reach (handlers, with exits, the throw path of await) are laid out
 after all other code (flowgraph.c push_cold_blocks_to_end). cold_blocks.py,
-generated_layout.py, statements.py, exception_groups.py, branches.py."""),
+generated_layout.py, statements.py (_find_loops, _loop_encloses), exception_groups.py."""),
     "inline_comprehensions": ((3, 12), None, """\
 List/set/dict comprehensions are inlined into their function (PEP 709), with a cleanup
 handler that restores the names. inline_comprehensions.py, cold_blocks.py."""),
     "expanded_backward_jumps": ((3, 12), None, """\
 A backward conditional jump is written as the inverted condition over a JUMP back
-(instructions._expanded_backward_jump folds it back)."""),
+(instructions._expanded_backward_jump folds it back). So the test of an `if` that ends a loop
+body jumps back to the loop head itself, each branch with its own back edge (3.10/3.11 jump
+forward to the body's one back edge; 3.8/3.9 jump back directly). branches.py."""),
+    "lined_exit_copies": ((3, 12), None, """\
+A jump to a small exit block (straight code ending in a return: `return x`, `z(); return`)
+is replaced by a copy of the block, written lines included (flowgraph.c
+inline_small_or_no_lineno_blocks), so one `return x` reads as one per branch; only the
+line-less copy of an implicit `return None` is no statement. (3.10 copies too, but its
+normalization folds the copies back: inlined_exit_copies_310.) statements.py (ExitBlocks,
+_inlined_exit), handlers.py (an except clause followed by a copy of the code after the try)."""),
+    "threaded_jumps_past_else": ((3, 12), None, """\
+A test at the end of an `if` body may jump straight past the `else` instead of to the jump
+over it (flowgraph.c threads a conditional jump to an unconditional one), so where the
+body's own jumps land past the else tells where the `if` ends. Not every such test is
+threaded (3.13 keeps some on the jump); 3.8/3.9 thread them too, read without this rule.
+branches.py (if_statement)."""),
     "return_const": ((3, 12), (3, 14), """\
 `return <constant>` is RETURN_CONST, so LOAD_CONST; RETURN_VALUE is a return copied into the
-branches of a conditional expression. instructions._normalize_one, conditional_returns.py,
-render.py."""),
+branches of a conditional expression. instructions._normalize_one, conditional_returns.py
+(called from render.py)."""),
     "cell_loads_are_load_fast": ((3, 13), None, """\
 LOAD_CLOSURE is a pseudo-instruction: a cell is loaded with LOAD_FAST on its slot.
 instructions.CLOSURE_IS_LOAD_FAST."""),
     "while_tested_at_top_only_again": ((3, 14), None, """\
 The bottom test of `while` is gone again: a backward conditional jump is the back edge of a
-body that ends with `if c: break`. statements.py (_find_loops), branches.py."""),
+body that ends with `if c: break`. statements.py (_find_loops, _last_back_edge),
+branches.py (conditions, `continue`, _while_without_bottom_test)."""),
     "unbound_exit": ((3, 14), None, """\
 `with` keeps __exit__ unbound with the manager above it as the call's self, so the exit
-handler pops one more value. handlers.py."""),
+handler pops one more value. handlers.py (the with body's stack, _with_handler_end)."""),
     "docstring_flag": ((3, 14), None, """\
-A function's docstring is co_consts[0] only when CO_HAS_DOCSTRING says so. render.py."""),
+A function's docstring is co_consts[0] only when CO_HAS_DOCSTRING says so.
+emit.code_docstring."""),
     "annotate_functions": ((3, 14), None, """\
 Annotations are computed by an __annotate__ function (PEP 649). annotate.py, render.py."""),
     "two_slot_iterators": ((3, 15), None, """\
-An iterator takes two stack slots. expressions.ITER_SLOTS."""),
+An iterator takes two stack slots (GET_ITER pushes one more). expressions.ITER_SLOTS."""),
 }
 
 VERSIONS = tuple((3, minor) for minor in range(8, 16))

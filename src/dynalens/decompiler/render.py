@@ -7,9 +7,6 @@ the code object's ``co_qualname`` so the recompiled object has the same qualifie
 """
 
 import ast
-import io
-import sys
-import tokenize
 
 from .branches import BranchMixin
 from .definitions import (COMPREHENSIONS, CO_ASYNC_GENERATOR, CO_COROUTINE, DefinitionMixin,
@@ -17,23 +14,24 @@ from .definitions import (COMPREHENSIONS, CO_ASYNC_GENERATOR, CO_COROUTINE, Defi
 from .annotate import (CO_FUTURE_ANNOTATIONS, AnnotationMixin, annotate_owner,
                        place_annotations)
 from .conditional_returns import fold_conditional_returns
+from .emit import (bare_returns, class_body, code_docstring, docstring_from_assign, is_docstring,
+                   reindent, returns_to_else, strip_trailing_return, unparse)
 from .errors import DecompilationError
 from .marking import finish
 from .signature import apply_signature, mark_signature
-from .expressions import IterMarker, name
+from .expressions import FunctionValue, IterMarker, name
 from .cold_blocks import exception_only_blocks
 from .generated_layout import move_jumped_over_handlers
 from .handlers import HandlerMixin
 from .handlers_legacy import LegacyHandlerMixin
 from .inline_comprehensions import InlineComprehensionMixin
-from .instructions import (KEEPS_DEAD_CODE, exception_entries, normalize, raw_instructions,
-                           shared_disassembly)
+from .instructions import exception_entries, normalize, raw_instructions, shared_disassembly
 from .legacy_structure import (LegacyLoopMixin, compound_ends_before_else, else_for_dead_return,
                                ends_with_dead_return)
 from .exception_groups import ExceptStarMixin
 from .patterns import MatchMixin
+from .profile import PROFILE
 from .statements import AppendStmt, Context, StatementWalker
-from .unparse_compat import to_source
 
 CO_OPTIMIZED = 0x01
 
@@ -135,26 +133,26 @@ def decompile_body(code, kind=None, session=None):
         stmts, _ = walker.walk(0, walker.n, [], Context())
     if kind == "function":
         walker.end_with_detached_exit(stmts)
-    if (3, 12) <= sys.version_info < (3, 14) and kind in ("function", "lambda"):
+    if PROFILE.return_const and kind in ("function", "lambda"):
         fold_conditional_returns(stmts)
-    if KEEPS_DEAD_CODE and kind == "function":
+    if PROFILE.keeps_dead_code and kind == "function":
         if ends_with_dead_return(code):
             stmts = else_for_dead_return(stmts)
         compound_ends_before_else(stmts)
     if kind in ("function", "lambda", "comprehension"):
-        _strip_trailing_return(stmts)
+        strip_trailing_return(stmts)
     if kind == "function" and code.co_flags & CO_ASYNC_GENERATOR:
-        _bare_returns(stmts)
+        bare_returns(stmts)
     if kind == "module":
-        _strip_trailing_return(stmts)
-        stmts = _returns_to_else(stmts)
-        _docstring_from_assign(stmts)
+        strip_trailing_return(stmts)
+        stmts = returns_to_else(stmts)
+        docstring_from_assign(stmts)
     elif kind == "class":
-        stmts = _class_body(stmts)
+        stmts = class_body(stmts)
     if walker.annotations_found:
         stmts = place_annotations(stmts, walker.annotations_found)
     elif kind == "function":
-        doc = _docstring(code)
+        doc = code_docstring(code)
         if isinstance(doc, str):
             stmts.insert(0, ast.Expr(value=ast.Constant(value=doc)))
     decls = []
@@ -168,7 +166,7 @@ def decompile_body(code, kind=None, session=None):
     if nonlocals:
         decls.append(ast.Nonlocal(names=sorted(nonlocals)))
     if decls:
-        at = 1 if stmts and _is_docstring(stmts[0]) else 0
+        at = 1 if stmts and is_docstring(stmts[0]) else 0
         while at < len(stmts) and isinstance(stmts[at], ast.ImportFrom) and \
                 stmts[at].module == "__future__":
             at += 1  # (a module's names made global by a function: after these, or no compile)
@@ -189,139 +187,6 @@ def _unused_free_variables(code, walker):
     return [v for v in code.co_freevars if v not in used and v not in _CLASS_CELLS]
 
 
-CO_HAS_DOCSTRING = 0x4000000
-
-
-def _docstring(code):
-    """A function's docstring: co_consts[0] when it is a string before 3.14; since 3.14 only
-    when the CO_HAS_DOCSTRING flag says so (the first constant may be any string)."""
-    if not code.co_consts or not isinstance(code.co_consts[0], str):
-        return None
-    if sys.version_info >= (3, 14) and not code.co_flags & CO_HAS_DOCSTRING:
-        return None
-    return code.co_consts[0]
-
-
-def _is_docstring(stmt):
-    return isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant) and \
-        isinstance(stmt.value.value, str)
-
-
-def _bare_returns(stmts):
-    """An async generator may only ``return`` without a value: ``return None`` compiles the
-    same as a bare ``return`` and is a SyntaxError there."""
-    todo = list(stmts)
-    while todo:
-        node = todo.pop()
-        if isinstance(node, ast.Return):
-            if isinstance(node.value, ast.Constant) and node.value.value is None:
-                node.value = None
-            continue
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
-            continue
-        todo.extend(ast.iter_child_nodes(node))
-
-
-def _strip_trailing_return(stmts):
-    """Drop the compiler's implicit ``return None`` at the end, also at the end of the
-    branches of a final ``if``, ``match`` or ``try`` (the compiler copies it into each, and
-    3.10 copies it with the finally body into each exit of a ``try``); keep written ones."""
-    while stmts and isinstance(stmts[-1], ast.Return) and getattr(stmts[-1], "_implicit", False):
-        stmts.pop()
-    if not stmts:
-        return
-    last = stmts[-1]
-    if isinstance(last, ast.If):
-        _strip_trailing_return(last.body)
-        _strip_trailing_return(last.orelse)
-        if not last.body:
-            last.body.append(ast.Pass())
-    elif getattr(ast, "Match", None) is not None and isinstance(last, ast.Match):
-        emptied = None
-        for case in last.cases:
-            _strip_trailing_return(case.body)
-            if not case.body:
-                case.body.append(ast.Pass())
-                emptied = case
-        default = last.cases[-1]
-        if emptied is default and len(last.cases) > 1 and default.guard is None and \
-                isinstance(default.pattern, ast.MatchAs) and \
-                default.pattern.pattern is None and default.pattern.name is None:
-            # a `case _:` that only held the implicit returns: the match's failure path
-            last.cases.pop()
-    elif isinstance(last, _TRY_NODES):
-        for block in [last.body, last.orelse] + [h.body for h in last.handlers]:
-            _strip_trailing_return(block)
-            if not block and block is not last.orelse:
-                block.append(ast.Pass())
-
-
-_TRY_NODES = tuple(getattr(ast, n) for n in ("Try", "TryStar") if hasattr(ast, n))
-
-
-def _returns_to_else(stmts):
-    """Module and class bodies cannot ``return``: the compiler's duplicated implicit return at
-    the end of a branch means "skip the rest", so the rest becomes the branch's ``else``."""
-    out = []
-    for k, stmt in enumerate(stmts):
-        if isinstance(stmt, ast.If):
-            stmt.body = _returns_to_else(stmt.body)
-            stmt.orelse = _returns_to_else(stmt.orelse)
-            if _ends_with_return(stmt.body) and not stmt.orelse:
-                stmt.body.pop()
-                stmt.body = stmt.body or [ast.Pass()]
-                stmt.orelse = _returns_to_else(stmts[k + 1:])
-                out.append(stmt)
-                return out
-            if _ends_with_return(stmt.body):
-                stmt.body.pop()
-                stmt.body = stmt.body or [ast.Pass()]
-        elif getattr(ast, "Match", None) is not None and isinstance(stmt, ast.Match):
-            for case in stmt.cases:
-                case.body = _returns_to_else(case.body) or [ast.Pass()]
-        elif isinstance(stmt, (ast.For, ast.While, ast.With) + _TRY_NODES):
-            for field in ("body", "orelse", "finalbody"):
-                block = getattr(stmt, field, None)
-                if block:
-                    setattr(stmt, field, _returns_to_else(block) or [ast.Pass()])
-            if isinstance(stmt, _TRY_NODES):
-                for h in stmt.handlers:
-                    h.body = _returns_to_else(h.body) or [ast.Pass()]
-        elif isinstance(stmt, ast.Return):
-            continue
-        out.append(stmt)
-    return out
-
-
-def _ends_with_return(body):
-    return bool(body) and isinstance(body[-1], ast.Return) and (
-        body[-1].value is None or (isinstance(body[-1].value, ast.Constant) and body[-1].value.value is None))
-
-
-def _docstring_from_assign(stmts):
-    if stmts and isinstance(stmts[0], ast.Assign) and len(stmts[0].targets) == 1:
-        t = stmts[0].targets[0]
-        if isinstance(t, ast.Name) and t.id == "__doc__" and isinstance(stmts[0].value, ast.Constant) \
-                and isinstance(stmts[0].value.value, str):
-            stmts[0] = ast.Expr(value=stmts[0].value)
-
-
-def _class_body(stmts):
-    body = list(stmts)
-    # prologue: __module__ = __name__; __qualname__ = '...'; [__firstlineno__ = n]
-    while body and isinstance(body[0], ast.Assign) and len(body[0].targets) == 1 and \
-            isinstance(body[0].targets[0], ast.Name) and \
-            body[0].targets[0].id in ("__module__", "__qualname__", "__firstlineno__"):
-        body.pop(0)
-    _docstring_from_assign(body)
-    # epilogue: [__static_attributes__ = ...]; [__classcell__ = __class__]; return
-    while body and (isinstance(body[-1], ast.Return) or (
-            isinstance(body[-1], ast.Assign) and len(body[-1].targets) == 1 and
-            isinstance(body[-1].targets[0], ast.Name) and
-            body[-1].targets[0].id in ("__classcell__", "__static_attributes__",
-                                       "__classdictcell__"))):
-        body.pop()
-    return _returns_to_else(body)
 
 
 # -- standalone rendering ----------------------------------------------------------------------
@@ -341,7 +206,7 @@ def definition_for(code, fname=None, session=None):
         return [node]
     if kind == "function":
         body = decompile_body(code, kind, session)
-        if code.co_name == "__annotate__" and sys.version_info >= (3, 14):
+        if code.co_name == "__annotate__" and PROFILE.annotate_functions:
             owner = annotate_owner(body, code)
             if owner is not None:
                 return owner
@@ -354,7 +219,6 @@ def definition_for(code, fname=None, session=None):
         return [node]
     # lambdas and comprehensions are expressions: build them through the walker that would
     # have created them, by decompiling a tiny synthetic call site.
-    from .expressions import FunctionValue
     walker = CodeWalker.__new__(CodeWalker)
     walker.code = code
     walker.kind = "function"
@@ -524,49 +388,6 @@ def arguments_of_empty():
     return ast.arguments(posonlyargs=[], args=[], vararg=None, kwonlyargs=[], kw_defaults=[],
                          kwarg=None, defaults=[])
 
-
-def _number_statements(stmts):
-    """``ast.unparse`` looks up type comments by ``lineno`` on statements (only there): give
-    statements one, without the cost of ``fix_missing_locations`` on every expression."""
-    for stmt in stmts:
-        stmt.lineno = 0
-        for field in ("body", "orelse", "finalbody"):
-            block = getattr(stmt, field, None)
-            if block:
-                _number_statements(block)
-        for handler in getattr(stmt, "handlers", ()):
-            _number_statements(handler.body)
-        for case in getattr(stmt, "cases", ()):
-            _number_statements(case.body)
-
-
-def unparse(stmts):
-    module = ast.Module(body=stmts, type_ignores=[])
-    _number_statements(stmts)
-    return to_source(module)
-
-
-def reindent(source, indent):
-    """Re-indent ``ast.unparse`` output (4 spaces a level) with ``indent``, strings untouched."""
-    if indent == "    ":
-        return source
-    lines = source.splitlines(True)
-    in_string = set()
-    try:
-        for tok in tokenize.generate_tokens(io.StringIO(source).readline):
-            if tok.type == tokenize.STRING and tok.start[0] != tok.end[0]:
-                in_string.update(range(tok.start[0] + 1, tok.end[0] + 1))
-    except (tokenize.TokenError, SyntaxError):
-        return source
-    out = []
-    for number, line in enumerate(lines, 1):
-        if number in in_string:
-            out.append(line)
-            continue
-        stripped = line.lstrip(" ")
-        level = (len(line) - len(stripped)) // 4
-        out.append(indent * level + stripped)
-    return "".join(out)
 
 
 def decompile_code(code, indent="    ", temp_prefix="__temp_", name=None, strict=False,

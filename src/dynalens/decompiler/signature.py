@@ -21,6 +21,7 @@ import types
 
 from .annotate import CO_FUTURE_ANNOTATIONS
 from .errors import DecompilationError
+from .marking import NOT_EXACT, _indentation
 
 _LITERAL_TYPES = (int, float, complex, str, bytes, bool, type(None), type(Ellipsis))
 _DEPTH = 4
@@ -169,8 +170,6 @@ def _subscripted(base, args, namespace, depth):
     if any(item is None for item in items):
         return None
     index = items[0] if len(items) == 1 else ast.Tuple(elts=items, ctx=ast.Load())
-    if sys.version_info < (3, 9):
-        index = ast.Index(value=index)
     return ast.Subscript(value=base, slice=index, ctx=ast.Load())
 
 
@@ -305,7 +304,6 @@ def _find_definition(stmts, name):
 
 def mark_signature(text, notes, name, strict, code):
     """``text`` with a ``# dynalens: not exact:`` line per note above the definition."""
-    from .marking import NOT_EXACT, _indentation
     if strict:
         raise DecompilationError("not exact: " + notes[0], code=code)
     lines = text.split("\n")

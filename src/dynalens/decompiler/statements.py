@@ -29,7 +29,8 @@ from .expressions import (
     AugValue, ClassValue, CodeConst, CurrentExc, ExitCallResult, FunctionValue, ImportFromValue,
     ImportValue, IterMarker, LoopItem, Marker, Null, PrevExc, StackMachine, UnpackBuilder,
     TypeAliasValue, UnpackSlot, WithEnter, WithExit, const, name, store_ctx)
-from .instructions import KEEP_JUMPS, POP_JUMPS, PY
+from .instructions import KEEP_JUMPS, POP_JUMPS
+from .profile import PROFILE
 
 
 def _defines(function_name, stored_name):
@@ -171,7 +172,7 @@ class ExitBlocks(object):
             # line is another statement (`return fallback` in two handlers; only a line-less
             # exit, the implicit `return None`, takes its lines from where it was copied)
             before = instrs[q - 1] if q else None
-            lined = PY >= (3, 12) and not (
+            lined = PROFILE.lined_exit_copies and not (
                 before is not None and before.op == "LOAD_CONST" and before.argval is None)
             for k in range(q - 1, max(-1, q - self.MAX_LENGTH), -1):
                 ins = instrs[k]
@@ -298,6 +299,17 @@ class AppendStmt(ast.stmt):
     _fields = ("value", "key")
 
 
+def _current_lines(instrs):
+    """The line each instruction is on (before 3.13 only the first of a line says it)."""
+    lines = []
+    line = None
+    for ins in instrs:
+        if ins.line is not None:
+            line = ins.line
+        lines.append(line)
+    return lines
+
+
 class StatementWalker(StackMachine):
     """Walks instruction ranges into statements; one instance per code object."""
 
@@ -331,6 +343,7 @@ class StatementWalker(StackMachine):
         self.range_end = self.n
         self.globals_declared = set()
         self.nonlocals_declared = set()
+        self.lines = _current_lines(instrs)
 
     # -- analysis --------------------------------------------------------------------------
     def _find_cleanups(self):
@@ -351,7 +364,7 @@ class StatementWalker(StackMachine):
     def _find_loops(self):
         instrs = self.instrs
         # 3.12+: a handler laid out after the code jumps back to its join: not a loop
-        cold = exception_only_code(instrs) if PY >= (3, 12) else ()
+        cold = exception_only_code(instrs) if PROFILE.cold_handlers else ()
         for ins in instrs:
             t = ins.target
             if t is None or t > ins.index or ins.index in cold and t not in cold:
@@ -360,7 +373,8 @@ class StatementWalker(StackMachine):
                 self.back_jumps.setdefault(t, []).append(ins.index)
             elif ins.op in POP_JUMPS:
                 self._find_while(ins)
-                if PY >= (3, 14) and self.while_loops.get(t, (None, None))[1] != ins.index:
+                if PROFILE.while_tested_at_top_only_again and \
+                        self.while_loops.get(t, (None, None))[1] != ins.index:
                     # 3.14 tests a while at the top only: a backward conditional jump is
                     # the back edge of a body that ends with `if c: break`
                     self.back_jumps.setdefault(t, []).append(ins.index)
@@ -481,6 +495,7 @@ class StatementWalker(StackMachine):
             plain = not ctx.finally_copies and not ctx.handler_name
             handler_at, while_loops, back_jumps = self.handler_at, self.while_loops, \
                 self.back_jumps
+            lines = self.lines
             expr = ast.expr
             while i < end:
                 if not plain or i in detached or i in cleanups or i >= n:
@@ -515,6 +530,7 @@ class StatementWalker(StackMachine):
                         if getattr(value, "_made", None) is not None:
                             break
                         value._made = made
+                        value._line = lines[i]  # (line_breaks.py)
                     k -= 1
                 if len(out) > before:
                     if self.copied:
@@ -729,7 +745,7 @@ class StatementWalker(StackMachine):
         """The back edge that ends the loop at ``head``: ``last``, or (3.14+, where an inner
         loop's test jumps back to the outer head when the inner loop ends the outer body) the
         back edge of a loop that starts inside and runs on past it."""
-        if PY < (3, 14):
+        if not PROFILE.while_tested_at_top_only_again:
             return last
         grown = True
         while grown:
@@ -744,7 +760,7 @@ class StatementWalker(StackMachine):
         if ctx.loop is not None and ctx.loop.head == i:
             return False
         limit = handler
-        if PY >= (3, 12) and handler in self.cold_code():
+        if PROFILE.cold_handlers and handler in self.cold_code():
             # the handler lies past everything: the loop holds the try if it goes on after
             # the try body
             limit = self.warm_protected_end(handler) - 1
@@ -1068,7 +1084,7 @@ class StatementWalker(StackMachine):
 
     def _inlined_exit(self, k, exit_):
         """Length of the code from ``k`` that copies the return block at ``exit_``, or 0."""
-        if PY < (3, 12) or exit_ >= self.n or k == exit_:
+        if not PROFILE.lined_exit_copies or exit_ >= self.n or k == exit_:
             return 0
         length = 1
         while exit_ + length - 1 < self.n and length <= 6 and \

@@ -16,14 +16,16 @@ dependency of dynalens; the ``test`` extra pins it).
 
 ``python -m dynalens.examples.hf_models --list`` lists the models; ``... NAME MODE [DUMP_DIR]``
 runs one (under ``prepare_debug`` when a folder is given); ``--all DUMP_ROOT`` runs every entry
-of ``RUNS`` plain and under the lens and prints, per run, what the lens saw
-(``dynalens.examples.lens_check``).
+of ``RUNS`` plain and under the lens and prints, per run, what the lens saw (``run_all``,
+with the checks of ``dynalens.examples.lens_check``).
 """
 
 import os
 import sys
 
 import torch
+
+from .lens_check import dump_figures, probe_guards
 
 VOCAB = 96
 SEQ = 8
@@ -258,6 +260,44 @@ def outputs_equal(a, b):
         for x, y in zip(a, b))
 
 
+def run_all(root, names=None, modes=None):
+    """Every run of hf_models.RUNS (or those of `names` / `modes`), plain and under the lens
+    (into root/NAME_MODE); print one line of figures per run; return the rows."""
+    import warnings
+
+    from dynalens.lens.api import prepare_debug
+
+    rows = []
+    print("%-18s %-5s %8s %7s %8s %6s %6s %9s %6s %6s" % (
+        "run", "same", "compiles", "frames", "verified", "resume", "files", "compiles?",
+        "guards", "warn"))
+    for name, mode in RUNS:
+        if (names and name not in names) or (modes and mode not in modes):
+            continue
+        if True:
+            plain = make_run(name, mode)()
+            step = make_run(name, mode)
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", RuntimeWarning)
+                with prepare_debug(os.path.join(root, "%s_%s" % (name, mode)),
+                                   report=False) as run:
+                    lensed = step()
+            row = dump_figures(run)
+            row.update(name=name, mode=mode, same=outputs_equal(plain, lensed))
+            row["guards"] = probe_guards(run, step)
+            rows.append(row)
+            print("%-18s %-5s %8d %7d %8s %6d %6d %9s %6s %6d" % (
+                name + " " + mode, row["same"], row["compiles"], row["frames"],
+                "%d/%d" % (row["verified"], row["frames"]), row["resume_functions"],
+                row["files"], "yes" if not row["bad_files"] else "NO %d" % len(row["bad_files"]),
+                "%d/%d" % (row["guards"]["checked"] - len(row["guards"]["problems"]),
+                           row["guards"]["checked"]), len(row["warnings"])), flush=True)
+            for line in (row["not_verified"] + row["bad_files"] + row["resume_problems"]
+                         + row["guards"]["problems"] + row["warnings"]):
+                print("    " + line[:300])
+    return rows
+
+
 def main(argv=None):
     argv = sys.argv[1:] if argv is None else argv
     if not argv or argv[0] == "--list":
@@ -265,8 +305,6 @@ def main(argv=None):
             print("%-10s %-10s %s" % (name, fn.default_backend, fn.description))
         return 0
     if argv[0] == "--all":
-        from .lens_check import run_all
-
         if len(argv) < 2:
             print("usage: --all DUMP_ROOT [NAME ...]", file=sys.stderr)
             return 2

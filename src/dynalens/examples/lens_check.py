@@ -15,7 +15,7 @@ import os
 import re
 import sys
 
-__all__ = ["dump_figures", "probe_guards", "run_all"]
+__all__ = ["dump_figures", "probe_guards"]
 
 _RESUME_GLOBAL = re.compile(r"^__resume_at_\d+_\d+$")
 
@@ -139,43 +139,3 @@ def probe_guards(run, replay):
             problems.append("%s: dumped guard says %s, torch says %s" % (key, ours, theirs))
     return {"checked": len(results), "true": sum(1 for o, _ in results.values() if o is True),
             "problems": problems}
-
-
-def run_all(root, names=None, modes=None):
-    """Every run of hf_models.RUNS (or those of `names` / `modes`), plain and under the lens
-    (into root/NAME_MODE); print one line of figures per run; return the rows."""
-    import warnings
-
-    from dynalens.lens.api import prepare_debug
-
-    from .hf_models import RUNS, make_run, outputs_equal
-
-    rows = []
-    print("%-18s %-5s %8s %7s %8s %6s %6s %9s %6s %6s" % (
-        "run", "same", "compiles", "frames", "verified", "resume", "files", "compiles?",
-        "guards", "warn"))
-    for name, mode in RUNS:
-        if (names and name not in names) or (modes and mode not in modes):
-            continue
-        if True:
-            plain = make_run(name, mode)()
-            step = make_run(name, mode)
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore", RuntimeWarning)
-                with prepare_debug(os.path.join(root, "%s_%s" % (name, mode)),
-                                   report=False) as run:
-                    lensed = step()
-            row = dump_figures(run)
-            row.update(name=name, mode=mode, same=outputs_equal(plain, lensed))
-            row["guards"] = probe_guards(run, step)
-            rows.append(row)
-            print("%-18s %-5s %8d %7d %8s %6d %6d %9s %6s %6d" % (
-                name + " " + mode, row["same"], row["compiles"], row["frames"],
-                "%d/%d" % (row["verified"], row["frames"]), row["resume_functions"],
-                row["files"], "yes" if not row["bad_files"] else "NO %d" % len(row["bad_files"]),
-                "%d/%d" % (row["guards"]["checked"] - len(row["guards"]["problems"]),
-                           row["guards"]["checked"]), len(row["warnings"])), flush=True)
-            for line in (row["not_verified"] + row["bad_files"] + row["resume_problems"]
-                         + row["guards"]["problems"] + row["warnings"]):
-                print("    " + line[:300])
-    return rows

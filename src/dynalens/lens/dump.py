@@ -18,7 +18,8 @@ from .graphfile import graph_file
 from .guards import guard_function_source
 from .noise import simplify
 from .relabel import listing_lines, relabel
-from .source import _decompile, _named, function_source
+from .generated import renamed_lambda
+from .source import _decompile, function_source
 
 FORMAT = "dynalens-dump"
 FORMAT_VERSION = 1
@@ -334,7 +335,7 @@ class Dumper:
                 else:                                  # the user's (a lambda: `def <fn>`)
                     from dynalens.decompiler.api import decompile
 
-                    original = decompile(_named(code, fn), name=fn)
+                    original = decompile(renamed_lambda(code, fn), name=fn)
             except Exception as exc:
                 error = "%s: %s" % (type(exc).__name__, _one_line(exc))
         if code is None:

@@ -35,8 +35,9 @@ import re
 from dynalens.decompiler.fast_unparse import unparse as _unparse  # ast.unparse's text, faster
 
 from .relabel import _SKIP, _key
+from .resume_lists import collapse
+from .temporaries import TEMP_RE, function_named
 
-TEMP_RE = re.compile(r"^__temp_\d+$")
 _NESTED_ARGS = ("__nested_resume_fns", "__nested_frame_values")
 _MAX_CHECKS = 100  # checks spent inlining one at a time when all at once does not verify
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef, ast.ListComp,
@@ -47,15 +48,6 @@ _LOOPS = (ast.For, ast.AsyncFor, ast.While)
 def temp_count(text):
     """How many distinct ``__temp_N`` names ``text`` uses (the figure bench/readable.py prints)."""
     return len(set(re.findall(r"\b__temp_\d+\b", text)))
-
-
-def _function(tree, name):
-    """The ``def name`` in ``tree``; the decompiler nests a function that was defined inside
-    another in a ``def`` of its outer function, so it may be at any depth."""
-    for node in ast.walk(tree):
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == name:
-            return node
-    return None
 
 
 def _blocks(node):
@@ -128,7 +120,7 @@ class _Replace(ast.NodeTransformer):
 def _inline(tree, func_name, name):
     """``tree`` with temporary ``name`` inlined (a new tree; None when it is not there)."""
     tree = ast.parse(_unparse(tree))
-    func = _function(tree, func_name)
+    func = function_named(tree, func_name)
     for block in _blocks(func):
         for index, stmt in enumerate(block):
             if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 \
@@ -350,7 +342,7 @@ def _inline_all(tree, func_name, check):
     """(tree, changed?) with every temporary read once inlined where the file still verifies:
     all at once if that verifies, else one at a time, last first (inlining a later value first
     keeps an earlier one's place in order), repeated until nothing more can be inlined."""
-    candidates = _inline_candidates(_function(tree, func_name))
+    candidates = _inline_candidates(function_named(tree, func_name))
     if not candidates:
         return tree, False
     trial = tree
@@ -362,7 +354,7 @@ def _inline_all(tree, func_name, check):
     progress = True
     while progress and checks < _MAX_CHECKS:
         progress = False
-        for name in reversed(_inline_candidates(_function(tree, func_name))):
+        for name in reversed(_inline_candidates(function_named(tree, func_name))):
             if name in refused or checks >= _MAX_CHECKS:
                 continue
             trial = _inline(tree, func_name, name)
@@ -377,7 +369,7 @@ def _inline_all(tree, func_name, check):
 
 def _renamed(tree, func_name, names):
     renamed = ast.parse(_unparse(tree))
-    _Rename(names).visit(_function(renamed, func_name))
+    _Rename(names).visit(function_named(renamed, func_name))
     return renamed
 
 
@@ -402,7 +394,7 @@ def readable_source(text, func_name, code, check, resume_codes=()):
         tree = ast.parse(text)
     except SyntaxError:
         return None
-    func = _function(tree, func_name)
+    func = function_named(tree, func_name)
     if func is None:
         return None
     # comments would be lost by re-rendering: whole-line comments right above a def or class
@@ -417,14 +409,12 @@ def readable_source(text, func_name, code, check, resume_codes=()):
         return inner_check(_with_marks(candidate, marks))
 
     changed = False
-    from .resume_lists import collapse  # here: it builds on this module's helpers
-
     collapsed = collapse(tree, func_name)
     if collapsed is not None and check(ast.unparse(collapsed) + "\n"):
         tree, changed = collapsed, True
     tree, inlined = _inline_all(tree, func_name, check)
     changed |= inlined
-    func = _function(tree, func_name)
+    func = function_named(tree, func_name)
     taken = _global_names(code) | set(_touched_locals(code)) | set(code.co_freevars) \
         | set(code.co_cellvars) | {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)
                                    and not TEMP_RE.match(n.id)}
@@ -502,7 +492,7 @@ def _with_marks(text, marks):
 def _order_notes(text, func_name, resume_params):
     """``text`` with ``# = b, x`` after the statement that puts this frame's live values in
     the resume function's parameter order: which user variable each position is."""
-    func = _function(ast.parse(text), func_name)
+    func = function_named(ast.parse(text), func_name)
     aliases, makers = _resume_aliases(_assigns(func), resume_params)
     notes = {}
     for block in _blocks(func):
@@ -611,7 +601,7 @@ def line_comments(text, func_name, code, compiled):
         if line is not None and source_line is not None and line not in user:
             user[line] = [source_line]
     try:
-        func = _function(ast.parse(text), func_name)
+        func = function_named(ast.parse(text), func_name)
     except SyntaxError:
         return text
     if func is None:

@@ -20,7 +20,7 @@ gives up (None), and the faithful form stays.
 import ast
 import copy
 
-from .readable import TEMP_RE, _function
+from .temporaries import TEMP_RE, function_named
 
 
 class _GiveUp(Exception):
@@ -39,7 +39,7 @@ def collapse(tree, func_name):
     """A new tree with the list temporaries of ``func_name`` collapsed, or None when there is
     nothing to collapse or a use is not followed."""
     tree = copy.deepcopy(tree)
-    func = _function(tree, func_name)
+    func = function_named(tree, func_name)
     if func is None:
         return None
     numbers = [int(node.id[len("__temp_"):]) for node in ast.walk(func)

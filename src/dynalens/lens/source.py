@@ -12,6 +12,10 @@ import inspect
 import os
 import re
 
+from dynalens.decompiler.api import decompile
+
+from .generated import renamed_lambda
+
 PROFILER_MARK = "  # dynalens: profiler bookkeeping (torch's record_pregraph_bytecode)"
 _PROFILER_RE = re.compile(r"record_pregraph_bytecode_(enter|exit)")
 
@@ -90,52 +94,8 @@ def _label_noise(text):
 
 
 def _decompile(code, name):
-    from dynalens.decompiler.api import decompile
-
     # Dynamo's code: no source compiles back to its bytecode, the dataflow check decides
-    return decompile(_named(code, name), name=name, generated=True)
-
-
-def _named(code, name):
-    """A `<lambda>` code object renamed `name`: Dynamo's transformed code of a lambda is a
-    sequence of statements, so it is decompiled as the `def` it is dumped as."""
-    if code.co_name != "<lambda>" or not name:
-        return code
-    extra = {"co_qualname": name} if hasattr(code, "co_qualname") else {}
-    return code.replace(co_name=name, **extra)
-
-
-RESUME_PREFIX = "torch_dynamo_resume_in_"
-
-
-def is_generated(code):
-    """Did Dynamo make this code object: a resume function, or transformed code it installed?"""
-    if code.co_name.startswith(RESUME_PREFIX):
-        return True
-    try:
-        from torch._dynamo.convert_frame import output_codes
-
-        return code in output_codes
-    except Exception:
-        return False
-
-
-def generated_view(code, name=None):
-    """(code, notes, name) to decompile for Dynamo's generated code, the lens's way.
-
-    `dynalens.decompile()` calls this (when torch is loaded) so that a resume function or a
-    transformed code object reads as in the dump: what `noise.simplify` leaves out is left out
-    (with `notes` saying what), and a lambda's transformed code becomes a `def`. Any other code
-    object comes back unchanged, with no notes.
-    """
-    if not is_generated(code):
-        return code, [], name
-    from .noise import simplify
-
-    clean, notes, _ = simplify(code)
-    if clean.co_name == "<lambda>" and not name:
-        name = "transformed_lambda"
-    return _named(clean, name), notes, name
+    return decompile(renamed_lambda(code, name), name=name, generated=True)
 
 
 def function_source(code, name, path, header_lines=(), on_failure=None, readable=False,

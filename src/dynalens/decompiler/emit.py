@@ -1,0 +1,192 @@
+"""Statement lists -> the text of a program: the post-passes over a decompiled body, and unparsing.
+
+Why a module of its own: these passes work on ``ast`` statements only (no walker, no
+instructions), and structuring code below the renderer needs some of them (a ``match`` case or
+an ``except*`` branch ends with the compiler's implicit return, which ``strip_trailing_return``
+removes); kept in render.py they tied every structurer to the walker's front end in a cycle.
+"""
+
+import ast
+import io
+import tokenize
+
+from .profile import PROFILE
+from .unparse_compat import to_source
+
+CO_HAS_DOCSTRING = 0x4000000
+
+
+def code_docstring(code):
+    """A function's docstring: co_consts[0] when it is a string before 3.14; since 3.14 only
+    when the CO_HAS_DOCSTRING flag says so (the first constant may be any string)."""
+    if not code.co_consts or not isinstance(code.co_consts[0], str):
+        return None
+    if PROFILE.docstring_flag and not code.co_flags & CO_HAS_DOCSTRING:
+        return None
+    return code.co_consts[0]
+
+
+def is_docstring(stmt):
+    return isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant) and \
+        isinstance(stmt.value.value, str)
+
+
+def bare_returns(stmts):
+    """An async generator may only ``return`` without a value: ``return None`` compiles the
+    same as a bare ``return`` and is a SyntaxError there."""
+    todo = list(stmts)
+    while todo:
+        node = todo.pop()
+        if isinstance(node, ast.Return):
+            if isinstance(node.value, ast.Constant) and node.value.value is None:
+                node.value = None
+            continue
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+            continue
+        todo.extend(ast.iter_child_nodes(node))
+
+
+def strip_trailing_return(stmts):
+    """Drop the compiler's implicit ``return None`` at the end, also at the end of the
+    branches of a final ``if``, ``match`` or ``try`` (the compiler copies it into each, and
+    3.10 copies it with the finally body into each exit of a ``try``); keep written ones."""
+    while stmts and isinstance(stmts[-1], ast.Return) and getattr(stmts[-1], "_implicit", False):
+        stmts.pop()
+    if not stmts:
+        return
+    last = stmts[-1]
+    if isinstance(last, ast.If):
+        strip_trailing_return(last.body)
+        strip_trailing_return(last.orelse)
+        if not last.body:
+            last.body.append(ast.Pass())
+    elif getattr(ast, "Match", None) is not None and isinstance(last, ast.Match):
+        emptied = None
+        for case in last.cases:
+            strip_trailing_return(case.body)
+            if not case.body:
+                case.body.append(ast.Pass())
+                emptied = case
+        default = last.cases[-1]
+        if emptied is default and len(last.cases) > 1 and default.guard is None and \
+                isinstance(default.pattern, ast.MatchAs) and \
+                default.pattern.pattern is None and default.pattern.name is None:
+            # a `case _:` that only held the implicit returns: the match's failure path
+            last.cases.pop()
+    elif isinstance(last, _TRY_NODES):
+        for block in [last.body, last.orelse] + [h.body for h in last.handlers]:
+            strip_trailing_return(block)
+            if not block and block is not last.orelse:
+                block.append(ast.Pass())
+
+
+_TRY_NODES = tuple(getattr(ast, n) for n in ("Try", "TryStar") if hasattr(ast, n))
+
+
+def returns_to_else(stmts):
+    """Module and class bodies cannot ``return``: the compiler's duplicated implicit return at
+    the end of a branch means "skip the rest", so the rest becomes the branch's ``else``."""
+    out = []
+    for k, stmt in enumerate(stmts):
+        if isinstance(stmt, ast.If):
+            stmt.body = returns_to_else(stmt.body)
+            stmt.orelse = returns_to_else(stmt.orelse)
+            if _ends_with_return(stmt.body) and not stmt.orelse:
+                stmt.body.pop()
+                stmt.body = stmt.body or [ast.Pass()]
+                stmt.orelse = returns_to_else(stmts[k + 1:])
+                out.append(stmt)
+                return out
+            if _ends_with_return(stmt.body):
+                stmt.body.pop()
+                stmt.body = stmt.body or [ast.Pass()]
+        elif getattr(ast, "Match", None) is not None and isinstance(stmt, ast.Match):
+            for case in stmt.cases:
+                case.body = returns_to_else(case.body) or [ast.Pass()]
+        elif isinstance(stmt, (ast.For, ast.While, ast.With) + _TRY_NODES):
+            for field in ("body", "orelse", "finalbody"):
+                block = getattr(stmt, field, None)
+                if block:
+                    setattr(stmt, field, returns_to_else(block) or [ast.Pass()])
+            if isinstance(stmt, _TRY_NODES):
+                for h in stmt.handlers:
+                    h.body = returns_to_else(h.body) or [ast.Pass()]
+        elif isinstance(stmt, ast.Return):
+            continue
+        out.append(stmt)
+    return out
+
+
+def _ends_with_return(body):
+    return bool(body) and isinstance(body[-1], ast.Return) and (
+        body[-1].value is None or (isinstance(body[-1].value, ast.Constant) and body[-1].value.value is None))
+
+
+def docstring_from_assign(stmts):
+    if stmts and isinstance(stmts[0], ast.Assign) and len(stmts[0].targets) == 1:
+        t = stmts[0].targets[0]
+        if isinstance(t, ast.Name) and t.id == "__doc__" and isinstance(stmts[0].value, ast.Constant) \
+                and isinstance(stmts[0].value.value, str):
+            stmts[0] = ast.Expr(value=stmts[0].value)
+
+
+def class_body(stmts):
+    body = list(stmts)
+    # prologue: __module__ = __name__; __qualname__ = '...'; [__firstlineno__ = n]
+    while body and isinstance(body[0], ast.Assign) and len(body[0].targets) == 1 and \
+            isinstance(body[0].targets[0], ast.Name) and \
+            body[0].targets[0].id in ("__module__", "__qualname__", "__firstlineno__"):
+        body.pop(0)
+    docstring_from_assign(body)
+    # epilogue: [__static_attributes__ = ...]; [__classcell__ = __class__]; return
+    while body and (isinstance(body[-1], ast.Return) or (
+            isinstance(body[-1], ast.Assign) and len(body[-1].targets) == 1 and
+            isinstance(body[-1].targets[0], ast.Name) and
+            body[-1].targets[0].id in ("__classcell__", "__static_attributes__",
+                                       "__classdictcell__"))):
+        body.pop()
+    return returns_to_else(body)
+
+
+def _number_statements(stmts):
+    """``ast.unparse`` looks up type comments by ``lineno`` on statements (only there): give
+    statements one, without the cost of ``fix_missing_locations`` on every expression."""
+    for stmt in stmts:
+        stmt.lineno = 0
+        for field in ("body", "orelse", "finalbody"):
+            block = getattr(stmt, field, None)
+            if block:
+                _number_statements(block)
+        for handler in getattr(stmt, "handlers", ()):
+            _number_statements(handler.body)
+        for case in getattr(stmt, "cases", ()):
+            _number_statements(case.body)
+
+
+def unparse(stmts):
+    module = ast.Module(body=stmts, type_ignores=[])
+    _number_statements(stmts)
+    return to_source(module)
+
+
+def reindent(source, indent):
+    """Re-indent ``ast.unparse`` output (4 spaces a level) with ``indent``, strings untouched."""
+    if indent == "    ":
+        return source
+    lines = source.splitlines(True)
+    in_string = set()
+    try:
+        for tok in tokenize.generate_tokens(io.StringIO(source).readline):
+            if tok.type == tokenize.STRING and tok.start[0] != tok.end[0]:
+                in_string.update(range(tok.start[0] + 1, tok.end[0] + 1))
+    except (tokenize.TokenError, SyntaxError):
+        return source
+    out = []
+    for number, line in enumerate(lines, 1):
+        if number in in_string:
+            out.append(line)
+            continue
+        stripped = line.lstrip(" ")
+        level = (len(line) - len(stripped)) // 4
+        out.append(indent * level + stripped)
+    return "".join(out)

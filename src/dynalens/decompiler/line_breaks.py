@@ -1,0 +1,56 @@
+"""Line breaks inside a comprehension where the original had them.
+
+Why: CPython decides some bytecode from the line layout alone. From 3.12, when a
+comprehension's ``if`` sits on the same line as its element, a conditional jump to the loop's
+jump back is replaced by a copy of that jump; on separate lines it is not (the copy would lose
+the line event). Both do the same, so ``verify()`` calls either exact, but only the same layout
+is exact under ``verify(strict=True)`` (issue 12's strict figure). ``ast.unparse`` writes every
+comprehension on one line, which is the most common reason an exact output is not strictly exact.
+
+How: the walker stamps each value with the line of the instruction that made it (``_line``, in
+``statements.py``, beside ``_made``); :func:`mark_comprehension` compares the first line of a
+comprehension's parts in source order and records where a part starts a later line than the
+one before; the unparser (``fast_unparse.py``) writes a line break there instead of a space.
+Inside the brackets a break is always legal Python, except inside an f-string's replacement
+field before 3.12, so none is written there. A wrong stamp can only cost strictness: line
+breaks never change what ``verify()`` without ``strict`` says.
+"""
+
+import ast
+
+BREAK_BEFORE_FOR = "_break_before_for"  # on an ast.comprehension: a bool
+BREAK_BEFORE_IFS = "_break_before_ifs"  # on an ast.comprehension: a bool per `if`
+
+
+def first_line(node):
+    """The smallest line stamped on ``node`` or anything in it, or None."""
+    lines = [getattr(part, "_line", None) for part in ast.walk(node)]
+    lines = [line for line in lines if line is not None]
+    return min(lines) if lines else None
+
+
+def mark_comprehension(node, generated=False):
+    """Record on ``node``'s generators where the original broke the line (see module
+    docstring). ``generated`` code (Dynamo's) has no layout of its own to keep."""
+    if generated:
+        return node
+    current = first_line(node.key if isinstance(node, ast.DictComp) else node.elt)
+    for generator in node.generators:
+        line = first_line(generator.iter)
+        starts_later = _later(line, current)
+        setattr(generator, BREAK_BEFORE_FOR, starts_later)
+        if starts_later:
+            current = line
+        breaks = []
+        for condition in generator.ifs:
+            line = first_line(condition)
+            starts_later = _later(line, current)
+            breaks.append(starts_later)
+            if starts_later:
+                current = line
+        setattr(generator, BREAK_BEFORE_IFS, breaks)
+    return node
+
+
+def _later(line, current):
+    return line is not None and current is not None and line > current
