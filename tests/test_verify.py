@@ -103,6 +103,30 @@ def test_strict_counts_what_the_compiler_decides_from_line_layout():
     assert result.difference.startswith("first difference: in f at instruction #")
 
 
+def test_a_method_decompiled_alone_may_define_a_class():
+    # Alone, `sniff` recompiles without its class: the class it defines stores the
+    # __qualname__ 'sniff.<locals>.dialect' where the original stores
+    # 'Sniffer.sniff.<locals>.dialect' (csv.Sniffer.sniff). That is the prefix, not the code.
+    source = textwrap.dedent("""
+        class Sniffer:
+            def sniff(self, sample):
+                class dialect:
+                    delimiter = ","
+                return dialect
+    """)
+    method = code_named(source, "Sniffer.sniff")
+    alone = textwrap.dedent("""
+        def sniff(self, sample):
+            class dialect:
+                delimiter = ","
+            return dialect
+    """)
+    result = verify(method, alone)
+    assert result.exact, result.difference
+    other = verify(method, alone.replace('","', '";"'))
+    assert not other.exact and "dialect" in other.difference
+
+
 def test_changed_constant_is_reported_with_both_values():
     code = code_named(SAMPLE, "outer")
     result = verify(code, SAMPLE.replace("item > 2", "item > 3"))

@@ -16,6 +16,10 @@ from .instructions import KEEP_JUMPS, NONE_JUMPS, POP_JUMPS
 from .profile import PROFILE
 from .statements import Chunk, ChunkEnd, Loop, NotAChunk, _NoStatements
 from .errors import DecompilationError
+from .legacy_structure import else_jump_after
+
+# body ends after which 3.8/3.9 keep the (dead) jump over an else
+_ELSE_JUMP_KEPT = frozenset(["RAISE_VARARGS", "RERAISE", "JUMP"])
 
 
 _TESTS = frozenset(list(KEEP_JUMPS) + list(POP_JUMPS))
@@ -114,26 +118,29 @@ class BranchMixin(object):
         trial = list(stack)
         saved = self._sibling_targets
         self._sibling_targets = frozenset(c.jump.target for c in siblings)
+        state = self.fork()
         try:
             _, stop = self.walk(k, limit, trial, self.ctx, out=_NoStatements(), chunk_mode=True)
         except ChunkEnd as end:
-            if len(trial) != len(stack) + 1 or any(a is not b for a, b in zip(trial, stack)):
-                return None
-            return Chunk(k, trial[-1], end.ins)
-        except (NotAChunk, DecompilationError, IndexError, AttributeError, KeyError, TypeError):
-            return None
+            if len(trial) == len(stack) + 1 and all(a is b for a, b in zip(trial, stack)):
+                return Chunk(k, trial[-1], end.ins)
+        except (NotAChunk, DecompilationError):
+            pass
         finally:
             self._sibling_targets = saved
+        self.restore(state)
         return None
 
     def read_value(self, k, limit, stack):
         """Evaluate [k, limit) as one expression pushed on ``stack``; None if it is not one."""
         trial = list(stack)
+        state = self.fork()
         try:
             _, stop = self.walk(k, limit, trial, self.ctx, out=_NoStatements())
-        except (NotAChunk, ChunkEnd, DecompilationError, IndexError, AttributeError, KeyError, TypeError):
-            return None
+        except (NotAChunk, ChunkEnd, DecompilationError):
+            stop = None
         if stop != limit or len(trial) != len(stack) + 1 or any(a is not b for a, b in zip(trial, stack)):
+            self.restore(state)
             return None
         return trial[-1]
 
@@ -266,7 +273,15 @@ class BranchMixin(object):
         instrs = self.instrs
         link = instrs[ins.index + 3]
         cleanup = link.target if link.original_target is None else link.original_target
-        if cleanup >= 2 and instrs[cleanup].op == "SWAP" and instrs[cleanup - 1].op == "JUMP":
+        after_cleanup = None
+        if PROFILE.jumps_to_return_inlined and cleanup + 1 < self.n and \
+                instrs[cleanup].op == "SWAP" and instrs[cleanup + 1].op == "POP_TOP" and \
+                self._inlined_chain_exit(ins.index, cleanup) is not None:
+            # 3.8-3.10: the jump past the cleanup went to a small exit block (`return a < b <
+            # c`), which the compiler copied in its place: the cleanup falls into the original
+            final, value_context = self._inlined_chain_exit(ins.index, cleanup), True
+            after_cleanup = cleanup + 2
+        elif cleanup >= 2 and instrs[cleanup].op == "SWAP" and instrs[cleanup - 1].op == "JUMP":
             final, value_context = cleanup - 2, True
         elif cleanup >= 3 and instrs[cleanup].op == "POP_TOP" and instrs[cleanup - 1].op == "JUMP" \
                 and instrs[cleanup - 2].op in POP_JUMPS:
@@ -308,11 +323,34 @@ class BranchMixin(object):
         comparators.append(mid)
         stack.append(ast.Compare(left=left, ops=ops, comparators=comparators))
         if value_context:
-            return instrs[cleanup - 1].target
+            return after_cleanup if after_cleanup is not None else instrs[cleanup - 1].target
         jump = instrs[final + 1]
         if value_context is False:
             self.fallthrough[jump.index] = instrs[cleanup - 1].target
         return jump.index
+
+    def _inlined_chain_exit(self, start, cleanup):
+        """The final comparison of a chain (3.8-3.10) whose code after that comparison, up to the
+        cleanup (``SWAP; POP_TOP`` at ``cleanup``), is a copy of the exit block after the
+        cleanup; None otherwise."""
+        instrs = self.instrs
+        last = instrs[cleanup - 1]
+        # the copy ends as the exit does, or (instructions.py read its tail as a copy too,
+        # legacy_blocks.inlined_exits) with the jump to the rest of the original
+        if last.op not in ("RETURN_VALUE", "RAISE_VARARGS", "JUMP"):
+            return None
+        for j in range(cleanup - 2, start + 3, -1):
+            if instrs[j].op in self._COMPARES:
+                length = cleanup - j - 1
+                if last.op == "JUMP":
+                    length -= 1
+                    if last.target != cleanup + 2 + length:
+                        return None
+                if 0 < length <= 4 and cleanup + 2 + length <= self.n and \
+                        self._same_code(j + 1, cleanup + 2, length):
+                    return j
+                return None
+        return None
 
     def _copied_cleanup(self, start, cleanup):
         """(final comparison, copy length) of a chain whose cleanup (``POP_TOP`` at
@@ -429,6 +467,13 @@ class BranchMixin(object):
         None."""
         if join >= self.n:
             return None
+        state = self.fork()
+        value = self._returned_ifexp_value(k, join, stack)
+        if value is None:
+            self.restore(state)
+        return value
+
+    def _returned_ifexp_value(self, k, join, stack):
         trial = list(stack)
         try:
             stmts, stop = self.walk(k, join, trial, self.ctx)
@@ -641,6 +686,10 @@ class BranchMixin(object):
         if self._merge_stacks(stack, out, ins, [(body, body_stack), (orelse, else_stack)]):
             return self.if_statement(test, true, false, stack, out, ins)
         node = ast.If(test=test, body=body or [ast.Pass()], orelse=orelse)
+        if PROFILE.keeps_dead_code and not orelse and true < body_end and \
+                self.instrs[body_end - 1].op in _ELSE_JUMP_KEPT:
+            # (read by legacy_structure.else_for_dead_return: an else was flattened after it)
+            node.else_jump = else_jump_after(self.code, self.instrs[body_end - 1].offset)
         assertion = self._as_assert(node)
         out.append(assertion or node)
         return body_end

@@ -23,6 +23,20 @@ from .instructions import POP_JUMPS
 from .profile import PROFILE
 from .statements import Loop
 
+# _returning_copy_end(falls_to=...): the statement goes on wherever the copy's first exit does
+_WHERE_THE_FIRST_EXIT_GOES = object()
+
+# Instructions after which control never falls into the next one.
+_LEAVES = frozenset(["RERAISE", "JUMP", "RETURN_VALUE", "RETURN_CONST", "RAISE_VARARGS"])
+
+
+def _same_reraise(ins, k, instrs):
+    """Whether ``ins`` (the last instruction of a finally handler) is a ``RERAISE 0`` that
+    the copy at ``k`` has too: before 3.11 the re-raise of an exception no clause of a try
+    nested last in the finally body matched, not the body's own exit."""
+    return ins.op == "RERAISE" and ins.arg == 0 and k < len(instrs) and \
+        instrs[k].op == "RERAISE" and instrs[k].arg == 0
+
 
 class HandlerMixin(ColdHandlerMixin):
 
@@ -238,10 +252,16 @@ class HandlerMixin(ColdHandlerMixin):
         cold = False
         body_stack = list(stack)
         if (self._same_code(body_end, fstart, length) and body_end + length == pre_handler
-                or self._returning_copy_end(body_end, fstart, fend) == pre_handler):
+                or self._returning_copy_end(body_end, fstart, fend) == pre_handler
+                or not PROFILE.cold_handlers
+                and self._returning_copy_end(body_end, fstart, fend, falls_to=pre_handler,
+                                             join=join) == pre_handler):
             # (the second: a try/finally that ends the function, whose finally body has
             # branches or a loop: the normal exit's copy ends each way out with the
-            # implicit `return None`)
+            # implicit `return None`; the third: one that does not end it, whose finally
+            # body's branches each re-raise where the normal exit's copy goes on after the
+            # statement, or jumps there, `finally: if c: f()`; from 3.12 the handler is laid
+            # out after the code that follows, and the cold path below reads that)
             body, _ = self._try_body(i, body_end, pre_handler, stack, inner, body_stack)
         elif self._returning_copy_end(body_end, fstart, fend, True) == pre_handler and \
                 self._returns_value(i, body_end, body_stack, inner):
@@ -253,11 +273,22 @@ class HandlerMixin(ColdHandlerMixin):
             # 3.12+: the handler lies past the code that follows; the normal exit's copy of
             # the finally body (if the body can end) is where the statement ends
             end = min(h, self.range_end)
+            copy_end = None
             if self._same_code(body_end, fstart, length):
                 end = body_end + length
                 if end < self.n and self.instrs[end].op == "RETURN_VALUE":
                     end += 1  # `return value` computed in the body, after the copy
-            body, _ = self.walk(i, end, list(stack), inner)
+            else:
+                # a finally body with branches: each way out of the normal exit's copy goes
+                # on where the first one does (`finally: if c: f()`, then more code)
+                copy_end = self._returning_copy_end(body_end, fstart, fend,
+                                                    falls_to=_WHERE_THE_FIRST_EXIT_GOES)
+            if copy_end is not None and body_end < copy_end <= end and \
+                    self.instrs[copy_end].op not in ("RETURN_VALUE", "RETURN_CONST"):
+                end = copy_end
+                body, _ = self._try_body(i, body_end, end, stack, inner, list(stack))
+            else:
+                body, _ = self.walk(i, end, list(stack), inner)
             join = pre_handler = end
             self.skip_cold(h, cleanup + 3)
             cold = True
@@ -294,29 +325,59 @@ class HandlerMixin(ColdHandlerMixin):
             return False
         return len(trial) == len(body_stack) + 1
 
-    def _returning_copy_end(self, start, fstart, fend, value=False):
+    def _returning_copy_end(self, start, fstart, fend, value=False, falls_to=None, join=None):
         """Where the normal exit's copy of the finally body [fstart, fend] starting at
         ``start`` ends, when it is that body with each exit (the final RERAISE and its copies)
-        a ``return None`` (``value``: a RETURN_VALUE of a value computed before); None when
-        it is not."""
+        a ``return None`` (``value``: a RETURN_VALUE of a value computed before; ``falls_to``:
+        no instruction at all, the copy going on at index ``falls_to`` after the statement,
+        or a JUMP to ``join``, where the statement is left; with _WHERE_THE_FIRST_EXIT_GOES,
+        both are where the first exit met goes on); None when it is not."""
         instrs = self.instrs
-        if value:
+        if falls_to is not None:
+            goes_on = [None, join] if falls_to is _WHERE_THE_FIRST_EXIT_GOES else \
+                [falls_to, join]
+
             def return_at(k):
-                return 1 if k < self.n and instrs[k].op == "RETURN_VALUE" else 0
+                if goes_on[0] is None:  # the first exit says where the statement goes on
+                    if k < self.n and instrs[k].op == "JUMP" and instrs[k].target > k:
+                        goes_on[:] = [instrs[k].target, instrs[k].target]
+                    else:
+                        goes_on[:] = [k, k]
+                if k == goes_on[0]:
+                    return 0
+                if k < self.n and instrs[k].op == "JUMP" and instrs[k].target == goes_on[1]:
+                    return 1
+                return None
+        elif value:
+            def return_at(k):
+                return 1 if k < self.n and instrs[k].op == "RETURN_VALUE" else None
         else:
-            return_at = self._return_none_at
+            def return_at(k):
+                return self._return_none_at(k) or None
         at = {}  # handler index -> copy index
         jumps = []
         exits = self.finally_reraise_ends_of(fstart, fend)
         k, j = start, fstart
         while j <= fend:
+            if j == fend and j > fstart and instrs[j - 1].op in _LEAVES and \
+                    return_at(k) is None and not _same_reraise(instrs[j], k, instrs) and \
+                    not (PROFILE.setup_blocks and falls_to is None):
+                # (not for handlers_legacy's returning copies: there the copy of an exit the
+                # code falls into may be the `return None` written after the statement)
+                break  # only jumps reach the final exit, and each has its copy of the exit
             if k >= self.n:
                 return None
             a, b = instrs[j], instrs[k]
             at[j] = k
-            if a.op == "RERAISE" and (j == fend or j in exits):
+            if a.op == "RERAISE" and (j == fend and a.arg == 0 and
+                                      not _same_reraise(a, k, instrs) or j in exits) or \
+                    a.op == "JUMP" and a.target == fend:
+                # (a jump to the final exit is written as a copy of the exit; a finally body
+                # that ends with a try/except ends with that statement's own cleanup,
+                # RERAISE 1, which is copied as it is, or before 3.11 with its re-raise of
+                # an unmatched exception, RERAISE 0, which the copy has too)
                 size = return_at(k)
-                if not size:
+                if size is None:
                     return None
                 k, j = k + size, j + 1
                 continue
@@ -330,7 +391,7 @@ class HandlerMixin(ColdHandlerMixin):
         for target, copied in jumps:
             if not fstart <= target <= fend:
                 return None
-            if target == fend and (copied >= self.n or return_at(copied)):
+            if target == fend and (copied >= self.n or return_at(copied) is not None):
                 continue  # the exit, jumped to: any copy of the return will do (one beyond
                 # the code is a detached copy of the function's exit, statements.ExitBlocks)
             if at.get(target) != copied:
@@ -338,7 +399,7 @@ class HandlerMixin(ColdHandlerMixin):
         # copies of the return that only jumps from the copy reach (`while` in the finally
         # body: the test that skips the loop goes to one of its own) belong to it too
         targets = set(copied for _, copied in jumps)
-        while k in targets and return_at(k):
+        while k in targets and return_at(k):  # (a copy of no instruction adds none)
             k += return_at(k)
         return k
 

@@ -26,6 +26,7 @@ slots before 3.11, is one ``PrevExc`` value here as on 3.11.
 import ast
 
 from .expressions import CurrentExc, Null, PrevExc, WithEnter, WithExit
+from .legacy_structure import dead_after
 from .profile import PROFILE
 
 _END_OF_HANDLERS = ("RERAISE", "END_FINALLY")
@@ -170,9 +171,11 @@ class LegacyHandlerMixin(object):
             body and isinstance(body[-1], ast.Continue) for body in [h.body for h in handlers])
         if ends_loop_body and else_start is None and (body_to_head or handlers_end >= loop.last):
             # the try is the last statement of the loop body: its exits were threaded to the
-            # loop head, they are no `continue`
-            for handler in handlers:
-                if handler.body and isinstance(handler.body[-1], ast.Continue):
+            # loop head, they are no `continue` (unless the clause's own exit is left after
+            # them, dead)
+            for handler, clause in zip(handlers, clauses):
+                if handler.body and isinstance(handler.body[-1], ast.Continue) and \
+                        not self._written_continue(clause):
                     handler.body.pop()
                     handler.body = handler.body or [ast.Pass()]
         elif else_start is not None and ends_loop_body:
@@ -182,8 +185,9 @@ class LegacyHandlerMixin(object):
             end = self.range_end - 1 if self.range_end - 1 == loop.last else self.range_end
             orelse, _ = self.walk(else_start, end, list(stack), ctx)
             nxt = end
-            for handler in handlers:
-                if handler.body and isinstance(handler.body[-1], ast.Continue):
+            for handler, clause in zip(handlers, clauses):
+                if handler.body and isinstance(handler.body[-1], ast.Continue) and \
+                        not self._written_continue(clause):
                     handler.body.pop()
                     handler.body = handler.body or [ast.Pass()]
         elif else_start is not None:
@@ -198,6 +202,17 @@ class LegacyHandlerMixin(object):
         if after_copy is not None:
             self.walk(after_copy[0], after_copy[1], stack, ctx, out=out)
         return nxt
+
+    def _written_continue(self, clause):
+        """Whether the except clause ends with a written ``continue``: 3.8/3.9 leave the
+        clause's own exit (``POP_EXCEPT``; jump), dead, after the jump to the loop head; a
+        clause that falls off its end has only that exit, threaded to the head."""
+        end = min(self._clause_ranges(clause)[-1][1], self.n)
+        last = self.instrs[end - 1] if end > 0 else None
+        if not PROFILE.keeps_dead_code or last is None or last.op != "JUMP":
+            return False
+        dead = dead_after(self.code, last.offset)
+        return dead is not None and dead.opname in ("POP_EXCEPT", "POP_BLOCK")
 
     def _clause_tail(self, clause):
         """3.10: (start, end) of the code after the try statement that the compiler copied to

@@ -314,7 +314,7 @@ class _LegacyState(object):
                     self.reachable[raws[k].offset] = self.reachable[raws[k - 1].offset]
                 elif raws[k].opname == "POP_EXCEPT" and k + 1 < len(raws) and \
                         raws[k + 1].opname == "JUMP_FORWARD" and \
-                        raws[k - 1].opname in ("RETURN_VALUE", "RAISE_VARARGS", "RERAISE"):
+                        raws[k - 1].opname in ("RAISE_VARARGS", "RERAISE"):
                     # an except clause's exit after its raise: the jump says where the try ends
                     self.reachable[raws[k].offset] = self.reachable[raws[k - 1].offset]
                     self.reachable[raws[k + 1].offset] = self.reachable[raws[k - 1].offset]

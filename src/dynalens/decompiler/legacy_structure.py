@@ -6,8 +6,8 @@
 * Dead code survives: a body whose last statement is compound (``if``/``for``/``while``/``try``)
   keeps the compiler's ``return None`` after it even when every path returned before.  The
   recompiled source has it only if its last statement is compound too, so when the code ends
-  with such an unreachable return, the simple statements after the last compound statement
-  belong to that statement's ``else``.
+  with such an unreachable return, the statements after the last ``if`` (or ``try``) that
+  cannot fall through belong to that statement's ``else``.
 """
 
 import ast
@@ -34,6 +34,50 @@ class LegacyLoopMixin(object):
         return nxt
 
 
+    def compound_end(self, out, first, end):
+        """``out[first:]``, the statements of a range ending in a ``return``: when dead code
+        follows that return inside the range, the range ended with a compound statement.
+
+        The peephole pass deletes what follows a ``return`` up to the end of its basic block;
+        something is left only where a label started a new block, the end of a compound
+        statement (the jump over an ``else``, a loop's back edge, a ``try`` body's
+        ``POP_BLOCK``). So the statements after the last ``if`` that cannot fall through are
+        its ``else`` (the function's dead ``return None`` is the same signal,
+        :func:`ends_with_dead_return`)."""
+        last = min(end, self.n) - 1
+        if last < 0 or self.instrs[last].op != "RETURN_VALUE":
+            return
+        stop = self.instrs[end].offset if end < self.n else None
+        if dead_after(self.code, self.instrs[last].offset, stop) is not None:
+            out[first:] = else_for_dead_return(out[first:])
+
+
+def dead_after(code, offset, stop=None):
+    """The raw instruction after the one at ``offset`` (and before ``stop``) when it is
+    unreachable (3.8/3.9 keep dead code), else None."""
+    from .instructions import legacy_layout, raw_instructions
+    raws = raw_instructions(code)
+    k = _raw_index(raws, offset)
+    if k is None or k + 1 >= len(raws):
+        return None
+    after = raws[k + 1]
+    if (stop is None or after.offset < stop) and after.offset not in legacy_layout(raws)[1]:
+        return after
+    return None
+
+
+def _raw_index(raws, offset):
+    """The position of the raw instruction at ``offset`` (offsets grow along the list)."""
+    lo, hi = 0, len(raws)
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if raws[mid].offset < offset:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo if lo < len(raws) and raws[lo].offset == offset else None
+
+
 def ends_with_dead_return(code):
     """Whether ``code`` ends with an unreachable ``LOAD_CONST None; RETURN_VALUE`` (3.8/3.9)."""
     raws = raw_instructions(code)
@@ -48,41 +92,58 @@ _TERMINAL = (ast.Return, ast.Raise, ast.Continue, ast.Break)
 
 def else_for_dead_return(stmts):
     """Move the simple statements after the last compound statement into its ``else`` (see
-    the module docstring); ``elif`` chains are followed down."""
-    k = len(stmts)
-    while k > 0 and not isinstance(stmts[k - 1], (ast.If, ast.For, ast.AsyncFor, ast.While, ast.Try,
-                                                    ast.With, ast.AsyncWith)):
-        k -= 1
-    if k == 0 or k == len(stmts) or not isinstance(stmts[-1], ast.Return):
+    the module docstring); ``elif`` chains are followed down.
+
+    Only an ``if`` whose body does not fall through and a ``try`` with handlers leave the
+    dead return (or the jump over an ``else``) behind them: a loop or ``with`` whose block
+    ends in a ``return`` shares that block's end, so nothing follows it; nor does an ``if`` or
+    ``try`` that falls through (the return would be live). Such a statement seen from the end
+    is inside the ``else`` of an earlier one: the search goes on before it.
+    An ``if`` whose body ends in ``raise``, ``continue`` or ``break`` keeps its jump over the
+    ``else`` (dead, see :func:`else_jump_after`): without one it had no ``else``.
+    """
+    if not stmts or not isinstance(stmts[-1], ast.Return):
         return stmts  # the implicit return follows a final `raise` too
-    last = stmts[k - 1]
-    tail = stmts[k:]
-    if isinstance(last, ast.If) and _terminal(last.body):
-        # the tail only runs when the test is false: the else (or elif chain) holds it
-        last.orelse = else_for_dead_return(last.orelse + tail)
-        return stmts[:k]
-    if isinstance(last, (ast.For, ast.AsyncFor, ast.While)) and not last.orelse and \
-            not _breaks(last.body):
-        last.orelse = tail
-        return stmts[:k]
-    if isinstance(last, ast.Try) and last.handlers and not last.orelse and not last.finalbody:
-        last.orelse = tail
-        return stmts[:k]
+    k = len(stmts)
+    while k > 0:
+        last = stmts[k - 1]
+        if isinstance(last, ast.If) and _terminal(last.body) and k < len(stmts) and \
+                getattr(last, "else_jump", None) is not False:
+            # the tail only runs when the test is false: the else (or elif chain) holds it
+            last.orelse = else_for_dead_return(last.orelse + stmts[k:])
+            return stmts[:k]
+        if isinstance(last, ast.Try) and last.handlers and not last.orelse and \
+                not last.finalbody and k < len(stmts):
+            last.orelse = stmts[k:]
+            return stmts[:k]
+        k -= 1
     return stmts
+
+
+def else_jump_after(code, offset):
+    """Whether the instruction after the one at ``offset`` (a ``raise``, ``continue`` or
+    ``break`` that ends an ``if`` body) is the dead jump over an ``else`` (3.8/3.9).
+
+    The compiler writes that jump after every ``if`` body followed by an ``else``; the
+    peephole pass deletes it only after a ``return`` in the same basic block. So after the
+    other exits a dead unconditional jump means the source had an ``else`` there, and its
+    absence that it had none; the normalized instructions have lost the dead code, the raw
+    ones still show it.
+    """
+    from .instructions import legacy_layout, raw_instructions
+    raws = raw_instructions(code)
+    k = _raw_index(raws, offset)
+    if k is None or k + 1 >= len(raws):
+        return False
+    after = raws[k + 1]
+    return after.opname in ("JUMP_FORWARD", "JUMP_ABSOLUTE") and \
+        after.offset not in legacy_layout(raws)[1]
 
 
 def _terminal(body):
     return bool(body) and isinstance(body[-1], _TERMINAL) or (
         bool(body) and isinstance(body[-1], ast.If) and _terminal(body[-1].body) and
         _terminal(body[-1].orelse))
-
-
-def _breaks(body):
-    for stmt in body:
-        for node in ast.walk(stmt):
-            if isinstance(node, ast.Break):
-                return True
-    return False
 
 
 def compound_ends_before_else(stmts):

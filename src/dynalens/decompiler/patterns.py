@@ -230,11 +230,13 @@ class MatchMixin(object):
         pre = [self._pat_val(v) for v in stack[cut + 1:]]
         if any(v is None for v in pre):
             return None
+        state = self.fork()
         try:
             cases = self._read_cases(k, outer, subject, pre, copied and not pre, True)
         except (_NotAPattern, DecompilationError, NotAChunk):
-            return None
+            cases = None
         if cases is None:
+            self.restore(state)
             return None
         subject = self.value(subject, None)
         last = out[-1] if out else None

@@ -27,13 +27,22 @@ FACTS = {
 test to the bottom). branches.py, handlers_legacy.py."""),
     "keeps_dead_code": ((3, 8), (3, 10), """\
 Unreachable code after return/raise/break is kept (3.10+ removes it). render.py (the dead
-`return None` at the end of a function, legacy_structure.py)."""),
+`return None` at the end of a function, legacy_structure.py), branches.py and
+handlers_legacy.py (dead jumps and exits left after a return, raise, continue or break:
+legacy_structure.dead_after, else_jump_after)."""),
     "setup_blocks": ((3, 8), (3, 11), """\
 Handlers are found through SETUP_* instructions and the block stack (3.11+: the exception
-table). instructions.exception_entries, legacy_blocks.py, handlers_legacy.py."""),
+table). instructions.exception_entries, legacy_blocks.py, handlers_legacy.py, statements.py
+(ExitBlocks folds lone RETURN_VALUE copies back for handlers_legacy's finally copies)."""),
     "inlined_exit_copies_310": ((3, 10), (3, 11), """\
 3.10 copies a small exit block into the jumps to it and leaves the original in place
 (instructions._LegacyState.exit_copies, legacy_blocks.inlined_exits)."""),
+    "jumps_to_return_inlined": ((3, 8), (3, 11), """\
+An unconditional jump to a small block that returns is replaced by a copy of that block
+(3.8/3.9's peephole pass: a jump to RETURN_VALUE becomes the return; 3.10: blocks of up to
+four instructions), so code that jumped past a cleanup falls into the original instead.
+branches.py (chained comparisons). 3.11 keeps the jump; 3.12+ copy exits again in
+flowgraph.c, in their own chain template (not read yet)."""),
     "match_success_flag": ((3, 10), (3, 11), """\
 MATCH_CLASS / MATCH_KEYS push a success flag beside the values tuple (3.11+: None on
 failure). patterns.py (3.8/3.9 have no `match`)."""),

@@ -121,15 +121,18 @@ def decompile_body(code, kind=None, session=None):
     kind = kind or code_kind(code)
     session = session or Session()
     walker = CodeWalker(code, kind, session)
+    state = walker.fork()
     try:
         stmts, _ = walker.walk(0, walker.n, [], Context())
     except DecompilationError:
         # generated code may jump over a handler laid out mid-code (generated_layout.py);
         # code the walker reads as it is (a handler after its body, as 3.11 lays it out)
         # is never moved
-        walker = CodeWalker(code, kind, session, relayout=True)
-        if not walker.relaid:
+        relaid = CodeWalker(code, kind, session, relayout=True)
+        if not relaid.relaid:
             raise
+        walker.restore(state)  # the first reading was a trial: its temporaries and stubs go
+        walker = relaid
         stmts, _ = walker.walk(0, walker.n, [], Context())
     if kind == "function":
         walker.end_with_detached_exit(stmts)

@@ -124,6 +124,9 @@ class ExitBlocks(object):
             blocks.setdefault(keys[k], []).append(k)
             blocks_at.add(k)
         self.canon = {}
+        if PROFILE.setup_blocks:
+            # (3.11+ match the copy's jumps against the finally handler's: handlers.py)
+            self._lone_returns()
         if all(len(starts) < 2 for starts in blocks.values()):
             return  # no block is copied (the usual case): nothing below would find one
         # only copies of line-less blocks are the compiler's: a written statement starts a
@@ -153,6 +156,34 @@ class ExitBlocks(object):
             if key in labels:
                 for k in starts:
                     self.canon[k] = labels[key]
+
+    def _lone_returns(self):
+        """A ``RETURN_VALUE`` alone, jumped to, right after a ``RETURN_VALUE`` that code falls
+        into: the compiler's copy of a line-less exit, the return of a value computed before
+        a branch (``return x`` in a ``try`` whose ``finally`` body is an ``if``: the value
+        waits on the stack through the finally copy). A jump to it is a jump to the copy
+        before, the end of the branch; the copy itself is skipped."""
+        instrs = self.instrs
+        first = {}  # lone copy -> the return code falls into, first of the run
+        for k in range(1, len(instrs)):
+            if instrs[k].op == "RETURN_VALUE" and instrs[k].is_target and \
+                    instrs[k - 1].op == "RETURN_VALUE":
+                j = first.get(k - 1, k - 1)
+                if not instrs[j].is_target:
+                    first[k] = j
+        if not first:
+            return
+        for ins in instrs:
+            if ins.target in first and ins.op in self._REDIRECTED:
+                if ins.original_target is None:
+                    ins.original_target = ins.target
+                ins.target = first[ins.target]
+        for k, j in first.items():
+            if not any(ins.target == k for ins in instrs):
+                instrs[k].is_target = False
+                self.ends[k] = k + 1
+        for j in set(first.values()):
+            instrs[j].is_target = True
 
     def _keys(self):
         """{start: key} for every exit block: a run of at most MAX_LENGTH key operations
@@ -297,6 +328,63 @@ class Context(object):
 class AppendStmt(ast.stmt):
     """LIST_APPEND/SET_ADD/MAP_ADD/YIELD inside a comprehension body (never rendered)."""
     _fields = ("value", "key")
+
+
+KEEPS_DEAD_CODE = PROFILE.keeps_dead_code
+
+
+class WalkState(object):
+    """What a parse changes on a walker (and its session) as it goes, copied at a fork.
+
+    Restored after a rejected trial: the counters that number values and temporaries, the
+    blocks a recogniser consumed (cleanups, cold joins, fall-through targets, returning
+    copies), annotations found, and the stubs recorded for nested code that failed (a stale
+    stub would hide a difference from marking). Not restored: what the bytecode itself says
+    whatever the parse (a STORE_GLOBAL means ``global x``; ``mod.f()`` compiled without the
+    method form means a module-level ``import mod``), so a trial that read it found a fact.
+    Containers are restored in place: an enclosing walk holds some in locals (``walk`` reads
+    ``cleanup_starts`` once) and a session's are shared with the walkers of nested code. The
+    state a recogniser saves and restores around itself (``ctx``, the range,
+    ``finally_reraise_ends``, ``range_joins``, ``comprehension_result``) is back in place by
+    the time a trial returns; what a walk never changes (instructions, handlers, the loops
+    found before walking) is not copied."""
+
+    __slots__ = ("made", "copied", "disordered", "annotations_found", "returning_copies",
+                 "cold_joins", "temp_count", "dicts")
+
+    _WALKER_DICTS = ("cleanup_starts", "fallthrough")  # changed in place during a walk
+
+    def __init__(self, walker):
+        self.made, self.copied, self.disordered = walker.made, walker.copied, walker.disordered
+        self.annotations_found = getattr(walker, "annotations_found", None)
+        self.returning_copies = getattr(walker, "returning_copies", None)
+        cold_joins = walker.cold_joins
+        self.cold_joins = set(cold_joins) if isinstance(cold_joins, set) else cold_joins
+        session = getattr(walker, "session", None)
+        self.temp_count = getattr(session, "temp_count", None)
+        dicts = [getattr(walker, name) for name in self._WALKER_DICTS]
+        fallbacks = getattr(session, "fallbacks", None)
+        if fallbacks is not None:
+            dicts.append(fallbacks)
+        self.dicts = [(target, dict(target)) for target in dicts]
+
+    def restore(self, walker):
+        walker.made, walker.copied, walker.disordered = self.made, self.copied, self.disordered
+        if self.annotations_found is not None:
+            walker.annotations_found = self.annotations_found
+        if self.returning_copies is not None:
+            walker.returning_copies = self.returning_copies
+        if isinstance(self.cold_joins, set):
+            walker.cold_joins.clear()
+            walker.cold_joins.update(self.cold_joins)
+        else:
+            walker.cold_joins = self.cold_joins
+        if self.temp_count is not None:
+            walker.session.temp_count = self.temp_count
+        for target, saved in self.dicts:
+            if target != saved:
+                target.clear()
+                target.update(saved)
 
 
 def _current_lines(instrs):
@@ -482,6 +570,7 @@ class StatementWalker(StackMachine):
         """Statements for [start, end); returns (statements, index where the walk stopped)."""
         if out is None:
             out = []
+        first = len(out)
         saved = (self.ctx, self.range_start, self.range_end, self.chunk_mode)
         self.ctx, self.range_start, self.range_end, self.chunk_mode = ctx, start, end, chunk_mode
         try:
@@ -544,13 +633,32 @@ class StatementWalker(StackMachine):
                             isinstance(v, ast.expr) and not getattr(v, "_temp", False)
                             for v in stack)
                 i = ins.index + 1 if nxt is None else nxt
+            if KEEPS_DEAD_CODE and len(out) > first and isinstance(out[-1], ast.Return):
+                self.compound_end(out, first, end)
             return out, i
         finally:
             self.ctx, self.range_start, self.range_end, self.chunk_mode = saved
 
+    def compound_end(self, out, first, end):
+        """Rebuild the else a range's last compound statement lost (3.8/3.9:
+        legacy_structure.LegacyLoopMixin); nothing to do elsewhere."""
+
     kind = "function"
     made = 0
     disordered = False  # a SWAP reordered values: statements may run parts out of order
+
+    # -- trial parses: fork, then restore what a rejected trial changed ----------------------
+    def fork(self):
+        """A snapshot of everything a walk changes on the walker and its session as it goes
+        (:class:`WalkState`), taken before a trial parse (a chunk, a value, a match). A
+        rejected trial hands it to :meth:`restore`, so it leaves nothing of its parse behind (a
+        consumed cold block, a temporary's number, a stub); a trial that is taken keeps its
+        changes, as the walk it stands for would have made them."""
+        return WalkState(self)
+
+    def restore(self, state):
+        """Undo every change made since ``state = self.fork()`` (see :meth:`fork`)."""
+        state.restore(self)
 
     def spill(self, stack, out, at):
         """Values still on the stack when a statement is emitted were computed *before* it
@@ -707,14 +815,18 @@ class StatementWalker(StackMachine):
         if first.op == "LOAD_CONST" and first.argval is None and stop - start == 2:
             return  # falling off the end returns None already
         del self.exits.ends[start]  # (the walk would step over it)
+        state = self.fork()
         try:
             block, _ = self.walk(start, stop, [], Context())
         except DecompilationError:
+            self.restore(state)
             return  # an exit that needs the stack of where it was copied (a with's)
         finally:
             self.exits.ends[start] = stop
         if len(block) == 1 and isinstance(block[0], ast.Return):
             stmts.extend(block)
+        else:
+            self.restore(state)
 
     def _structure_at(self, i, stack, out, ctx):
         """Start a construct at ``i`` if one starts here: try, while (the one that encloses

@@ -75,6 +75,7 @@ _FLAG_NAMES = {
     0x0200: "ASYNC_GENERATOR",
 }
 _FLAG_MASK = sum(_FLAG_NAMES)
+_CO_NEWLOCALS = 0x0002  # set for functions, not for class bodies and modules
 _CO_HAS_DOCSTRING = 0x4000000  # 3.14+: docstring presence is a flag, not a None in co_consts[0]
 
 _DROPPED = frozenset(["EXTENDED_ARG", "CACHE", "NOP"])
@@ -309,8 +310,10 @@ def _find_candidates(module, code):
 
 
 def _relative_qualname(value, top_name):
-    """Pre-3.11 MAKE_FUNCTION takes the qualname as a string constant; a function decompiled
-    alone recompiles without its enclosing prefix, so compare from the top code's own name on."""
+    """Pre-3.11 MAKE_FUNCTION takes the qualname as a string constant, and every class body
+    stores its ``__qualname__``; a function decompiled alone recompiles without its enclosing
+    prefix (``Sniffer.sniff.<locals>.dialect`` comes back as ``sniff.<locals>.dialect``), so
+    compare from the top code's own name on."""
     marker = top_name + ".<locals>."
     at = value.find(marker)
     if at > 0 and value[at - 1] == ".":
@@ -384,8 +387,9 @@ class _Normalized(object):
             return (_BORROW[ins.opname], _const_key(ins.argval), ins.argrepr)
         if ins.opcode in _CONST_OPS:
             value = ins.argval
-            if (sys.version_info < (3, 11) and isinstance(value, str)
-                    and number + 1 < len(kept) and kept[number + 1].opname == "MAKE_FUNCTION"):
+            if isinstance(value, str) and following is not None and (
+                    following.opname == "STORE_NAME" and following.argval == "__qualname__"
+                    or sys.version_info < (3, 11) and following.opname == "MAKE_FUNCTION"):
                 value = _relative_qualname(value, top_name)
             return (ins.opname, _const_key(value))
         if ins.arg is None:
@@ -582,9 +586,12 @@ def _describe(ins, key):
 
 
 def _docstring(code):
+    """A function's docstring (None without one). A class body's first constant is its
+    ``__qualname__``, not a docstring: its docstring is an instruction, compared as such."""
     if code.co_flags & _CO_HAS_DOCSTRING:
         return code.co_consts[0]
-    if (sys.version_info < (3, 14) and not code.co_name.startswith("<") and code.co_consts
+    if (sys.version_info < (3, 14) and code.co_flags & _CO_NEWLOCALS
+            and not code.co_name.startswith("<") and code.co_consts
             and isinstance(code.co_consts[0], str)):
         return code.co_consts[0]
     return None
