@@ -185,7 +185,8 @@ def test_missing_function_is_reported():
 
 @pytest.mark.parametrize("left, right", [
     ("1", "1.0"), ("1", "True"), ("0.0", "-0.0"), ("(1, 2)", "(1, 2.0)"),
-    ("'a'", "b'a'"), ("1j", "1.0"),
+    ("'a'", "b'a'"), ("1j", "1.0"), ("'a'", "'b'"), ("1", "2"), ("b'a'", "b'b'"),
+    ("True", "False"), ("None", "..."),
 ])
 def test_constants_differ_by_type_and_value(left, right):
     code = code_named("def f():\n    return %s\n" % left, "f")

@@ -32,7 +32,15 @@ _LEAVES = frozenset(["RERAISE", "JUMP", "RETURN_VALUE", "RETURN_CONST", "RAISE_V
 
 
 _ENDS_BLOCK = frozenset(["JUMP", "RETURN_VALUE", "RAISE_VARARGS", "RERAISE", "POP_EXCEPT"])
-_LEAVES = frozenset(["RETURN_VALUE", "RAISE_VARARGS", "RERAISE"])
+_EXITS = frozenset(["RETURN_VALUE", "RAISE_VARARGS", "RERAISE"])  # (no fall-through, no jump)
+
+
+def _same_reraise(ins, k, instrs):
+    """Whether ``ins`` (the last instruction of a finally handler) is a ``RERAISE 0`` that
+    the copy at ``k`` has too: before 3.11 the re-raise of an exception no clause of a try
+    nested last in the finally body matched, not the body's own exit."""
+    return ins.op == "RERAISE" and ins.arg == 0 and k < len(instrs) and \
+        instrs[k].op == "RERAISE" and instrs[k].arg == 0
 
 
 class HandlerMixin(ColdHandlerMixin):
@@ -116,7 +124,7 @@ class HandlerMixin(ColdHandlerMixin):
             while stop < cleanup and instrs[stop].target is None and \
                     not instrs[stop].is_target and instrs[stop].op not in _ENDS_BLOCK:
                 stop += 1
-            if stop >= cleanup or stop == start or instrs[stop].op not in _LEAVES or \
+            if stop >= cleanup or stop == start or instrs[stop].op not in _EXITS or \
                     all(ins.op in ("LOAD_CONST", "POP_TOP") for ins in instrs[start:stop]) or \
                     instrs[start].op == "POP_TOP" or \
                     any(ins.op == "SWAP" for ins in instrs[start:stop]) or \
@@ -140,7 +148,7 @@ class HandlerMixin(ColdHandlerMixin):
         statement, which the compiler moved after a clause (``_after_try_in_clause``)."""
         else_end = min(h, self.range_end)
         last = self.instrs[else_end - 1] if else_end > 0 else None
-        if last is None or last.op not in _LEAVES:
+        if last is None or last.op not in _EXITS:
             return None
         for start, stop in moved:
             self.cleanup_starts[start] = stop  # (a copy ending a branch of a clause)
@@ -361,16 +369,13 @@ class HandlerMixin(ColdHandlerMixin):
                 or self._returning_copy_end(body_end, fstart, fend) == pre_handler
                 or not PROFILE.cold_handlers
                 and self._returning_copy_end(body_end, fstart, fend, falls_to=pre_handler,
-                                             join=join) == pre_handler
-                or pre_handler < h and self._joining_copy_end(body_end, fstart, fend, join) == h):
+                                             join=join) == pre_handler):
             # (the second: a try/finally that ends the function, whose finally body has
             # branches or a loop: the normal exit's copy ends each way out with the
             # implicit `return None`; the third: one that does not end it, whose finally
             # body's branches each re-raise where the normal exit's copy goes on after the
             # statement, or jumps there, `finally: if c: f()`; from 3.12 the handler is laid
-            # out after the code that follows, and the cold path below reads that; the
-            # fourth: every way out of the copy is the one jump past the handler, which
-            # consecutive exits share)
+            # out after the code that follows, and the cold path below reads that)
             body, _ = self._try_body(i, body_end, pre_handler, stack, inner, body_stack)
         elif self._returning_copy_end(body_end, fstart, fend, True) == pre_handler and \
                 self._returns_value(i, body_end, body_stack, inner):
@@ -428,25 +433,19 @@ class HandlerMixin(ColdHandlerMixin):
     def _returns_value(self, start, end, body_stack, ctx):
         """Whether the try body [start, end) ends by computing one value (``return v``)."""
         trial = list(body_stack)
-        state = self.fork()
         try:
             self.walk(start, end, trial, ctx)
         except DecompilationError:
             return False
-        finally:
-            self.restore(state)  # a probe: the try statement walks its body itself
         return len(trial) == len(body_stack) + 1
 
-    def _returning_copy_end(self, start, fstart, fend, value=False, falls_to=None, join=None,
-                            jumps_to_the_exit=True):
+    def _returning_copy_end(self, start, fstart, fend, value=False, falls_to=None, join=None):
         """Where the normal exit's copy of the finally body [fstart, fend] starting at
         ``start`` ends, when it is that body with each exit (the final RERAISE and its copies)
         a ``return None`` (``value``: a RETURN_VALUE of a value computed before; ``falls_to``:
         no instruction at all, the copy going on at index ``falls_to`` after the statement,
         or a JUMP to ``join``, where the statement is left; with _WHERE_THE_FIRST_EXIT_GOES,
-        both are where the first exit met goes on); None when it is not.
-        ``jumps_to_the_exit``: a jump to the final RERAISE is an exit too, written in the copy
-        as a copy of the exit (3.11+; the 3.8-3.10 reader asks without it)."""
+        both are where the first exit met goes on); None when it is not."""
         instrs = self.instrs
         if falls_to is not None:
             goes_on = [None, join] if falls_to is _WHERE_THE_FIRST_EXIT_GOES else \
@@ -474,19 +473,23 @@ class HandlerMixin(ColdHandlerMixin):
         exits = self.finally_reraise_ends_of(fstart, fend)
         k, j = start, fstart
         while j <= fend:
-            if jumps_to_the_exit and j == fend and j > fstart and \
-                    instrs[j - 1].op in _LEAVES and return_at(k) is None:
+            if j == fend and j > fstart and instrs[j - 1].op in _LEAVES and \
+                    return_at(k) is None and not _same_reraise(instrs[j], k, instrs) and \
+                    not (PROFILE.setup_blocks and falls_to is None):
+                # (not for handlers_legacy's returning copies: there the copy of an exit the
+                # code falls into may be the `return None` written after the statement)
                 break  # only jumps reach the final exit, and each has its copy of the exit
             if k >= self.n:
                 return None
             a, b = instrs[j], instrs[k]
             at[j] = k
-            if a.op == "RERAISE" and (j in exits or j == fend and not a.arg and not (
-                    b.op == "RERAISE" and b.arg == a.arg)) or \
-                    jumps_to_the_exit and a.op == "JUMP" and a.target == fend:
-                # (a jump to the final exit is written as a copy of the exit; a RERAISE the
-                # copy has too ends a try nested last in the finally body: its cleanup's
-                # RERAISE 1, or before 3.11 its unmatched exception's; compared below)
+            if a.op == "RERAISE" and (j == fend and a.arg == 0 and
+                                      not _same_reraise(a, k, instrs) or j in exits) or \
+                    a.op == "JUMP" and a.target == fend:
+                # (a jump to the final exit is written as a copy of the exit; a finally body
+                # that ends with a try/except ends with that statement's own cleanup,
+                # RERAISE 1, which is copied as it is, or before 3.11 with its re-raise of
+                # an unmatched exception, RERAISE 0, which the copy has too)
                 size = return_at(k)
                 if size is None:
                     return None
@@ -512,47 +515,6 @@ class HandlerMixin(ColdHandlerMixin):
         targets = set(copied for _, copied in jumps)
         while k in targets and return_at(k):  # (a copy of no instruction adds none)
             k += return_at(k)
-        return k
-
-    def _joining_copy_end(self, start, fstart, fend, join):
-        """Where the normal exit's copy of the finally body [fstart, fend] starting at
-        ``start`` ends, when each way out of it is the jump to ``join`` (the code after the
-        try); None when it is not. The handler's copy ends each branch of the body with its
-        own copy of the final RERAISE; the normal copy has one jump, which the branches that
-        end there fall or jump into, so consecutive exits share it."""
-        instrs = self.instrs
-        exits = self.finally_reraise_ends_of(fstart, fend)
-        exits.add(fend)
-        at = {}  # handler index -> copy index
-        jumps = []
-        k, j = start, fstart
-        shared = None  # the copy's jump just matched to an exit
-        while j <= fend:
-            if k >= self.n:
-                return None
-            a, b = instrs[j], instrs[k]
-            if a.op == "RERAISE" and not a.arg and j in exits:
-                if b.op == "JUMP" and b.target == join:
-                    at[j], shared = k, k
-                    k, j = k + 1, j + 1
-                    continue
-                if shared is not None and shared == k - 1:
-                    at[j] = shared
-                    j += 1
-                    continue
-                return None
-            shared = None
-            at[j] = k
-            if a.op != b.op or (a.target is None) != (b.target is None):
-                return None
-            if a.target is not None:
-                jumps.append((a.target, b.target))
-            elif a.argval != b.argval and a.argval == a.argval:
-                return None
-            k, j = k + 1, j + 1
-        for target, copied in jumps:
-            if not fstart <= target <= fend or at.get(target) != copied:
-                return None
         return k
 
     def finally_reraise_ends_of(self, fstart, fend):

@@ -433,7 +433,7 @@ class LegacyHandlerMixin(object):
             # in the copy on the normal path (which then ends where the handler starts)
             if instrs[k].op == "RERAISE":
                 for start in range(body_start, pre):
-                    if self._returning_copy_end(start, f, k, jumps_to_the_exit=False) == pre:
+                    if self._returning_copy_end(start, f, k) == pre:
                         self.returning_copies = dict(self.returning_copies)
                         self.returning_copies[f] = start
                         return k

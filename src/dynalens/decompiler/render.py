@@ -184,6 +184,8 @@ _CELL_OPS = frozenset(["LOAD_DEREF", "STORE_DEREF", "DELETE_DEREF", "LOAD_CLOSUR
 def _unused_free_variables(code, walker):
     """Free variables the code never touches (generated code passes cells it does not use):
     only a ``nonlocal`` declaration makes the recompiled function capture them."""
+    if not code.co_freevars:
+        return []
     used = set(ins.argval for ins in walker.instrs if ins.op in _CELL_OPS)
     return [v for v in code.co_freevars if v not in used and v not in _CLASS_CELLS]
 
@@ -252,8 +254,10 @@ def _legacy_qualname(code):
                 break
         return code.co_name
     for k in range(2, len(instructions)):
+        if instructions[k].opname != "MAKE_FUNCTION":
+            continue
         made, name = instructions[k - 2].argval, instructions[k - 1].argval
-        if instructions[k].opname == "MAKE_FUNCTION" and hasattr(made, "co_name") and \
+        if hasattr(made, "co_name") and \
                 isinstance(name, str) and name.endswith("." + made.co_name):
             outer = name[:-len(made.co_name) - 1]
             if outer.endswith(".<locals>"):

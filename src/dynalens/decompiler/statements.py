@@ -420,8 +420,9 @@ class StatementWalker(StackMachine):
         for e in entries:
             self.entry_by_target.setdefault(e.target, e)
         self.exits = ExitBlocks(instrs)
-        for ins in instrs:
-            if ins.target is not None and ins.target in self.exits.virtual:
+        virtual = self.exits.virtual
+        for ins in instrs if virtual else ():  # (no detached copy: nothing to redirect)
+            if ins.target is not None and ins.target in virtual:
                 ins.original_target = ins.target
                 ins.target = self.exits.virtual[ins.target]
         self.cleanup_starts = self._find_cleanups()

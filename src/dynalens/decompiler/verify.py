@@ -690,14 +690,24 @@ def _identical(expected, got):
             return False
     if len(expected.co_consts) != len(got.co_consts):
         return False
+    plain = _PLAIN_CONSTANTS
     for a, b in zip(expected.co_consts, got.co_consts):
-        if isinstance(a, _CodeType) or isinstance(b, _CodeType):
+        kind = type(a)
+        if kind is type(b) and kind in plain:
+            if a != b:  # (their keys are (type, value): the same test, without the keys)
+                return False
+        elif isinstance(a, _CodeType) or isinstance(b, _CodeType):
             if not (isinstance(a, _CodeType) and isinstance(b, _CodeType)
                     and a.co_name == b.co_name):
                 return False
         elif _const_key(a) != _const_key(b):
             return False
     return True
+
+
+# Constant types whose comparison keys are (module, name, value): two of one of these types
+# have equal keys exactly when they are equal.
+_PLAIN_CONSTANTS = frozenset([str, int, bytes, bool, type(None), type(Ellipsis)])
 
 
 def _flag_text(flags):
