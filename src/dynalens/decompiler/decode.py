@@ -188,6 +188,18 @@ _FIELD_AT = {"opname": 0, "opcode": 1, "arg": 2, "argval": 3, "argrepr": 4, "off
 _new = tuple.__new__
 
 
+def carried_lines(lines):
+    """Each position's line, given the lines where they start (None elsewhere: before 3.13
+    only the first instruction of a line says it): the last one given carries on."""
+    out = []
+    line = None
+    for given in lines:
+        if given is not None:
+            line = given
+        out.append(line)
+    return out
+
+
 def _line_starts(code):
     """``dict(dis.findlinestarts(code))``, without the generator: the same loop over
     ``co_lines()`` as that version's ``dis`` (3.13's compares line objects by identity, as

@@ -124,7 +124,7 @@ class DefinitionMixin(object):
                                              if hasattr(iterable, "iterable") else iterable)
         if node is None:
             self.fail("unrecognised comprehension body", ins)
-        mark_comprehension(node, getattr(getattr(self, "session", None), "generated", False))
+        mark_comprehension(node, getattr(self, "session", None))
         if code.co_flags & CO_COROUTINE:
             # an asynchronous list/set/dict comprehension (one that awaits) is a coroutine
             # the compiler awaits where it is called: that await is not written in source

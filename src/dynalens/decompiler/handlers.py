@@ -15,6 +15,7 @@ A ``finally`` body is emitted once in the handler and copied before every normal
 
 import ast
 
+from .cfg import EXITS, NO_FALLTHROUGH
 from .cold_blocks import ColdHandlerMixin
 from .comparison_keys import same_argument
 from .errors import DecompilationError
@@ -27,12 +28,7 @@ from .statements import Loop
 # _returning_copy_end(falls_to=...): the statement goes on wherever the copy's first exit does
 _WHERE_THE_FIRST_EXIT_GOES = object()
 
-# Instructions after which control never falls into the next one.
-_LEAVES = frozenset(["RERAISE", "JUMP", "RETURN_VALUE", "RETURN_CONST", "RAISE_VARARGS"])
-
-
 _ENDS_BLOCK = frozenset(["JUMP", "RETURN_VALUE", "RAISE_VARARGS", "RERAISE", "POP_EXCEPT"])
-_EXITS = frozenset(["RETURN_VALUE", "RAISE_VARARGS", "RERAISE"])  # (no fall-through, no jump)
 
 
 def _same_reraise(ins, k, instrs):
@@ -124,7 +120,7 @@ class HandlerMixin(ColdHandlerMixin):
             while stop < cleanup and instrs[stop].target is None and \
                     not instrs[stop].is_target and instrs[stop].op not in _ENDS_BLOCK:
                 stop += 1
-            if stop >= cleanup or stop == start or instrs[stop].op not in _EXITS or \
+            if stop >= cleanup or stop == start or instrs[stop].op not in EXITS or \
                     all(ins.op in ("LOAD_CONST", "POP_TOP") for ins in instrs[start:stop]) or \
                     instrs[start].op == "POP_TOP" or \
                     any(ins.op == "SWAP" for ins in instrs[start:stop]) or \
@@ -148,7 +144,7 @@ class HandlerMixin(ColdHandlerMixin):
         statement, which the compiler moved after a clause (``_after_try_in_clause``)."""
         else_end = min(h, self.range_end)
         last = self.instrs[else_end - 1] if else_end > 0 else None
-        if last is None or last.op not in _EXITS:
+        if last is None or last.op not in EXITS:
             return None
         for start, stop in moved:
             self.cleanup_starts[start] = stop  # (a copy ending a branch of a clause)
@@ -473,7 +469,7 @@ class HandlerMixin(ColdHandlerMixin):
         exits = self.finally_reraise_ends_of(fstart, fend)
         k, j = start, fstart
         while j <= fend:
-            if j == fend and j > fstart and instrs[j - 1].op in _LEAVES and \
+            if j == fend and j > fstart and instrs[j - 1].op in NO_FALLTHROUGH and \
                     return_at(k) is None and not _same_reraise(instrs[j], k, instrs) and \
                     not (PROFILE.setup_blocks and falls_to is None):
                 # (not for handlers_legacy's returning copies: there the copy of an exit the

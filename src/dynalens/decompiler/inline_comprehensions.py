@@ -103,7 +103,7 @@ class InlineComprehensionMixin(object):
         node = comprehension_from_statements(kind, body, iterator.iterable)
         if node is None:
             self.fail("unrecognised inline comprehension", ins)
-        mark_comprehension(node, getattr(getattr(self, "session", None), "generated", False))
+        mark_comprehension(node, getattr(self, "session", None))
         del stack[-slots:]
         stack[-1] = node
         return nxt

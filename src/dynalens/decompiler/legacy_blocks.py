@@ -14,6 +14,8 @@ leaves them again).
 
 import dis
 
+from .decode import carried_lines
+
 SETUPS = frozenset(["SETUP_FINALLY", "SETUP_WITH", "SETUP_ASYNC_WITH"])
 # No fall-through after these.
 _UNCONDITIONAL = frozenset(["JUMP_FORWARD", "JUMP_ABSOLUTE", "RETURN_VALUE", "RAISE_VARARGS",
@@ -216,12 +218,7 @@ def inlined_exits(raws):
     so and repeats a later run instruction for instruction, line for line, is such a copy: it
     becomes the jump again, to the last run (the block where the source has it).
     """
-    lines = []
-    line = None
-    for raw in raws:
-        if raw.starts_line is not None:
-            line = raw.starts_line
-        lines.append(line)
+    lines = carried_lines(raw.starts_line for raw in raws)
     key = lambda k: (raws[k].opname, raws[k].argval if not hasattr(raws[k].argval, "co_code")
                      else id(raws[k].argval), lines[k])
     returns = [k for k, raw in enumerate(raws)

@@ -29,10 +29,10 @@ def first_line(node):
     return min(lines) if lines else None
 
 
-def mark_comprehension(node, generated=False):
+def mark_comprehension(node, session):
     """Record on ``node``'s generators where the original broke the line (see module
-    docstring). ``generated`` code (Dynamo's) has no layout of its own to keep."""
-    if generated:
+    docstring). Generated code (Dynamo's: ``session.generated``) has no layout to keep."""
+    if getattr(session, "generated", False):
         return node
     current = first_line(node.key if isinstance(node, ast.DictComp) else node.elt)
     for generator in node.generators:

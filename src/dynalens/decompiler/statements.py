@@ -23,6 +23,7 @@ from types import MethodType
 
 from .annotate import CO_FUTURE_ANNOTATIONS, unstringify
 from .comparison_keys import same_argument
+from .decode import carried_lines
 from .cold_blocks import exception_only_code
 from .evaluation_order import first_out_of_order, made
 from .errors import DecompilationError
@@ -392,17 +393,6 @@ class WalkState(object):
                 target.update(saved)
 
 
-def _current_lines(instrs):
-    """The line each instruction is on (before 3.13 only the first of a line says it)."""
-    lines = []
-    line = None
-    for ins in instrs:
-        if ins.line is not None:
-            line = ins.line
-        lines.append(line)
-    return lines
-
-
 class StatementWalker(StackMachine):
     """Walks instruction ranges into statements; one instance per code object."""
 
@@ -436,7 +426,7 @@ class StatementWalker(StackMachine):
         self.range_end = self.n
         self.globals_declared = set()
         self.nonlocals_declared = set()
-        self.lines = _current_lines(instrs)
+        self.lines = carried_lines(ins.line for ins in instrs)  # (line_breaks.py)
 
     # -- analysis --------------------------------------------------------------------------
     def _find_cleanups(self):
