@@ -285,8 +285,9 @@ class _LegacyState(object):
         retarget, reachable = legacy_layout(raws)
         self.retarget, self.reachable = dict(retarget), dict(reachable)  # (changed below)
         if PY < (3, 10):
-            # a dead JUMP_FORWARD right after a return, raise or break is the jump over an
-            # else branch: it keeps the if/else (elif) shape of the source
+            # a dead JUMP_FORWARD right after a return, raise, break or continue is the jump
+            # over an else branch: it keeps the if/else (elif) shape of the source, and its
+            # target is where the else ends
             self.reachable = dict(self.reachable)
             last_back = {}
             for raw in raws:
@@ -308,8 +309,7 @@ class _LegacyState(object):
                     continue
                 if (raws[k].opname == "JUMP_FORWARD" and
                         (raws[k - 1].opname in ("RETURN_VALUE", "RAISE_VARARGS", "RERAISE") or
-                         raws[k - 1].opname == "JUMP_ABSOLUTE" and
-                         raws[k - 1].argval > raws[k - 1].offset)) or \
+                         raws[k - 1].opname == "JUMP_ABSOLUTE")) or \
                         raws[k].offset in self.retarget:  # a jump unthread() sends elsewhere
                     self.reachable[raws[k].offset] = self.reachable[raws[k - 1].offset]
                 elif raws[k].opname == "POP_EXCEPT" and k + 1 < len(raws) and \
