@@ -134,6 +134,13 @@ def unthread_with_stacks(raws):
             if not tests:
                 continue
             since = max(since, min(tests))
+        if target < raw.offset:
+            # a jump back to a loop head: tests before the loop fall into it, not through here
+            since = max(since, target)
+        # a dead `continue` before the end of the loop body (the loop goes back again later)
+        inner_continue = target < raw.offset and any(
+            r.opname == "JUMP_ABSOLUTE" and r.argval == target for r in raws[k + 1:])
+        taken = False
         for q in range(k - 1, -1, -1):
             cond = raws[q]
             if cond.offset <= since:
@@ -141,6 +148,13 @@ def unthread_with_stacks(raws):
             if cond.opname in _CONDITIONAL and cond.argval == target and cond.offset in stacks \
                     and cond.offset not in retarget:
                 retarget[cond.offset] = raw.offset
+                taken = True
+            elif inner_continue and taken and (_is_jump(cond) or cond.opname.startswith("STORE_")):
+                # an `else: continue` of an if/elif chain: only the tests of the one
+                # `if` whose body ends before it went there, the operands of one condition
+                # evaluated in a row; a test further up, before other statements, is an
+                # enclosing if's, threaded from the loop's back edge
+                break
         previous[target] = raw.offset
     # a test at the end of a loop body jumps to the loop head: its `if` ended at the back edge
     # (loops have no test at the bottom before 3.10, so no other test jumps backwards)
@@ -179,11 +193,15 @@ def unthread_with_stacks(raws):
             retarget[raw.offset] = last_back[raw.argval]
     # a dead jump kept above that goes back to the loop head ended an if body before its else:
     # it first went to the if's end, the loop's last back edge
+    # (not after a jump forward: that ends an if body, and the dead jump is its `else:
+    # continue`)
     by_offset = dict((raw.offset, raw) for raw in raws) if retarget else {}
+    before = dict((raws[k].offset, raws[k - 1]) for k in range(1, len(raws))) if retarget else {}
     for dead in set(retarget.values()):
         raw = by_offset[dead]
         if raw.offset not in stacks and raw.argval < raw.offset and \
-                last_back.get(raw.argval, -1) > raw.offset:
+                last_back.get(raw.argval, -1) > raw.offset and \
+                before[raw.offset].opname != "JUMP_FORWARD":
             retarget[raw.offset] = last_back[raw.argval]
     # the same jump with no test sent back to it: dead after a continue or return, right
     # before an else body that earlier tests jump to
