@@ -190,6 +190,12 @@ class LegacyHandlerMixin(object):
                         not self._written_continue(clause):
                     handler.body.pop()
                     handler.body = handler.body or [ast.Pass()]
+        elif else_start is not None and join is None and after_copy is not None:
+            # 3.10: the code after the try was copied into a clause (its original is gone, no
+            # clause goes on to it), so what the body jumps to is the else, which cannot
+            # fall through either
+            orelse, _ = self.walk(else_start, self.range_end, list(stack), ctx)
+            nxt = self.range_end
         elif else_start is not None:
             nxt = else_start
             if join is not None and join > else_start:
@@ -238,9 +244,9 @@ class LegacyHandlerMixin(object):
         return None
 
     def _inlined_else(self, h):
-        """3.10: the start of an else body that returns, which the compiler copied (a block of
-        at most four instructions) between the try body's end and its handlers in place of the
-        jump to it; None if there is none."""
+        """3.10: the start of an else body that returns or raises, which the compiler copied
+        (a block of at most four instructions) between the try body's end and its handlers in
+        place of the jump to it; None if there is none."""
         if PROFILE.top_tested_while:
             return None
         instrs = self.instrs
@@ -249,7 +255,8 @@ class LegacyHandlerMixin(object):
             return None
         start = max(ends)
         if start < h and h - start <= 4 and instrs[start].line is not None and \
-                instrs[start].op != "RETURN_VALUE" and instrs[h - 1].op == "RETURN_VALUE" and \
+                instrs[start].op not in ("RETURN_VALUE", "RAISE_VARARGS") and \
+                instrs[h - 1].op in ("RETURN_VALUE", "RAISE_VARARGS") and \
                 all(instrs[k].target is None for k in range(start, h)):
             return start
         return None
