@@ -26,7 +26,7 @@ slots before 3.11, is one ``PrevExc`` value here as on 3.11.
 import ast
 
 from .expressions import CurrentExc, Null, PrevExc, WithEnter, WithExit
-from .legacy_structure import dead_after
+from .legacy_structure import dead_after, unwinding_line
 from .profile import PROFILE
 
 _END_OF_HANDLERS = ("RERAISE", "END_FINALLY")
@@ -471,6 +471,12 @@ class LegacyHandlerMixin(object):
                 k -= 1
             if k >= 0 and self.instrs[k].op in self._UNWINDING:
                 return super(LegacyHandlerMixin, self)._is_implicit_return(self.instrs[k])
+            line = unwinding_line(self.code, load.offset)
+            if line is not None:
+                # the return's line is on a POP_BLOCK (dropped by normalization) before the
+                # unwinding: `return` in a try inside a named except clause
+                return super(LegacyHandlerMixin, self)._is_implicit_return(
+                    _LineAt(line, load.index))
         return super(LegacyHandlerMixin, self)._is_implicit_return(load)
 
     # -- 3.8 finally plumbing: no statement of their own -------------------------------------
@@ -582,3 +588,13 @@ class LegacyHandlerMixin(object):
 
     def op_WITH_CLEANUP_FINISH(self, ins, stack, out):
         pass
+
+
+class _LineAt(object):
+    """An instruction's line and index, for _is_implicit_return's judgement of a line that a
+    dropped instruction carried."""
+
+    __slots__ = ("line", "index")
+
+    def __init__(self, line, index):
+        self.line, self.index = line, index
