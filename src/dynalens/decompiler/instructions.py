@@ -304,6 +304,15 @@ class _LegacyState(object):
                     # loop (and the try statement in it) ends there
                     self.reachable[raw.offset] = self.reachable[raws[k - 1].offset]
                     last_back[raw.argval] = raw.offset
+                elif raw.opname == "JUMP_ABSOLUTE" and raw.offset not in self.reachable and \
+                        raws[k - 1].offset in self.reachable and \
+                        raws[k - 1].opname == "RERAISE" and raw.argval < raw.offset and \
+                        k + 1 < len(raws) and raws[k + 1].opname == "JUMP_FORWARD" and \
+                        raws[k + 1].offset not in self.reachable:
+                    # a `continue` after a try statement whose handlers all re-raise, ending
+                    # an if body with an else (the dead jump over it follows): the try body's
+                    # exit was threaded to the loop head past it
+                    self.reachable[raw.offset] = self.reachable[raws[k - 1].offset]
             for k in range(1, len(raws)):
                 if raws[k].offset in self.reachable or raws[k - 1].offset not in self.reachable:
                     continue
