@@ -31,6 +31,22 @@ def is_docstring(stmt):
         isinstance(stmt.value.value, str)
 
 
+def keep_generator(stmts):
+    """A generator whose every ``yield`` the compiler dropped as unreachable (``while False:
+    yield None``, ``return; yield``) is still a generator: end the body with ``if False:
+    yield``, which compiles to nothing but keeps the flag."""
+    todo = list(stmts)
+    while todo:
+        node = todo.pop()
+        if isinstance(node, (ast.Yield, ast.YieldFrom)):
+            return
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+            continue
+        todo.extend(ast.iter_child_nodes(node))
+    stmts.append(ast.If(test=ast.Constant(value=False),
+                        body=[ast.Expr(value=ast.Yield(value=None))], orelse=[]))
+
+
 def bare_returns(stmts):
     """An async generator may only ``return`` without a value: ``return None`` compiles the
     same as a bare ``return`` and is a SyntaxError there."""

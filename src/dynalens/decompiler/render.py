@@ -9,13 +9,13 @@ the code object's ``co_qualname`` so the recompiled object has the same qualifie
 import ast
 
 from .branches import BranchMixin
-from .definitions import (COMPREHENSIONS, CO_ASYNC_GENERATOR, CO_COROUTINE, DefinitionMixin,
-                          arguments_of)
+from .definitions import (COMPREHENSIONS, CO_ASYNC_GENERATOR, CO_COROUTINE, CO_GENERATOR,
+                          DefinitionMixin, arguments_of)
 from .annotate import (CO_FUTURE_ANNOTATIONS, AnnotationMixin, annotate_owner,
                        place_annotations)
 from .conditional_returns import fold_conditional_returns
 from .emit import (bare_returns, class_body, code_docstring, docstring_from_assign, is_docstring,
-                   reindent, returns_to_else, strip_trailing_return, unparse)
+                   keep_generator, reindent, returns_to_else, strip_trailing_return, unparse)
 from .errors import DecompilationError
 from .marking import finish
 from .signature import apply_signature, mark_signature
@@ -144,6 +144,8 @@ def decompile_body(code, kind=None, session=None):
         compound_ends_before_else(stmts)
     if kind in ("function", "lambda", "comprehension"):
         strip_trailing_return(stmts)
+    if kind == "function" and code.co_flags & (CO_GENERATOR | CO_ASYNC_GENERATOR):
+        keep_generator(stmts)
     if kind == "function" and code.co_flags & CO_ASYNC_GENERATOR:
         bare_returns(stmts)
     if kind == "module":
