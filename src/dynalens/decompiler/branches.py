@@ -680,6 +680,21 @@ class BranchMixin(object):
         if body_end > true:
             last = self.instrs[body_end - 1]
             if last.op == "JUMP" and last.target > body_end and not self._is_loop_jump(last) \
+                    and body_end < end and self._join_copied_into_else(last.target, body_end,
+                                                                       end):
+                # 3.10: the code after the if (a short block that returns) was copied into
+                # every branch that falls through, and the one left is the copy ending a
+                # branch of the else (the else's last branch raises): this body ends with
+                # its own copy, and the else runs to the end
+                body_stack = list(stack)
+                body, _ = self.walk(true, body_end - 1, body_stack, ctx)
+                size = self._short_return_at(last.target)
+                self.walk(last.target, last.target + size, body_stack, ctx, out=body)
+                else_stack = list(stack)
+                orelse, _ = self.walk(body_end, end, else_stack, ctx)
+                out.append(ast.If(test=test, body=body or [ast.Pass()], orelse=orelse))
+                return end
+            if last.op == "JUMP" and last.target > body_end and not self._is_loop_jump(last) \
                     and body_end < end:
                 else_end = min(last.target, end)
             elif last.op == "JUMP" and last.target in self.cold_joins and body_end < end and \
@@ -767,6 +782,21 @@ class BranchMixin(object):
         assertion = self._as_assert(node)
         out.append(assertion or node)
         return body_end
+
+    def _join_copied_into_else(self, join, body_end, end):
+        """Whether ``join``, where an if body jumps over its else, is a short block that
+        returns, laid out inside the else (a test before it in [body_end, join) jumps past
+        it), with the else's code running to the end of the range without falling out of it
+        (3.10, inlined_exit_copies_310: the code after the if statement was copied into the
+        branches, its original dropped)."""
+        if not PROFILE.inlined_exit_copies_310 or join >= end or \
+                self.instrs[end - 1].op not in _NO_FALL_THROUGH:
+            return False
+        size = self._short_return_at(join)
+        if size is None or join + size >= end or self.instrs[join].line is None:
+            return False
+        return any(self.instrs[k].target is not None and self.instrs[k].target >= join + size
+                   and self.instrs[k].op != "JUMP" for k in range(body_end, join))
 
     # end of a range -> where the code goes on after it, when that is not the range's
     # end: an if body whose way over the else is a jump from inside it (see op_FOR_ITER)
