@@ -62,3 +62,14 @@ def nested_if_ending_loop_body(lines, hint):
             if hint <= 0:
                 break
     return result
+
+
+def else_continue_after_break(items, k):
+    # (the dead jump over the else stands between the break and the dead continue)
+    for ii in items:
+        if ii == 0:
+            if k:
+                break
+            else:
+                continue
+        k(ii)

@@ -102,7 +102,11 @@ def unthread_with_stacks(raws):
                 k == 0 or raws[k - 1].opname not in ("RETURN_VALUE", "RAISE_VARARGS", "RERAISE",
                                                      "JUMP_ABSOLUTE", "JUMP_FORWARD"):
             continue
-        if raws[k - 1].offset not in stacks:
+        if raws[k - 1].offset not in stacks and not (
+                raw.argval < raw.offset and k >= 2 and raws[k - 1].opname == "JUMP_FORWARD" and
+                raws[k - 2].offset in stacks and raws[k - 2].opname in _TERMINAL):
+            # (an `else: continue` after an if body ending in break, return or raise has
+            # the dead jump over it in front: that jump is kept, so is the continue)
             continue
         target = raw.argval
         since = previous.get(target, -1)
