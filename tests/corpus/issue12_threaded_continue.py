@@ -73,3 +73,16 @@ def else_continue_after_break(items, k):
             else:
                 continue
         k(ii)
+
+
+def if_else_both_break(argvar):
+    # (every way through the body leaves the loop: its back edge is dead too, and the dead
+    # jump over the else after the first break goes there)
+    for idx, arg in enumerate(argvar):
+        if arg == 'x':
+            sysroot = argvar[idx + 1]
+            break
+        else:
+            sysroot = arg[3:]
+            break
+    return sysroot

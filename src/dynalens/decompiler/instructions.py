@@ -313,8 +313,16 @@ class _LegacyState(object):
                     # an if body with an else (the dead jump over it follows): the try body's
                     # exit was threaded to the loop head past it
                     self.reachable[raw.offset] = self.reachable[raws[k - 1].offset]
+            sent_to = set(self.retarget.values())
             for k in range(1, len(raws)):
                 if raws[k].offset in self.reachable or raws[k - 1].offset not in self.reachable:
+                    continue
+                if raws[k].offset in sent_to and raws[k].opname == "JUMP_ABSOLUTE" and \
+                        raws[k - 1].opname in ("JUMP_ABSOLUTE", "RETURN_VALUE", "RAISE_VARARGS",
+                                               "RERAISE"):
+                    # a dead loop back edge unthread() sends an if body's end to (every way
+                    # through the loop body left it)
+                    self.reachable[raws[k].offset] = self.reachable[raws[k - 1].offset]
                     continue
                 if (raws[k].opname == "JUMP_FORWARD" and
                         (raws[k - 1].opname in ("RETURN_VALUE", "RAISE_VARARGS", "RERAISE") or

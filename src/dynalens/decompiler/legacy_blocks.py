@@ -218,8 +218,15 @@ def unthread_with_stacks(raws):
             tested = set(r.argval for r in raws if r.opname in _CONDITIONAL and r.offset in stacks)
         if raw.offset not in retarget and raws[k - 1].offset in stacks and \
                 raws[k - 1].opname in _TERMINAL and raws[k + 1].offset in tested and \
-                raw.argval < raw.offset and last_back.get(raw.argval, -1) > raw.offset:
-            retarget[raw.offset] = last_back[raw.argval]
+                raw.argval < raw.offset:
+            end = last_back.get(raw.argval, -1)
+            if end < raw.offset:
+                # every way through the loop body leaves it (`if c: ...; break else: ...;
+                # break`): the loop's own back edge is dead too, the last jump back
+                end = max([r.offset for r in raws[k + 1:] if r.opname == "JUMP_ABSOLUTE" and
+                           r.argval == raw.argval and r.offset not in stacks] or [-1])
+            if end > raw.offset:
+                retarget[raw.offset] = end
     return retarget, stacks
 
 
