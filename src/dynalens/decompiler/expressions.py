@@ -687,6 +687,42 @@ class StackMachine(object):
                 values.append(p)
         stack.append(ast.JoinedStr(values=values))
 
+    # 3.14's template strings (PEP 750): ``t"a{x!r:>5}"`` pushes the literal parts as one
+    # constant tuple, then per field the value, the field's source text (a constant), its
+    # format spec if any and BUILD_INTERPOLATION (bit 0: has a spec; bits 2+: conversion),
+    # then a tuple of the fields and BUILD_TEMPLATE
+    def op_BUILD_INTERPOLATION(self, ins, stack, out):
+        spec = self.pop(stack, ins) if ins.arg & 1 else None
+        text = self.pop(stack, ins)
+        value = self.value(self.pop(stack, ins), ins)
+        if spec is not None and not isinstance(spec, ast.JoinedStr):
+            spec = ast.JoinedStr(values=[spec])
+        conversion = (-1, ord("s"), ord("r"), ord("a"))[(ins.arg >> 2) & 3]
+        stack.append(ast.Interpolation(value=value, str=_field_text(text, value),
+                                       conversion=conversion, format_spec=spec))
+
+    def op_BUILD_TEMPLATE(self, ins, stack, out):
+        fields = self.pop(stack, ins)
+        literals = self.pop(stack, ins)
+        if getattr(fields, "_const", None) == ():
+            fields = []
+        elif isinstance(fields, ast.Tuple):
+            fields = list(fields.elts)
+        else:
+            self.fail("template fields that are not a tuple", ins)
+        strings = getattr(literals, "_const", None)
+        if not (isinstance(strings, tuple) and len(strings) == len(fields) + 1
+                and all(isinstance(s, str) for s in strings)
+                and all(isinstance(f, ast.Interpolation) for f in fields)):
+            self.fail("template strings that do not match its fields", ins)
+        values = []
+        for literal, field in zip(strings, fields + [None]):
+            if literal:
+                values.append(ast.Constant(value=literal))
+            if field is not None:
+                values.append(field)
+        stack.append(ast.TemplateStr(values=values))
+
     # -- calls -----------------------------------------------------------------------------
     def _callable(self, stack, ins):
         """Pop the callable and the slot beside it; return (callable, [self] or []).
@@ -885,3 +921,22 @@ class StackMachine(object):
 
     def op_GET_AITER(self, ins, stack, out):
         stack.append(IterMarker(self.value(self.pop(stack, ins), ins)))
+
+
+def _field_text(text, value):
+    """The source text a template field records, when it is the text of ``value``.
+
+    A template's ``Interpolation.expression`` is the field's text as written (``{ x+1 }`` keeps
+    its spaces), and it is a constant in the bytecode: writing it back verbatim is what makes
+    the output exact. Where it does not parse to the value on the stack (hand-made bytecode),
+    ``None`` lets the unparser write the value instead, and verify reports the difference.
+    """
+    if not (isinstance(text, ast.Constant) and isinstance(text.value, str)):
+        return None
+    if "\n" in text.value or "\r" in text.value or text.value.startswith("{"):
+        return None
+    try:
+        parsed = ast.parse("(" + text.value + ")", mode="eval").body
+    except SyntaxError:
+        return None
+    return text.value if ast.dump(parsed) == ast.dump(value) else None
