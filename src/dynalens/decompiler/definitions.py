@@ -9,7 +9,8 @@ import ast
 
 from . import fallback
 from .branches import negate
-from .annotate import CO_FUTURE_ANNOTATIONS, function_annotations, unstringify
+from .annotate import (CO_FUTURE_ANNOTATIONS, function_annotations, is_format_check,
+                       unstringify)
 from .expressions import FunctionValue, Marker, const, name
 from .line_breaks import mark_comprehension
 from .statements import AppendStmt
@@ -83,6 +84,8 @@ class DefinitionMixin(object):
 
     def lambda_expr(self, fv, ins):
         code = fv.code
+        if is_lazy_value(code):
+            return self._lazy_value(code, ins)
         if code.co_name in COMPREHENSIONS:
             self.fail("comprehension function used as a value", ins)
         try:
@@ -101,6 +104,17 @@ class DefinitionMixin(object):
             return made
         args = arguments_of(code, fv.defaults, fv.kwdefaults, fv.annotations)
         return ast.Lambda(args=args, body=expr)
+
+    def _lazy_value(self, code, ins):
+        """A lazily evaluated value (3.14+ ``type X = value``) as ``lambda: value``, the form
+        the type alias reader takes (the function's ``.format`` parameter and the check on it
+        are the compiler's, so the lambda has none)."""
+        value = lazy_value(code, self.decompile_nested)
+        if value is None:
+            self.fail("unrecognised lazily evaluated value", ins)
+        args = ast.arguments(posonlyargs=[], args=[], vararg=None, kwonlyargs=[],
+                             kw_defaults=[], kwarg=None, defaults=[])
+        return ast.Lambda(args=args, body=value)
 
     def class_def(self, cv, ins):
         fv = cv.function
@@ -183,6 +197,25 @@ def comprehension_from_statements(kind, stmts, outer_iterable):
     if kind == "<dictcomp>":
         return ast.DictComp(key=item.key, value=item.value, generators=generators)
     return ast.GeneratorExp(elt=item.value, generators=generators)
+
+
+def lazy_value(code, decompile_nested):
+    """The value a lazily evaluated value function (``is_lazy_value``) returns, or None when
+    its body is not the compiler's: ``if format > 2: raise NotImplementedError``, then
+    ``return value`` (the parameter is renamed for the walk: ``.format`` has no source form)."""
+    renamed = code.replace(co_varnames=("format",) + code.co_varnames[1:])
+    body = decompile_nested(renamed, "function")
+    if len(body) == 2 and is_format_check(body[0]) and isinstance(body[1], ast.Return):
+        return body[1].value
+    return None
+
+
+def is_lazy_value(code):
+    """3.14+ evaluates a type alias's value only when asked (PEP 649/749): the compiler makes a
+    function of one positional-only ``.format`` that raises NotImplementedError for the formats
+    it cannot serve and returns the value; no source spells such a function."""
+    return (code.co_argcount == 1 and code.co_posonlyargcount == 1
+            and code.co_varnames[:1] == (".format",))
 
 
 def _lambda_expression(body):

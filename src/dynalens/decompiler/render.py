@@ -10,7 +10,7 @@ import ast
 
 from .branches import BranchMixin
 from .definitions import (COMPREHENSIONS, CO_ASYNC_GENERATOR, CO_COROUTINE, DefinitionMixin,
-                          arguments_of)
+                          arguments_of, is_lazy_value, lazy_value)
 from .annotate import (CO_FUTURE_ANNOTATIONS, AnnotationMixin, annotate_owner,
                        place_annotations)
 from .conditional_returns import fold_conditional_returns
@@ -207,6 +207,11 @@ def definition_for(code, fname=None, session=None):
         if hasattr(ast, "TypeAlias"):
             node.type_params = []
         return [node]
+    if kind == "function" and is_lazy_value(code):  # 3.14+: the value of `type X = value`
+        value = lazy_value(code, lambda c, k: decompile_body(c, k, session))
+        if value is not None:
+            return [ast.TypeAlias(name=ast.Name(id=fname or code.co_name, ctx=ast.Store()),
+                                  type_params=[], value=value)]
     if kind == "function":
         body = decompile_body(code, kind, session)
         if code.co_name == "__annotate__" and PROFILE.annotate_functions:
