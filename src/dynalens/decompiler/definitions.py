@@ -11,9 +11,11 @@ from . import fallback
 from .branches import negate
 from .annotate import (CO_FUTURE_ANNOTATIONS, function_annotations, is_format_check,
                        unstringify)
-from .expressions import FunctionValue, Marker, const, name
+from .expressions import ClassNamespace, FunctionValue, Marker, const, name
 from .line_breaks import mark_comprehension
-from .statements import AppendStmt
+from .errors import DecompilationError
+from .statements import AppendStmt, StatementWalker
+from . import type_params
 
 CO_VARARGS = 0x04
 CO_VARKEYWORDS = 0x08
@@ -79,7 +81,7 @@ class DefinitionMixin(object):
                          decorator_list=list(fv.decorators), returns=annotations.get("return"),
                          type_comment=None)
         if hasattr(ast, "TypeAlias"):
-            node.type_params = []
+            node.type_params = list(getattr(fv, "type_params", ()))
         return node
 
     def lambda_expr(self, fv, ins):
@@ -128,8 +130,66 @@ class DefinitionMixin(object):
         node = ast.ClassDef(name=cv.name, bases=cv.bases, keywords=cv.keywords,
                             body=body or [ast.Pass()], decorator_list=list(cv.decorators))
         if hasattr(ast, "TypeAlias"):
-            node.type_params = []
+            node.type_params = list(getattr(cv, "type_params", ()))
         return node
+
+    # -- PEP 695 generic definitions (type_params.py reads their annotation scopes) --------
+    is_generic_scope = staticmethod(type_params.is_generic_scope)
+
+    def generic_definition(self, fv, args, ins):
+        """What a called ``<generic parameters of X>`` scope binds; when its body is not the
+        compiler's template, the scope stands as a function made from its original code
+        (fallback.py), as before this reader existed."""
+        state = self.fork()
+        try:
+            return type_params.read_scope(self, fv, args, ins)
+        except DecompilationError:
+            self.restore(state)
+            return ast.Call(self.value(fv, ins), [self.value(a, ins) for a in args], [])
+
+    def type_param_intrinsic(self, kind, ins, stack):
+        """``CALL_INTRINSIC_1 TYPEVAR`` (PARAMSPEC, TYPEVARTUPLE): a type parameter from its
+        name (only inside an annotation scope, where type_params.py reads it)."""
+        param_name = self.pop(stack, ins)
+        if not isinstance(getattr(param_name, "value", None), str):
+            self.fail("type parameter without a name", ins)
+        stack.append(type_params.new_param(kind, param_name.value))
+
+    def op_CALL_INTRINSIC_2(self, ins, stack, out):
+        value = self.pop(stack, ins)
+        first = self.pop(stack, ins)
+        kind = ins.argval
+        made = None
+        if kind in (type_params.TYPEVAR_WITH_BOUND, type_params.TYPEVAR_WITH_CONSTRAINTS):
+            made = type_params.with_bound(getattr(first, "value", None), self.value(value, ins),
+                                          kind == type_params.TYPEVAR_WITH_CONSTRAINTS)
+        elif kind == type_params.SET_TYPEPARAM_DEFAULT:
+            made = type_params.with_default(first, self.value(value, ins))
+        elif kind == type_params.SET_FUNCTION_TYPE_PARAMS and isinstance(first, FunctionValue):
+            return self.fail("type parameters set outside their annotation scope", ins)
+        if made is None:
+            self.fail("unsupported intrinsic %r" % (kind,), ins)
+        stack.append(made)
+
+    def op_STORE_DEREF(self, ins, stack, out):
+        if ins.argval == "__classdict__" and stack and isinstance(stack[-1], ClassNamespace):
+            # a class body that holds an annotation scope keeps its namespace in a cell for
+            # it (3.12+); the class statement makes that again
+            self.pop(stack, ins)
+            return
+        StatementWalker.op_STORE_DEREF(self, ins, stack, out)
+
+    def op_PUSH_VALUE(self, ins, stack, out):
+        """Not CPython's: a load that a recogniser resolved to a value it already has (an
+        annotation scope's parameters, type_params.py)."""
+        stack.append(ins.argval)
+
+    def op_LOAD_FROM_DICT_OR_DEREF(self, ins, stack, out):
+        if ins.argval == type_params.TYPE_PARAMS.id:  # a generic class body's __type_params__
+            self.pop(stack, ins)
+            stack.append(type_params.TYPE_PARAMS)
+            return
+        StatementWalker.op_LOAD_FROM_DICT_OR_DEREF(self, ins, stack, out)
 
     def comprehension(self, fv, iterable, ins):
         code = fv.code

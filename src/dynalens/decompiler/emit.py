@@ -132,10 +132,13 @@ def docstring_from_assign(stmts):
 
 def class_body(stmts):
     body = list(stmts)
-    # prologue: __module__ = __name__; __qualname__ = '...'; [__firstlineno__ = n]
+    # prologue: __module__ = __name__; __qualname__ = '...'; [__firstlineno__ = n];
+    # [__type_params__ = .type_params] (a generic class, type_params.py)
     while body and isinstance(body[0], ast.Assign) and len(body[0].targets) == 1 and \
-            isinstance(body[0].targets[0], ast.Name) and \
-            body[0].targets[0].id in ("__module__", "__qualname__", "__firstlineno__"):
+            isinstance(body[0].targets[0], ast.Name) and (
+                body[0].targets[0].id in ("__module__", "__qualname__", "__firstlineno__") or
+                (body[0].targets[0].id == "__type_params__" and
+                 getattr(body[0].value, "id", None) == ".type_params")):
         body.pop(0)
     docstring_from_assign(body)
     # epilogue: [__static_attributes__ = ...]; [__classcell__ = __class__]; return

@@ -121,9 +121,10 @@ class TypeAliasValue(Marker):
     """3.12+ ``type name = value``: ``INTRINSIC_TYPEALIAS`` made the alias from (name, type
     parameters, a function returning the value); the store of ``name`` makes the statement."""
 
-    def __init__(self, name, value):
+    def __init__(self, name, value, type_params=()):
         self.name = name
         self.value = value
+        self.type_params = list(type_params)
 
 
 class BuildClass(Marker):
@@ -446,6 +447,8 @@ class StackMachine(object):
             self.op_LIST_TO_TUPLE(ins, stack, out)
         elif kind == "INTRINSIC_TYPEALIAS":
             stack.append(self._type_alias(self.pop(stack, ins), ins))
+        elif kind in ("INTRINSIC_TYPEVAR", "INTRINSIC_PARAMSPEC", "INTRINSIC_TYPEVARTUPLE"):
+            self.type_param_intrinsic(kind, ins, stack)
         else:
             self.fail("unsupported intrinsic %s" % kind, ins)
 
@@ -814,10 +817,13 @@ class StackMachine(object):
         if isinstance(func, BuildClass):
             stack.append(self._class_value(ins, args, keywords))
             return
-        if isinstance(func, FunctionValue) and func.code.co_name.startswith("<") and \
-                func.code.co_name in ("<listcomp>", "<setcomp>", "<dictcomp>", "<genexpr>"):
-            stack.append(self.comprehension(func, args[0], ins))
-            return
+        if isinstance(func, FunctionValue) and func.code.co_name.startswith("<"):
+            if func.code.co_name in ("<listcomp>", "<setcomp>", "<dictcomp>", "<genexpr>"):
+                stack.append(self.comprehension(func, args[0], ins))
+                return
+            if self.is_generic_scope(func.code) and not keywords:
+                stack.append(self.generic_definition(func, args, ins))
+                return
         if len(args) == 1 and not keywords and isinstance(func, ast.expr) and (
                 isinstance(args[0], ClassValue) or (isinstance(args[0], FunctionValue) and
                                                     not args[0].code.co_name.startswith("<"))):

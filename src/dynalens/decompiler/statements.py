@@ -930,7 +930,7 @@ class StatementWalker(StackMachine):
             return
         if isinstance(value, TypeAliasValue) and isinstance(target, ast.Name) and \
                 value.name == target.id:
-            out.append(ast.TypeAlias(name=target, type_params=[], value=value.value))
+            out.append(ast.TypeAlias(name=target, type_params=value.type_params, value=value.value))
             return
         if isinstance(value, ImportFromValue) and value.source.fromlist is None:
             # `import a.b.c as d`: IMPORT_NAME a.b.c, then IMPORT_FROM down to c
