@@ -73,6 +73,10 @@ def strip_trailing_return(stmts):
                 default.pattern.pattern is None and default.pattern.name is None:
             # a `case _:` that only held the implicit returns: the match's failure path
             last.cases.pop()
+    elif isinstance(last, (ast.With, ast.AsyncWith)):
+        strip_trailing_return(last.body)  # (the implicit return after `with a: with b: ...`)
+        if not last.body:
+            last.body.append(ast.Pass())
     elif isinstance(last, _TRY_NODES):
         for block in [last.body, last.orelse] + [h.body for h in last.handlers]:
             strip_trailing_return(block)
