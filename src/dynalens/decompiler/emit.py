@@ -73,8 +73,10 @@ def strip_trailing_return(stmts):
                 default.pattern.pattern is None and default.pattern.name is None:
             # a `case _:` that only held the implicit returns: the match's failure path
             last.cases.pop()
-    elif isinstance(last, (ast.With, ast.AsyncWith)):
-        strip_trailing_return(last.body)  # (the implicit return after `with a: with b: ...`)
+    elif isinstance(last, (ast.With, ast.AsyncWith)) and not PROFILE.setup_blocks:
+        # (the implicit return after `with a: with b: ...`; 3.11+ compile a return at the end
+        # of a with body as falling out of it; 3.8-3.10 leave through the block stack)
+        strip_trailing_return(last.body)
         if not last.body:
             last.body.append(ast.Pass())
     elif isinstance(last, _TRY_NODES):
