@@ -148,6 +148,7 @@ class ImportValue(Marker):
         self.fromlist = fromlist
         self.level = level
         self.names = []
+        self.lazy = False  # 3.15+ `lazy import` (PEP 810)
 
 
 class ImportFromValue(Marker):
