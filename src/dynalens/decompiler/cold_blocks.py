@@ -198,7 +198,7 @@ class ColdHandlerMixin(object):
 
     def _return_after_exits(self, stop, w):
         """The end of a return of the with body that comes after its exit call at ``stop``
-        (``return <constant>`` in nested with bodies: the exit calls of the enclosing withs,
+        (``return <constant other than None>`` in nested with bodies: the exit calls of the enclosing withs,
         then the constant and RETURN_VALUE), or None when that code is what follows the with
         statement: the with's handler, when ``__exit__`` suppresses the exception, goes on to
         the code after the statement, so that code is the same as the return only if the
@@ -212,10 +212,12 @@ class ColdHandlerMixin(object):
                     break
             else:
                 break
-        if q < w and instrs[q].op == "LOAD_CONST":
-            q += 1
-        if q >= w or instrs[q].op != "RETURN_VALUE" or q == stop:
+        if not (q + 1 < w and instrs[q].op == "LOAD_CONST" and instrs[q].argval is not None
+                and instrs[q + 1].op == "RETURN_VALUE"):
+            # (a `return None` there is as often the implicit return at the end of an if
+            # branch that the with ends, reached by a suppressed exit through other code)
             return None
+        q += 1
         after = self._with_handler_end(w)
         if after < self.n and instrs[after].op == "JUMP":
             after = instrs[after].target
