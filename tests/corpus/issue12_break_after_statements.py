@@ -42,3 +42,24 @@ def returning_value(items, key):
             break
         i += 1
     return None
+
+
+def code_after_loop(b, ls, indent, g, r):
+    while ls > 0:
+        ls, pi = g(b, ls - 1)
+        if pi < indent:
+            repeat = indent - pi
+            break
+    r.pos -= 1
+    return r
+
+
+def nested_code_after_loop(b, ls, indent, g, r):
+    if indent > 0:
+        while ls > 0:
+            ls, pi = g(b, ls - 1)
+            if pi is not None and pi < indent:
+                repeat = indent - pi
+                break
+    r.pos -= 1
+    return r

@@ -12,6 +12,7 @@ import ast
 
 from .expressions import (ITER_SLOTS, FunctionValue, IterMarker, LoopItem, PrevExc, StackMachine,
                           UnpackBuilder, UnpackSlot, const, name)
+from .cfg import NO_FALLTHROUGH
 from .instructions import KEEP_JUMPS, NONE_JUMPS, POP_JUMPS
 from .profile import PROFILE
 from .statements import Chunk, ChunkEnd, Loop, NotAChunk, _NoStatements
@@ -1250,10 +1251,18 @@ class BranchMixin(object):
         return exit_
 
     def _break_into_exit_copy(self, start, stop):
-        """Where a copy of the small returning block at ``stop`` (the loop's exit) starts
-        inside [start, stop), with statements of the loop body before it: the body's last
-        statements fall into the copy (a ``break``, 3.14 lays it out after the back edges).
-        None when [start, stop) does not end with such a copy."""
+        """Where the loop body's last statements, laid out after its back edges [start, ...),
+        fall into the loop's exit ``stop`` (a ``break``: 3.14 lays the body of the last
+        ``if`` there): ``stop`` itself when they fall into it, or the start of a copy of the
+        small returning block at ``stop`` that ends [start, stop). None when [start, stop)
+        is not such statements."""
+        if stop <= start + 0 or any(
+                ins.target is not None and start < ins.target < stop and
+                not start <= ins.index < stop for ins in self.instrs):
+            return None  # (statements reached from elsewhere: not only the body's end)
+        last = self.instrs[stop - 1]
+        if last.op not in NO_FALLTHROUGH and last.target is None:
+            return stop
         limit = min(stop + 6, self.n)
         end = stop
         while end < limit and self.instrs[end].op != "RETURN_VALUE":
