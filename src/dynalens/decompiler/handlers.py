@@ -185,7 +185,28 @@ class HandlerMixin(ColdHandlerMixin):
                 instrs[k].op == "RETURN_VALUE" and \
                 instrs[end - 1].op not in ("RETURN_VALUE", "JUMP", "RERAISE", "RAISE_VARARGS"):
             return k + 1
-        return end
+        returned = self._return_jumped_over(h, end)
+        return end if returned is None else returned
+
+    def _return_jumped_over(self, h, end):
+        """End of a ``return <constant>`` that follows the protected range ending at ``end``
+        when a jump in the range goes just past it: the return ends an ``if`` body that ends
+        the try body (``try: if c: f(); return`` / ``except E: ...``). The compiler leaves a
+        constant return out of the protected range; read as the try's ``else``, the ``if``
+        would jump to the return itself. None otherwise."""
+        instrs = self.instrs
+        k = end
+        while k < h and instrs[k].op == "LOAD_CONST" and not instrs[k].is_target:
+            k += 1
+        if k == end or k >= h or instrs[k].op != "RETURN_VALUE" or instrs[k].is_target or \
+                instrs[end - 1].op in EXITS or instrs[end - 1].op == "JUMP":
+            return None
+        start = min(e.start for e in self.entries if e.target == h)
+        for q in range(start, end):
+            ins = instrs[q]
+            if ins.target == k + 1 and ins.op != "FOR_ITER" and not self._is_loop_jump(ins):
+                return k + 1
+        return None
 
     def _throw_path(self, entry):
         """Whether ``entry`` only protects the throw path of an ``await``/``yield from``
