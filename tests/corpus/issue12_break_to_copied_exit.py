@@ -1,3 +1,4 @@
+# min-python: 3.11
 """A ``break`` whose jump 3.12+ replaced by a copy of the short exit block after the loop
 (a return or a raise; flowgraph.c copies it, line included): in an except clause of a while
 loop (after POP_EXCEPT), or in its body; the written return after the loop keeps its line, so

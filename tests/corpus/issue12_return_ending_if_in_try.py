@@ -1,3 +1,4 @@
+# min-python: 3.11
 """A ``return <constant>`` that ends an if body at the end of a try body: the compiler leaves
 a constant return out of the protected range, so it reads like the try's ``else`` unless the
 if's jump past it (to the code after the try) is seen (3.12+)."""

@@ -715,10 +715,15 @@ class StackMachine(object):
             self.imported_names.add(func.value.id)
 
     imported_names = set()
+    module_names = set()  # names the enclosing module's top scope uses (render._module_names)
 
     def op_CALL(self, ins, stack, out):
         args = self._items(stack, ins, ins.argval)
         func, first = self._callable(stack, ins)
+        if PROFILE.super_attr_calls and isinstance(func, ast.Name) and func.id == "super" and \
+                len(first + args) in (0, 2):
+            # a plain `super()` call where LOAD_SUPER_ATTR would do: the module names `super`
+            self.module_names.add("super")
         self._make_call(ins, stack, func, first + args, [])
 
     def op_CALL_KW(self, ins, stack, out):

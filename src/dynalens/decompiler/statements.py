@@ -36,8 +36,9 @@ from .profile import PROFILE
 
 
 def _defines(function_name, stored_name):
-    """Whether storing a function under ``stored_name`` is what ``def function_name`` does:
-    the same name, or its private-name mangled form inside a class (``_C__name``)."""
+    """Whether storing a function (or class) under ``stored_name`` is what ``def
+    function_name`` does: the same name, or its private-name mangled form inside a class
+    (``_C__name``)."""
     if function_name == stored_name:
         return function_name != "<lambda>"
     return (function_name.startswith("__") and not function_name.endswith("__") and
@@ -924,7 +925,8 @@ class StatementWalker(StackMachine):
                 _defines(value.code.co_name, target.id):
             out.append(self.function_def(value, value.code.co_name, ins))
             return
-        if isinstance(value, ClassValue) and isinstance(target, ast.Name) and value.name == target.id:
+        if isinstance(value, ClassValue) and isinstance(target, ast.Name) and \
+                _defines(value.name, target.id):
             out.append(self.class_def(value, ins))
             return
         if isinstance(value, ImportValue):
