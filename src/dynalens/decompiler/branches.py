@@ -480,6 +480,7 @@ class BranchMixin(object):
         chunks = [first]
         limit = self.range_end
         k = self.after(ins)
+        region = self._region(ins.index - 1) if ins.index else None
         join = ins.target if ins.op in KEEP_JUMPS else None
         while True:
             if join is not None:
@@ -517,6 +518,8 @@ class BranchMixin(object):
                 # where the if's does, so it reads like `if a and b:`; a loop head starts the
                 # body instead (3.14+: any loop head, a while is tested at the top only)
                 break
+            if k < self.n and self._region(k) != region:
+                break  # a test inside a try that starts here is its body's (3.13: no NOP)
             c = self.read_chunk(k, stack, limit, chunks)
             if c is None:
                 found = self._ifexp_test(chunks, k, stack, limit)
@@ -541,6 +544,12 @@ class BranchMixin(object):
             if expr is not None:
                 return self.if_statement(expr, true, false, stack, out, ins)
         self.fail("unrecognised condition", ins)
+
+    def _region(self, k):
+        """The handler protecting instruction ``k`` (None outside any): the tests of one
+        condition all lie in one."""
+        entry = self.handler_at[k]
+        return None if entry is None else entry.target
 
     def _returned_ifexp(self, k, join, stack):
         """The last operand [k, join) of an and/or that the chunk reader does not take: a
@@ -835,20 +844,22 @@ class BranchMixin(object):
 
     def _ifexp_with_copied_tail(self, test, true, false, stack):
         """A conditional expression inside a returned expression (``return n + (4 if c else
-        0)``): the compiler copies the rest of the return into both branches, so each
-        branch is the value, then the same tail ending in RETURN_VALUE. Pushes the
+        0)``, or a raised one): the compiler copies the rest of the statement into both
+        branches, so each branch is the value, then the same tail ending in RETURN_VALUE
+        (RAISE_VARARGS). Pushes the
         conditional expression and returns where the first copy of the tail starts (the
         second is skipped); None when the branches are not that."""
         instrs = self.instrs
-        if false >= self.n or instrs[false - 1].op != "RETURN_VALUE":
+        if false >= self.n or instrs[false - 1].op not in ("RETURN_VALUE", "RAISE_VARARGS"):
             return None
+        exit_op = instrs[false - 1].op  # (`raise E(a if c else b)` is copied the same way)
         for length in range(min(8, false - true - 1), 0, -1):
             tail = false - length
             if any(ins.target is not None or ins.is_target for ins in instrs[tail:false]):
                 continue
             stop = false + 1
             while stop <= min(self.n, self.range_end) and stop - false < 40 and \
-                    not (instrs[stop - 1].op == "RETURN_VALUE" and stop - length > false and
+                    not (instrs[stop - 1].op == exit_op and stop - length > false and
                          self._same_code(tail, stop - length, length)):
                 stop += 1
             if stop > min(self.n, self.range_end) or stop - false >= 40:
@@ -1030,8 +1041,9 @@ class BranchMixin(object):
                 # head (also one at the end of a nested block) is a `continue` (3.12/3.13:
                 # also the back edge of a while with no bottom test, a body that never ends;
                 # 3.14 has no bottom tests)
-                if ins.index != loop.last or self.range_start != loop.body_start or \
-                        (loop.kind == "while-top" and not PROFILE.while_tested_at_top_only_again):
+                if (ins.index != loop.last or self.range_start != loop.body_start or
+                        (loop.kind == "while-top" and not PROFILE.while_tested_at_top_only_again)) \
+                        and not self._falls_to_back_edge(ins, loop):
                     out.append(ast.Continue())
                 return None
             if t == loop.break_target:
@@ -1043,6 +1055,15 @@ class BranchMixin(object):
         if t >= self.range_end or t in self.cold_joins:
             return None  # the end of the construct, or of a 3.12+ cold handler's clause
         self.fail("unstructured jump", ins)
+
+    def _falls_to_back_edge(self, ins, loop):
+        """Whether the jump to the loop head ``ins`` is a copy of the back edge right after
+        it, where the code before it ends: the end of a try body last in the loop body (its
+        if's other way round is the back edge, 3.13). A ``continue`` starts a line."""
+        k = ins.index
+        return k + 1 == loop.last == self.range_end - 1 and k > 0 and \
+            self.instrs[k + 1].op == "JUMP" and self.instrs[k + 1].target == ins.target and \
+            ins.line in (None, self.instrs[k - 1].line)
 
     # -- loops -----------------------------------------------------------------------------
     def _break_target(self, start, end, default):

@@ -866,12 +866,19 @@ class StatementWalker(StackMachine):
                     return self.do_try(i, e, stack, out, ctx)
                 break
         loop = self.while_loops.get(i)
-        if loop is not None and (ctx.loop is None or ctx.loop.head != i):
-            return self.do_while(i, loop, stack, out, ctx)
         backs = self.back_jumps.get(i)
-        if backs and (ctx.loop is None or ctx.loop.head != i) and \
-                self.instrs[i].op not in ("FOR_ITER", "GET_ANEXT"):
+        if backs and self.instrs[i].op in ("FOR_ITER", "GET_ANEXT"):
+            backs = None
+        # `while True:` whose body starts with a tested `while`: both start here, and the
+        # enclosing one's back edge lies past the inner one's bottom test
+        outer_first = loop is not None and backs and max(backs) > loop[1]
+        inside = ctx.loop is not None and ctx.loop.head == i
+        if loop is not None and not outer_first and not inside:
+            return self.do_while(i, loop, stack, out, ctx)
+        if backs and not inside:
             return self.do_while_true(i, self._last_back_edge(i, max(backs)), stack, out, ctx)
+        if outer_first and inside and ctx.loop.kind == "while" and ctx.loop.last > loop[1]:
+            return self.do_while(i, loop, stack, out, ctx)
         return None
 
     def _last_back_edge(self, head, last):
@@ -1317,7 +1324,9 @@ class StatementWalker(StackMachine):
             out.append(ast.Break())
             return None
         node = ast.Return(value=self.value(value, ins))
-        if ins.argval == "split" and ins.index > 0 and self.instrs[ins.index - 1].op == "LOAD_CONST":
+        if ins.argval == "split" and ins.index > 0 and not ins.is_target and \
+                self.instrs[ins.index - 1].op == "LOAD_CONST":
+            # (a return jumped to returns the value of an and/or: its constant is an operand)
             node._split = True  # see conditional_returns.py
         elif isinstance(value, ast.Constant) and value.value is None and ins.index > 0:
             node._implicit = self._is_implicit_return(self.instrs[ins.index - 1])
