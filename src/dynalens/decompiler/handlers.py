@@ -382,6 +382,8 @@ class HandlerMixin(ColdHandlerMixin):
             pre_handler = h - 1
         cold = False
         body_stack = list(stack)
+        if PROFILE.cold_handlers and body_end >= h:
+            body_end = self._normal_exit_copy(i, h, fstart, length, body_end)
         if (self._same_code(body_end, fstart, length) and body_end + length == pre_handler
                 or self._returning_copy_end(body_end, fstart, fend) == pre_handler
                 or not PROFILE.cold_handlers
@@ -438,6 +440,19 @@ class HandlerMixin(ColdHandlerMixin):
         if cold:
             return join
         return max(join, cleanup + 3) if join < cleanup + 3 else join
+
+    def _normal_exit_copy(self, i, h, fstart, length, default):
+        """3.12+: where the finally body's copy for the normal exit starts, when no warm
+        code is protected by the finally handler itself (the try body is a try/except whose
+        handlers lie with it in the cold code): the first copy in the warm code after
+        ``i`` that a cold clause jumps back to; ``default`` when there is none."""
+        cold = self.cold_code()
+        back = set(ins.target for k, ins in enumerate(self.instrs)
+                   if k in cold and ins.op == "JUMP" and ins.target is not None)
+        for p in range(i + 1, min(h, self.range_end)):
+            if p in back and p not in cold and self._same_code(p, fstart, length):
+                return p
+        return default
 
     finally_reraise_ends = {}  # index of a copied RERAISE in a finally body -> its end
 
