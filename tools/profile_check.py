@@ -94,6 +94,15 @@ def observed():
     copied, _ = instructions.normalize(_function(
         "def f(x):\n    if x:\n        a()\n    else:\n        b()\n    return x\n"))
     seen["lined_exit_copies"] = [ins.op for ins in copied].count("RETURN_VALUE") == 2
+    # `super().m()` in a method: one LOAD_SUPER_ATTR, and a plain call once the module's top
+    # scope names `super`
+    shapes = []
+    for header in ("", "super\n"):
+        namespace = {}
+        exec(compile(header + "class C:\n    def f(self):\n        super().m()\n",
+                     "<profile>", "exec"), namespace)
+        shapes.append("LOAD_SUPER_ATTR" in _ops(namespace["C"].f.__code__))
+    seen["super_attr_calls"] = shapes == [True, False]
     stores = _ops(_function("def f(t):\n    a, _, _ = t\n"))
     seen["repeated_store_pops"] = "POP_TOP" in stores[stores.index("UNPACK_SEQUENCE"):]
     return seen

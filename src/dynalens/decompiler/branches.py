@@ -30,6 +30,12 @@ _NO_FALL_THROUGH = frozenset(["RAISE_VARARGS", "RETURN_VALUE", "RERAISE"])
 def negate(expr):
     if isinstance(expr, ast.UnaryOp) and isinstance(expr.op, ast.Not):
         return expr.operand
+    if isinstance(expr, ast.BoolOp) and _holds_folding_not(expr):
+        # `not (not (a is b) and c)` would fold to `a is not b` inside: De Morgan's form
+        # `a is b or not c` is the same jumps without it (`assert a is b or (c and d)`)
+        flipped = _negated_without_not(expr)
+        if flipped is not None:
+            return flipped
     if NONE_JUMPS and isinstance(expr, ast.Compare) and len(expr.ops) == 1 and \
             isinstance(expr.comparators[0], ast.Constant) and expr.comparators[0].value is None:
         # `x is None` tests become POP_JUMP_IF_[NOT_]NONE either way; other comparisons keep
@@ -39,6 +45,30 @@ def negate(expr):
         if op is not None:
             return ast.Compare(left=expr.left, ops=[op()], comparators=expr.comparators)
     return ast.UnaryOp(op=ast.Not(), operand=expr)
+
+
+def _holds_folding_not(expr):
+    """Whether a ``not`` applied to an ``is``/``in`` comparison sits in the and/or tree
+    ``expr`` (the compiler's AST optimizer rewrites it to ``is not``/``not in``)."""
+    if isinstance(expr, ast.BoolOp):
+        return any(_holds_folding_not(v) for v in expr.values)
+    return isinstance(expr, ast.UnaryOp) and isinstance(expr.op, ast.Not) and \
+        isinstance(expr.operand, ast.Compare) and len(expr.operand.ops) == 1 and \
+        isinstance(expr.operand.ops[0], _FOLDED)
+
+
+def _negated_without_not(expr):
+    """The negation of the test ``expr`` by De Morgan down to its operands, or None where
+    that puts a ``not`` on an ``is``/``in`` comparison. Only for tests: as a value,
+    ``not (a and b)`` is not ``not a or not b``."""
+    if isinstance(expr, ast.BoolOp):
+        values = [_negated_without_not(v) for v in expr.values]
+        if any(v is None for v in values):
+            return None
+        return ast.BoolOp(op=ast.Or() if isinstance(expr.op, ast.And) else ast.And(),
+                          values=values)
+    flipped = negate(expr)
+    return None if _holds_folding_not(flipped) else flipped
 
 
 def _negation_folds(expr):
@@ -304,8 +334,13 @@ class BranchMixin(object):
             # 3.12+: a value chain followed by a small exit block (`return a < b < c`): the
             # block is copied after the final comparison and after the cleanup's SWAP; POP_TOP
             final, length = self._copied_value_cleanup(cleanup)
-            self.cleanup_starts[cleanup] = cleanup + 2 + length
-            value_context = None
+            if cleanup + 2 == self.range_end:
+                # the last operand of an and/or whose join is that exit block (`return a or
+                # b < c < d`): the value ends at the join, after the cleanup
+                value_context, after_cleanup = True, cleanup + 2
+            else:
+                self.cleanup_starts[cleanup] = cleanup + 2 + length
+                value_context = None
         else:
             self.fail("unrecognised chained comparison", ins)
         if instrs[final].op not in self._COMPARES:
@@ -446,6 +481,7 @@ class BranchMixin(object):
         chunks = [first]
         limit = self.range_end
         k = self.after(ins)
+        region = self._region(ins.index - 1) if ins.index else None
         join = ins.target if ins.op in KEEP_JUMPS else None
         while True:
             if join is not None:
@@ -483,6 +519,8 @@ class BranchMixin(object):
                 # where the if's does, so it reads like `if a and b:`; a loop head starts the
                 # body instead (3.14+: any loop head, a while is tested at the top only)
                 break
+            if k < self.n and self._region(k) != region:
+                break  # a test inside a try that starts here is its body's (3.13: no NOP)
             c = self.read_chunk(k, stack, limit, chunks)
             if c is None:
                 found = self._ifexp_test(chunks, k, stack, limit)
@@ -507,6 +545,12 @@ class BranchMixin(object):
             if expr is not None:
                 return self.if_statement(expr, true, false, stack, out, ins)
         self.fail("unrecognised condition", ins)
+
+    def _region(self, k):
+        """The handler protecting instruction ``k`` (None outside any): the tests of one
+        condition all lie in one."""
+        entry = self.handler_at[k]
+        return None if entry is None else entry.target
 
     def _returned_ifexp(self, k, join, stack):
         """The last operand [k, join) of an and/or that the chunk reader does not take: a
@@ -640,15 +684,21 @@ class BranchMixin(object):
                     # the back edge itself is conditional: falling through leaves the loop
                     out.append(ast.If(test=test, body=[ast.Break()], orelse=[]))
                     return true
-                if PROFILE.expanded_backward_jumps and self._ends_loop_body() and \
-                        (_negation_folds(test) or self._threaded_back(ins.index)) and true < end:
+                if PROFILE.expanded_backward_jumps and true < end and (
+                        (self._ends_loop_body() and (
+                            _negation_folds(test) or self._threaded_back(true - 1))) or
+                        _holds_folding_not(negate(test))):
                     # 3.12+ threads the end of `if test: rest-of-body` to the loop head;
                     # `not (a in b)` would compile as `a not in b`, so keep the if (and where
-                    # the exception table tells the threaded jump from a `continue`)
+                    # the exception table tells the threaded jump from a `continue`); where
+                    # `if not test: continue` cannot compile back, the if ends this range too
+                    # (the last statement of an if body that ends the loop body)
                     body, _ = self.walk(true, end, list(stack), ctx)
                     if body and isinstance(body[-1], ast.Continue) and end - 1 == loop.last:
                         body.pop()  # the loop's own back edge
-                    out.append(ast.If(test=test, body=body or [ast.Pass()], orelse=[]))
+                    node = ast.If(test=test, body=body or [ast.Pass()], orelse=[])
+                    node.ends_at_head = True  # (falling off it goes back to the loop head)
+                    out.append(node)
                     return end
                 nxt = self.instrs[true] if true < self.n else None
                 if PROFILE.expanded_backward_jumps and nxt is not None and nxt.op == "JUMP" and \
@@ -773,6 +823,14 @@ class BranchMixin(object):
             # try, skipped): the rest of the clause is the else
             orelse, _ = self.walk(body_end, end, else_stack, ctx)
             body_end = end
+        elif body_end < end and body and getattr(body[-1], "ends_at_head", False):
+            # the body ends with an if whose end was threaded to the loop head (3.12+), so
+            # this if falls off there too: what follows, up to the end of the range, is its
+            # else (`elif c: if d is not e: break` then `else: ...`)
+            orelse, _ = self.walk(body_end, end, else_stack, ctx)
+            if orelse and isinstance(orelse[-1], ast.Continue) and end - 1 == ctx.loop.last:
+                orelse.pop()  # the loop's own back edge
+            body_end = end
         if self._merge_stacks(stack, out, ins, [(body, body_stack), (orelse, else_stack)]):
             return self.if_statement(test, true, false, stack, out, ins)
         node = ast.If(test=test, body=body or [ast.Pass()], orelse=orelse)
@@ -807,24 +865,32 @@ class BranchMixin(object):
         """Whether the (conditional) jump back at ``k`` is the compiler's (the threaded end of
         an if body), not a written ``continue``: inside a handler's range (a generator's body,
         a try) the compiler's jump has no location and is left out, a statement's is not."""
-        return k > 0 and self.handler_at[k] is None and self.handler_at[k - 1] is not None
+        handler = self.handler_at[k]
+        if handler is None:
+            return k > 0 and self.handler_at[k - 1] is not None
+        # 3.12+ folded back (instructions._expanded_backward_jump): the test is protected,
+        # the JUMP after it was not, which split the range right after the folded jump
+        return handler.end == k + 1 and \
+            any(e.start == k + 1 and e.target == handler.target for e in self.entries)
 
     def _ifexp_with_copied_tail(self, test, true, false, stack):
         """A conditional expression inside a returned expression (``return n + (4 if c else
-        0)``): the compiler copies the rest of the return into both branches, so each
-        branch is the value, then the same tail ending in RETURN_VALUE. Pushes the
+        0)``, or a raised one): the compiler copies the rest of the statement into both
+        branches, so each branch is the value, then the same tail ending in RETURN_VALUE
+        (RAISE_VARARGS). Pushes the
         conditional expression and returns where the first copy of the tail starts (the
         second is skipped); None when the branches are not that."""
         instrs = self.instrs
-        if false >= self.n or instrs[false - 1].op != "RETURN_VALUE":
+        if false >= self.n or instrs[false - 1].op not in ("RETURN_VALUE", "RAISE_VARARGS"):
             return None
+        exit_op = instrs[false - 1].op  # (`raise E(a if c else b)` is copied the same way)
         for length in range(min(8, false - true - 1), 0, -1):
             tail = false - length
             if any(ins.target is not None or ins.is_target for ins in instrs[tail:false]):
                 continue
             stop = false + 1
             while stop <= min(self.n, self.range_end) and stop - false < 40 and \
-                    not (instrs[stop - 1].op == "RETURN_VALUE" and stop - length > false and
+                    not (instrs[stop - 1].op == exit_op and stop - length > false and
                          self._same_code(tail, stop - length, length)):
                 stop += 1
             if stop > min(self.n, self.range_end) or stop - false >= 40:
@@ -852,14 +918,17 @@ class BranchMixin(object):
         stays a ``JUMP``): ``if c: rest`` where ``rest`` runs to the end of the loop body.
         Read as ``if not c: continue`` it is the same bytecode, unless the compiler folds the
         ``not`` into the test (``not (a in b)`` is ``a not in b``). A written ``continue``
-        starts a line of its own; the compiler's jump keeps the test's."""
+        starts a line of its own; the compiler's jump keeps the test's, and inside a
+        handler's range (a generator's body, a try) it is left out of the range."""
         loop = self.ctx.loop
         if not PROFILE.expanded_backward_jumps or loop is None or true + 1 != false or \
                 not self._ends_loop_body() or false >= self.range_end:
             return False
         jump = self.instrs[true]
         return jump.op == "JUMP" and jump.target in loop.continue_targets and \
-            (jump.line is None or jump.line == ins.line) and _negation_folds(test)
+            (jump.line is None or jump.line == ins.line) and \
+            (_negation_folds(test) or
+             (self.handler_at[true] is None and self.handler_at[false] is not None))
 
     def _jump_past(self, start, stop, end):
         """The one place past ``stop`` (up to ``end``) that jumps in [start, stop) go to,
@@ -1003,8 +1072,9 @@ class BranchMixin(object):
                 # head (also one at the end of a nested block) is a `continue` (3.12/3.13:
                 # also the back edge of a while with no bottom test, a body that never ends;
                 # 3.14 has no bottom tests)
-                if ins.index != loop.last or self.range_start != loop.body_start or \
-                        (loop.kind == "while-top" and not PROFILE.while_tested_at_top_only_again):
+                if (ins.index != loop.last or self.range_start != loop.body_start or
+                        (loop.kind == "while-top" and not PROFILE.while_tested_at_top_only_again)) \
+                        and not self._falls_to_back_edge(ins, loop):
                     out.append(ast.Continue())
                 return None
             if t == loop.break_target:
@@ -1016,6 +1086,15 @@ class BranchMixin(object):
         if t >= self.range_end or t in self.cold_joins:
             return None  # the end of the construct, or of a 3.12+ cold handler's clause
         self.fail("unstructured jump", ins)
+
+    def _falls_to_back_edge(self, ins, loop):
+        """Whether the jump to the loop head ``ins`` is a copy of the back edge right after
+        it, where the code before it ends: the end of a try body last in the loop body (its
+        if's other way round is the back edge, 3.13). A ``continue`` starts a line."""
+        k = ins.index
+        return k + 1 == loop.last == self.range_end - 1 and k > 0 and \
+            self.instrs[k + 1].op == "JUMP" and self.instrs[k + 1].target == ins.target and \
+            ins.line in (None, self.instrs[k - 1].line)
 
     # -- loops -----------------------------------------------------------------------------
     def _break_target(self, start, end, default):
@@ -1112,6 +1191,8 @@ class BranchMixin(object):
         elif joined:
             orelse, _ = self.walk(exit_, self.range_end, list(stack), self.ctx)
             nxt = self.range_end
+        elif threaded and not self._ends_loop_body():
+            pass  # (the jump back after the loop is what the breaks were threaded through)
         elif threaded:
             # the breaks go to the enclosing loop's head: what follows up to the end of its
             # body is this loop's else
@@ -1130,9 +1211,13 @@ class BranchMixin(object):
         """Whether the for loop [head, exit_) ends the body of the loop ``outer`` and a
         ``break`` in it (the iterator popped, then a jump) goes straight to ``outer``'s head:
         3.12+ threads the jump to the end of the enclosing body there."""
-        if outer is None or not PROFILE.expanded_backward_jumps or not self._ends_loop_body():
+        if outer is None or not PROFILE.expanded_backward_jumps:
             return False
         instrs = self.instrs
+        if not self._ends_loop_body() and not (
+                exit_ + 1 == self.range_end and instrs[exit_].op == "JUMP" and
+                instrs[exit_].target in outer.continue_targets):
+            return False  # (an if body whose end, after the loop, jumps back to the head)
         return any(instrs[k].op == "JUMP" and instrs[k].target in outer.continue_targets and
                    instrs[k - 1].op == "POP_TOP" for k in range(head + 2, exit_))
 

@@ -96,6 +96,18 @@ class ColdHandlerMixin(object):
             return None
         inside = [t for t in targets if body_end <= t <= min(h, self.range_end)]
         join = min(inside) if inside else body_end
+        if not targets:
+            cold = self.cold_code()
+            stop = body_end
+            while stop < min(h, self.range_end) and stop not in cold:
+                stop += 1
+            if stop > body_end and (self._clause_falls_off(h, region_end) or
+                                    self._handled_before(body_end, stop, h)):
+                # no clause comes back, and one ends with the function's implicit return
+                # (the try ends the function), or code after the body has its handler laid
+                # out before this one (it was compiled first): up to the cold code, the
+                # code after the body is its else
+                return stop
         if join in self.cold_code():
             return None  # the body ends where only handlers follow: laid out as on 3.11
         for t in targets:  # clauses that leave the enclosing block too end there
@@ -135,6 +147,50 @@ class ColdHandlerMixin(object):
             self._cold_code = exception_only_code(self.instrs)
         return self._cold_code
 
+    def _handled_before(self, start, stop, h):
+        """Whether code in [start, stop) is protected by a cold handler laid out before
+        ``h``: cold blocks keep the order they were compiled in, and the code after a try
+        statement is compiled after its handler."""
+        cold = self.cold_code()
+        return any(start <= e.start < stop and e.start not in cold and e.target < h and
+                   e.target in cold for e in self.entries)
+
+    def _clause_falls_off(self, h, region_end):
+        """Whether an except clause in [h, region_end) ends with a copy of the implicit
+        ``return None`` (``POP_EXCEPT``, the unbinding of ``as name``, ``RETURN None``) that
+        takes its line from the code before it: the clause falls off the end of a try
+        statement that ends the function (3.12+ copies the line-less return into it). A
+        written ``return`` starts a line of its own."""
+        instrs = self.instrs
+        sources = None
+        for p in range(h, min(region_end, self.n)):
+            if instrs[p].op != "POP_EXCEPT":
+                continue
+            q = p + 1
+            if q + 2 < self.n and instrs[q].op == "LOAD_CONST" and instrs[q].argval is None \
+                    and instrs[q + 1].op.startswith("STORE_") and \
+                    instrs[q + 2].op.startswith("DELETE_"):
+                q += 3
+            if q + 1 >= self.n or instrs[q].op != "LOAD_CONST" or instrs[q].argval is not None \
+                    or instrs[q + 1].op != "RETURN_VALUE":
+                continue
+            line = instrs[p].line
+            if line is None:
+                return True
+            before = []
+            if instrs[p - 1].op not in _NO_FALLTHROUGH:
+                before.append(instrs[p - 1].line)
+            if instrs[p].is_target:
+                if sources is None:
+                    sources = {}
+                    for ins in instrs:
+                        if ins.target is not None:
+                            sources.setdefault(ins.target, []).append(ins.line)
+                before.extend(sources.get(p, ()))
+            if line in before:
+                return True
+        return False
+
     def cold_try_exit(self, h, body_end, join):
         """A try body that leaves by ``break``/``continue``/``return`` right after its
         protected range (the jump is not protected): where that exit ends, if the handler's
@@ -147,6 +203,10 @@ class ColdHandlerMixin(object):
         k = body_end
         while k < h and k - body_end < 3 and instrs[k].op == "POP_TOP":
             k += 1
+        if k < h and instrs[k].op == "JUMP" and k == body_end and \
+                instrs[k].line in (None, instrs[k - 1].line) and \
+                self.ctx.loop is not None and instrs[k].target in self.ctx.loop.continue_targets:
+            return None  # the body's own way back to the loop head (a `continue` has a line)
         if k < h and (instrs[k].op == "JUMP" or (instrs[k].op == "RETURN_VALUE" and k > body_end)):
             return k + 1
         if k > body_end:  # a break whose exit the compiler copied: `return <name>`

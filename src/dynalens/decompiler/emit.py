@@ -215,3 +215,47 @@ def reindent(source, indent):
         level = (len(line) - len(stripped)) // 4
         out.append(indent * level + stripped)
     return "".join(out)
+
+
+def unmangle_private_names(stmts):
+    """Write private names inside a class as their source spelled them: ``self.__data``
+    rather than ``self._Printer__data``.
+
+    The compiler mangles a ``__name`` used inside class ``C`` (names, attributes, parameters;
+    not keyword arguments of calls) to ``_C__name``, and the bytecode keeps only the mangled
+    form. Both spellings compile to the same instructions, but from 3.13 a class body records
+    the attribute names its methods assign on ``self`` as written (``__static_attributes__``),
+    and the mangled spelling is also not what anyone wrote. Each class's own prefix applies to
+    its body and the functions in it; a nested class body has its own."""
+    todo = [(node, None) for node in stmts]
+    while todo:
+        node, prefix = todo.pop()
+        if isinstance(node, ast.ClassDef):
+            todo.extend((child, prefix) for child in node.bases + node.keywords +
+                        node.decorator_list)
+            inner = "_" + node.name.lstrip("_")
+            inner = None if inner == "_" else inner
+            todo.extend((child, inner) for child in node.body)
+            continue
+        if prefix is not None:
+            if isinstance(node, ast.Name):
+                node.id = _unmangled(node.id, prefix)
+            elif isinstance(node, ast.Attribute):
+                node.attr = _unmangled(node.attr, prefix)
+            elif isinstance(node, ast.arg):
+                node.arg = _unmangled(node.arg, prefix)
+            elif isinstance(node, ast.ExceptHandler) and node.name:
+                node.name = _unmangled(node.name, prefix)
+            elif isinstance(node, (ast.Global, ast.Nonlocal)):
+                node.names = [_unmangled(n, prefix) for n in node.names]
+        todo.extend((child, prefix) for child in ast.iter_child_nodes(node))
+
+
+def _unmangled(name, prefix):
+    """``__name`` for ``<prefix>__name`` where the compiler would mangle ``__name`` so."""
+    if not name.startswith(prefix) or not name.startswith("__", len(prefix)):
+        return name
+    rest = name[len(prefix):]
+    if len(rest) <= 2 or rest.endswith("__") or "." in rest:
+        return name
+    return rest

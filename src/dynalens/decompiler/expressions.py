@@ -755,11 +755,24 @@ class StackMachine(object):
             self.imported_names.add(func.value.id)
 
     imported_names = set()
+    module_names = set()  # names the enclosing module's top scope uses (render._module_names)
 
     def op_CALL(self, ins, stack, out):
         args = self._items(stack, ins, ins.argval)
         func, first = self._callable(stack, ins)
+        if PROFILE.super_attr_calls and isinstance(func, ast.Name) and func.id == "super" and \
+                len(first + args) in (0, 2) and self._attribute_follows(ins.index + 1):
+            # `super().attr` as a plain call where LOAD_SUPER_ATTR would do: the module
+            # names `super`
+            self.module_names.add("super")
         self._make_call(ins, stack, func, first + args, [])
+
+    def _attribute_follows(self, k):
+        """Whether instruction ``k`` reads an attribute (other than ``__class__``, which
+        LOAD_SUPER_ATTR never reads) of the value just made."""
+        nxt = self.instrs[k] if k < self.n else None
+        return nxt is not None and nxt.op in ("LOAD_ATTR", "LOAD_METHOD") and \
+            nxt.argval != "__class__"
 
     def op_CALL_KW(self, ins, stack, out):
         names = self.pop(stack, ins)

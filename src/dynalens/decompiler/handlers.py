@@ -185,7 +185,28 @@ class HandlerMixin(ColdHandlerMixin):
                 instrs[k].op == "RETURN_VALUE" and \
                 instrs[end - 1].op not in ("RETURN_VALUE", "JUMP", "RERAISE", "RAISE_VARARGS"):
             return k + 1
-        return end
+        returned = self._return_jumped_over(h, end)
+        return end if returned is None else returned
+
+    def _return_jumped_over(self, h, end):
+        """End of a ``return <constant>`` that follows the protected range ending at ``end``
+        when a jump in the range goes just past it: the return ends an ``if`` body that ends
+        the try body (``try: if c: f(); return`` / ``except E: ...``). The compiler leaves a
+        constant return out of the protected range; read as the try's ``else``, the ``if``
+        would jump to the return itself. None otherwise."""
+        instrs = self.instrs
+        k = end
+        while k < h and instrs[k].op == "LOAD_CONST" and not instrs[k].is_target:
+            k += 1
+        if k == end or k >= h or instrs[k].op != "RETURN_VALUE" or instrs[k].is_target or \
+                instrs[end - 1].op in EXITS or instrs[end - 1].op == "JUMP":
+            return None
+        start = min(e.start for e in self.entries if e.target == h)
+        for q in range(start, end):
+            ins = instrs[q]
+            if ins.target == k + 1 and ins.op != "FOR_ITER" and not self._is_loop_jump(ins):
+                return k + 1
+        return None
 
     def _throw_path(self, entry):
         """Whether ``entry`` only protects the throw path of an ``await``/``yield from``
@@ -361,6 +382,8 @@ class HandlerMixin(ColdHandlerMixin):
             pre_handler = h - 1
         cold = False
         body_stack = list(stack)
+        if PROFILE.cold_handlers and body_end >= h:
+            body_end = self._normal_exit_copy(i, h, fstart, length, body_end)
         if (self._same_code(body_end, fstart, length) and body_end + length == pre_handler
                 or self._returning_copy_end(body_end, fstart, fend) == pre_handler
                 or not PROFILE.cold_handlers
@@ -417,6 +440,19 @@ class HandlerMixin(ColdHandlerMixin):
         if cold:
             return join
         return max(join, cleanup + 3) if join < cleanup + 3 else join
+
+    def _normal_exit_copy(self, i, h, fstart, length, default):
+        """3.12+: where the finally body's copy for the normal exit starts, when no warm
+        code is protected by the finally handler itself (the try body is a try/except whose
+        handlers lie with it in the cold code): the first copy in the warm code after
+        ``i`` that a cold clause jumps back to; ``default`` when there is none."""
+        cold = self.cold_code()
+        back = set(ins.target for k, ins in enumerate(self.instrs)
+                   if k in cold and ins.op == "JUMP" and ins.target is not None)
+        for p in range(i + 1, min(h, self.range_end)):
+            if p in back and p not in cold and self._same_code(p, fstart, length):
+                return p
+        return default
 
     finally_reraise_ends = {}  # index of a copied RERAISE in a finally body -> its end
 

@@ -878,7 +878,42 @@ def _fold_popped_tests(out):
 # before it; 3.12+'s expanded jumps: at COPY and at an inverted conditional jump).
 _COLLAPSE_STARTS = frozenset(["COPY", "RETURN_GENERATOR", "LOAD_CONST"] +
                              (["PUSH_NULL"] if PY >= (3, 15) else []) +
-                             (list(_INVERTED) if PY >= (3, 12) else []))
+                             (list(_INVERTED) if PY >= (3, 12) else []) +
+                             (["POP_JUMP_IF_NONE", "POP_JUMP_IF_NOT_NONE"] if NONE_JUMPS else []))
+_CHAIN_COMPARES = frozenset(["COMPARE_OP", "IS_OP", "CONTAINS_OP"])
+
+
+def _none_test_ending_chain(out, k):
+    """The test that ``out[k]``, a POP_JUMP_IF_[NOT_]NONE right after a link of a chained
+    comparison (``SWAP 2; COPY 2; <compare>; POP_JUMP_IF_FALSE cleanup``), stands for: 3.11+
+    fold the last comparison of ``a is b is None`` into the jump, so the chain has no final
+    compare. Returns ``LOAD_CONST None; IS_OP 0|1; POP_JUMP_IF_FALSE|TRUE`` (the shape of
+    every other chain: a jump to where the chain goes on when false tests ``is None`` when
+    taken on not None; a jump elsewhere, to an ``or``'s body, is taken when true), or None."""
+    if k < 4:
+        return None
+    swap, copy, compare, link = out[k - 4:k]
+    if swap.op != "SWAP" or swap.argval != 2 or copy.op != "COPY" or copy.argval != 2 or \
+            compare.op not in _CHAIN_COMPARES or link.op != "POP_JUMP_IF_FALSE" or \
+            link.target is None or link.target <= k:
+        return None
+    ins = out[k]
+    # where the chain goes on when it is false: after the cleanup's POP_TOP (or its jump)
+    cleanup = link.target
+    failed = None
+    if cleanup < len(out) and out[cleanup].op == "POP_TOP":
+        failed = cleanup + 1
+        if failed < len(out) and out[failed].op == "JUMP":
+            failed = out[failed].target
+    nxt = out[k + 1] if k + 1 < len(out) else None
+    taken_if_true = nxt is not None and nxt.op == "JUMP" and nxt.target == failed and \
+        ins.target != failed  # (`if a is b is None or c`: the jump goes to the body)
+    negated = 1 if (ins.op == "POP_JUMP_IF_NONE") != taken_if_true else 0
+    jump = Instr("POP_JUMP_IF_TRUE" if taken_if_true else "POP_JUMP_IF_FALSE", ins.arg,
+                 ins.argval, ins.offset, ins.line)
+    jump.target = ins.target
+    return [Instr("LOAD_CONST", None, None, ins.offset, ins.line),
+            Instr("IS_OP", negated, negated, ins.offset, ins.line), jump]
 
 
 def _collapse(out, offset_to_index):
@@ -895,6 +930,7 @@ def _collapse(out, offset_to_index):
     remap = []  # old index -> new index (and n -> the new end)
     n = len(out)
     drop = _fold_popped_tests(out)
+    expanded = False
     targeted = set(ins.target for ins in out if ins.target is not None) if PY >= (3, 12) \
         else None  # (only 3.12+'s expanded jumps ask)
     starts = _COLLAPSE_STARTS
@@ -921,6 +957,16 @@ def _collapse(out, offset_to_index):
             new[-1].target = out[k + 1].target
             remap.extend((len(new) - 1, len(new), len(new)))
             k += 3
+            continue
+        expansion = None
+        if op in ("POP_JUMP_IF_NONE", "POP_JUMP_IF_NOT_NONE") and not (
+                PY >= (3, 12) and _expanded_backward_jump(out, k, targeted)):
+            expansion = _none_test_ending_chain(out, k)
+        if expansion is not None:
+            remap.append(len(new))
+            new.extend(expansion)
+            expanded = True
+            k += 1
             continue
         if op in _INVERTED and _expanded_backward_jump(out, k, targeted):
             ins.op = _INVERTED[ins.op]
@@ -954,7 +1000,7 @@ def _collapse(out, offset_to_index):
     elif k < n:
         remap.extend(range(len(new), len(new) + n - k))
         new.extend(out[k:])
-    if len(new) != n:
+    if len(new) != n or expanded:
         remap.append(len(new))
         for index, ins in enumerate(new):
             ins.index = index

@@ -82,6 +82,11 @@ branches.py (if_statement)."""),
 `return <constant>` is RETURN_CONST, so LOAD_CONST; RETURN_VALUE is a return copied into the
 branches of a conditional expression. instructions._normalize_one, conditional_returns.py
 (called from render.py)."""),
+    "super_attr_calls": ((3, 12), None, """\
+`super().attr` and `super(C, self).attr` are one LOAD_SUPER_ATTR, unless the module's top
+scope names `super` (Python/codegen.c can_optimize_super_call asks the module's symbol
+table): then `super()` is a plain call, which a function decompiled alone reproduces with an
+`if False: super` header. expressions.op_CALL, render._module_imports."""),
     "cell_loads_are_load_fast": ((3, 13), None, """\
 LOAD_CLOSURE is a pseudo-instruction: a cell is loaded with LOAD_FAST on its slot.
 instructions.CLOSURE_IS_LOAD_FAST."""),

@@ -16,7 +16,8 @@ from .annotate import (CO_FUTURE_ANNOTATIONS, AnnotationMixin, annotate_owner,
                        place_annotations)
 from .conditional_returns import fold_conditional_returns
 from .emit import (bare_returns, class_body, code_docstring, docstring_from_assign, is_docstring,
-                   keep_generator, reindent, returns_to_else, strip_trailing_return, unparse)
+                   keep_generator, reindent, returns_to_else, strip_trailing_return,
+                   unmangle_private_names, unparse)
 from .errors import DecompilationError
 from .marking import finish
 from .signature import apply_signature, mark_signature
@@ -56,6 +57,7 @@ class CodeWalker(AnnotationMixin, MatchMixin, ExceptStarMixin, InlineComprehensi
         self.kind = kind
         self.session = session
         self.imported_names = session.imported_names
+        self.module_names = session.module_names
 
     def op_LOAD_FAST(self, ins, stack, out):
         if ins.argval == ".0" and self.kind == "comprehension":
@@ -109,6 +111,7 @@ class Session(object):
 
     def __init__(self, temp_prefix="__temp_", strict=False):
         self.imported_names = set()
+        self.module_names = set()
         self.temp_prefix = temp_prefix
         self.temp_count = 0
         self.strict = strict  # a nested function that fails fails the whole (no stub)
@@ -238,6 +241,7 @@ def definition_for(code, fname=None, session=None):
     walker.kind = "function"
     walker.decompile_nested = lambda c, k: decompile_body(c, k, session)
     walker.imported_names = session.imported_names
+    walker.module_names = session.module_names
     fv = FunctionValue(code)
     if kind == "lambda":
         expr = walker.lambda_expr(fv, None)
@@ -416,13 +420,15 @@ def _expression_parent(pname, expr, cells):
     return ast.GeneratorExp(elt=expr, generators=generators)
 
 
-def _module_imports(names):
-    """``if False: import x`` for names the code treats as module-level imports: never runs,
-    but puts the import in the symbol table the way the enclosing module had it."""
-    if not names:
+def _module_imports(names, used=()):
+    """``if False: import x`` for names the code treats as module-level imports (and ``if
+    False: super`` for names the module's top scope uses, profile.super_attr_calls): never
+    runs, but puts the name in the symbol table the way the enclosing module had it."""
+    if not names and not used:
         return []
-    imports = [ast.Import(names=[ast.alias(name=n, asname=None)]) for n in sorted(names)]
-    return [ast.If(test=ast.Constant(value=False), body=imports, orelse=[])]
+    body = [ast.Import(names=[ast.alias(name=n, asname=None)]) for n in sorted(names)]
+    body += [ast.Expr(value=ast.Name(id=n, ctx=ast.Load())) for n in sorted(used)]
+    return [ast.If(test=ast.Constant(value=False), body=body, orelse=[])]
 
 
 def arguments_of_empty():
@@ -496,9 +502,10 @@ def _render(code, name, temp_prefix, strict, function, validate, generated):
         notes = apply_signature(stmts, function, name or code.co_name)
     if code_kind(code) != "module":
         stmts = wrap_for_closure(code, stmts)
-        stmts = _module_imports(session.imported_names) + stmts
+        stmts = _module_imports(session.imported_names, session.module_names) + stmts
         if code.co_flags & CO_FUTURE_ANNOTATIONS:
             # annotations were compiled as strings: only this import does that again
             stmts.insert(0, ast.ImportFrom(module="__future__", level=0, names=[
                 ast.alias(name="annotations", asname=None)]))
+    unmangle_private_names(stmts)
     return session, stmts, unparse(stmts), notes

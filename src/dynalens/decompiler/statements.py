@@ -36,8 +36,9 @@ from .profile import PROFILE
 
 
 def _defines(function_name, stored_name):
-    """Whether storing a function under ``stored_name`` is what ``def function_name`` does:
-    the same name, or its private-name mangled form inside a class (``_C__name``)."""
+    """Whether storing a function (or class) under ``stored_name`` is what ``def
+    function_name`` does: the same name, or its private-name mangled form inside a class
+    (``_C__name``)."""
     if function_name == stored_name:
         return function_name != "<lambda>"
     return (function_name.startswith("__") and not function_name.endswith("__") and
@@ -92,6 +93,8 @@ def _made_or(node, default):
     return default if stamp is None else stamp
 
 
+# the last instruction of an exit block that flowgraph.c copies into the jumps to it
+_COPIED_EXITS = frozenset(["RETURN_VALUE", "RAISE_VARARGS"])
 _SAME_AS_REPR = frozenset([str, int, bool, bytes, type(None)])
 
 
@@ -863,12 +866,19 @@ class StatementWalker(StackMachine):
                     return self.do_try(i, e, stack, out, ctx)
                 break
         loop = self.while_loops.get(i)
-        if loop is not None and (ctx.loop is None or ctx.loop.head != i):
-            return self.do_while(i, loop, stack, out, ctx)
         backs = self.back_jumps.get(i)
-        if backs and (ctx.loop is None or ctx.loop.head != i) and \
-                self.instrs[i].op not in ("FOR_ITER", "GET_ANEXT"):
+        if backs and self.instrs[i].op in ("FOR_ITER", "GET_ANEXT"):
+            backs = None
+        # `while True:` whose body starts with a tested `while`: both start here, and the
+        # enclosing one's back edge lies past the inner one's bottom test
+        outer_first = loop is not None and backs and max(backs) > loop[1]
+        inside = ctx.loop is not None and ctx.loop.head == i
+        if loop is not None and not outer_first and not inside:
+            return self.do_while(i, loop, stack, out, ctx)
+        if backs and not inside:
             return self.do_while_true(i, self._last_back_edge(i, max(backs)), stack, out, ctx)
+        if outer_first and inside and ctx.loop.kind == "while" and ctx.loop.last > loop[1]:
+            return self.do_while(i, loop, stack, out, ctx)
         return None
 
     def _last_back_edge(self, head, last):
@@ -922,7 +932,8 @@ class StatementWalker(StackMachine):
                 _defines(value.code.co_name, target.id):
             out.append(self.function_def(value, value.code.co_name, ins))
             return
-        if isinstance(value, ClassValue) and isinstance(target, ast.Name) and value.name == target.id:
+        if isinstance(value, ClassValue) and isinstance(target, ast.Name) and \
+                _defines(value.name, target.id):
             out.append(self.class_def(value, ins))
             return
         if isinstance(value, ImportValue):
@@ -1239,15 +1250,18 @@ class StatementWalker(StackMachine):
         return None
 
     def _inlined_exit(self, k, exit_):
-        """Length of the code from ``k`` that copies the return block at ``exit_``, or 0."""
+        """Length of the code from ``k`` that copies the exit block at ``exit_`` (straight
+        code ending in a return or a raise: flowgraph.c copies a small block that leaves the
+        code into the jumps to it), or 0."""
         if not PROFILE.lined_exit_copies or exit_ >= self.n or k == exit_:
             return 0
         length = 1
         while exit_ + length - 1 < self.n and length <= 6 and \
-                self.instrs[exit_ + length - 1].op != "RETURN_VALUE":
+                self.instrs[exit_ + length - 1].op not in _COPIED_EXITS:
             length += 1
-        if exit_ + length - 1 < self.n and self.instrs[exit_ + length - 1].op == "RETURN_VALUE" \
-                and self._same_code(k, exit_, length):
+        if exit_ + length - 1 < self.n and \
+                self.instrs[exit_ + length - 1].op in _COPIED_EXITS and \
+                self._same_code(k, exit_, length):
             return length
         return 0
 
@@ -1282,10 +1296,39 @@ class StatementWalker(StackMachine):
             return 0
         return length
 
+    def _copied_break(self, ins):
+        """Whether the return or raise ``ins`` ends a copy of the exit block after the
+        enclosing while loop, in place of a ``break`` that jumped there (3.12+ copies a small
+        block that leaves the code into the jumps to it, its line included). A written
+        ``return`` in the loop body has a line of its own; the copy has the exit's."""
+        loop = self.ctx.loop
+        if loop is None or loop.iterator is not None or not PROFILE.lined_exit_copies:
+            return False
+        target = loop.break_target
+        if target is None or target >= self.n or self.instrs[target].line is None:
+            return False
+        stop = target
+        while stop < self.n and stop - target < 6 and self.instrs[stop].op not in _COPIED_EXITS:
+            stop += 1
+        if stop >= self.n or self.instrs[stop].op != ins.op:
+            return False
+        length = stop + 1 - target
+        start = ins.index + 1 - length
+        if start < self.range_start or self.instrs[start].line != self.instrs[target].line or \
+                any(i.op == "POP_TOP" or i.op.startswith("STORE_")
+                    for i in self.instrs[start:ins.index]):
+            return False
+        return self._same_code(start, target, length)
+
     def op_RETURN_VALUE(self, ins, stack, out):
         value = self.pop(stack, ins)
+        if self._copied_break(ins):
+            out.append(ast.Break())
+            return None
         node = ast.Return(value=self.value(value, ins))
-        if ins.argval == "split" and ins.index > 0 and self.instrs[ins.index - 1].op == "LOAD_CONST":
+        if ins.argval == "split" and ins.index > 0 and not ins.is_target and \
+                self.instrs[ins.index - 1].op == "LOAD_CONST":
+            # (a return jumped to returns the value of an and/or: its constant is an operand)
             node._split = True  # see conditional_returns.py
         elif isinstance(value, ast.Constant) and value.value is None and ins.index > 0:
             node._implicit = self._is_implicit_return(self.instrs[ins.index - 1])
@@ -1305,7 +1348,15 @@ class StatementWalker(StackMachine):
                 lines.append(best)
                 if ins.line is not None and ins.line > best:
                     best = ins.line
-        return load.line is None or load.line <= lines[load.index]
+        if load.line is None or load.line > lines[load.index]:
+            return load.line is None
+        if PROFILE.lined_exit_copies and load.line == lines[load.index]:
+            # 3.12+ copies a written return with its line into jumps to it (a `break` whose
+            # loop is followed by it): only such copies may share its line before it
+            return not all(i.line is None or i.line < load.line or
+                           (i.op in ("LOAD_CONST", "RETURN_VALUE") and i.argval is None)
+                           for i in self.instrs[:load.index])
+        return True
 
     _max_line = None
 
@@ -1315,6 +1366,9 @@ class StatementWalker(StackMachine):
             cause = self.pop(stack, ins)
         if ins.arg >= 1:
             exc = self.pop(stack, ins)
+        if self._copied_break(ins):
+            out.append(ast.Break())
+            return
         assertion, msg = exc, None
         if isinstance(exc, ast.Call) and len(exc.args) == 1 and not exc.keywords:
             assertion, msg = exc.func, exc.args[0]
@@ -1408,6 +1462,29 @@ class StatementWalker(StackMachine):
         value = self.pop(stack, ins)
         if not isinstance(value, PrevExc):
             self.fail("POP_EXCEPT without a handled exception", ins)
+        loop = self.ctx.loop
+        if loop is not None and loop.iterator is None and loop.break_target is not None:
+            # a `break` in an except clause of a while loop whose jump became a copy of the
+            # short exit after the loop (3.12+; a for loop pops its iterator first: op_POP_TOP)
+            k = ins.index + 1
+            if self._unbinds_handler_name(k):
+                k += 3
+            copied = self._inlined_exit(k, loop.break_target)
+            if copied:
+                out.append(ast.Break())
+                return k + copied
+        return None
+
+    def _unbinds_handler_name(self, k):
+        """Whether ``instrs[k:k + 3]`` is ``name = None; del name`` for the except clause's
+        ``as name``."""
+        handler_name = self.ctx.handler_name
+        if handler_name is None or k + 2 >= self.n:
+            return False
+        load, store, delete = self.instrs[k:k + 3]
+        return load.op == "LOAD_CONST" and load.argval is None and \
+            store.op.startswith("STORE_") and delete.op.startswith("DELETE_") and \
+            store.argval == handler_name == delete.argval
 
 
 def _lazy_if(value, node):
