@@ -948,7 +948,9 @@ def _collapse(out, offset_to_index):
     targeted = set(ins.target for ins in out if ins.target is not None) if PY >= (3, 12) \
         else None  # (only 3.12+'s expanded jumps ask)
     starts = _COLLAPSE_STARTS
-    firsts = [k for k, ins in enumerate(out) if ins.op in starts]
+    # (a SEND loop starts with LOAD_CONST None: no other constant starts an idiom)
+    firsts = [k for k, ins in enumerate(out) if ins.op in starts and (
+        ins.argval is None or ins.op != "LOAD_CONST")]
     if drop:
         firsts = sorted(set(firsts) | drop)
     k = 0
