@@ -42,8 +42,8 @@ import sys
 import warnings
 
 from .comparison_keys import (
-    const_key as _const_key, jump_target as _jump_target,
-    split_superinstructions as _split_superinstructions)
+    SUPERINSTRUCTIONS as _SUPERINSTRUCTIONS, const_key as _const_key,
+    jump_target as _jump_target, split_superinstructions as _split_superinstructions)
 
 try:  # the decompiler shares its disassembly of the original; verify.py also works alone
     from .decode import exception_table
@@ -355,29 +355,48 @@ class _Normalized(object):
 
     def __init__(self, code, top_name, strict=False):
         raw = raw_instructions(code)
-        if not strict:
+        if not strict and _SUPERINSTRUCTIONS_HERE:
             raw = _split_superinstructions(raw)
         dropped = _ENCODING_ONLY if strict else _DROPPED
-        kept = [ins for ins in raw if ins.opname not in dropped]
         # A dropped instruction (EXTENDED_ARG prefix, NOP) that is jumped to stands for the next
         # kept one; an offset past the end maps to len(kept). A split superinstruction's offset
         # is that of its first half.
         index_at = {}
-        position = 0
+        kept = []
+        names = []
         for ins in raw:
-            index_at.setdefault(ins.offset, position)
-            if ins.opname not in dropped:
-                position += 1
+            index_at.setdefault(ins.offset, len(kept))
+            name = ins.opname
+            if name not in dropped:
+                kept.append(ins)
+                names.append(name)
         count = len(kept)
-        names = [ins.opname for ins in kept]
         targets = [None] * count
         keys = [None] * count
+        plain, const_ops = _PLAIN_CONSTANTS, _CONST_OPS
         for number, ins in enumerate(kept):
             target = _jump_target(ins)
             if target is not None:
                 targets[number] = _index_for(index_at, target, count)
-            else:
+                continue
+            name = names[number]
+            following = names[number + 1] if number + 1 < count else None
+            if following in _KEY_CONTEXT or name in _KEY_SPECIAL:
                 keys[number] = self._key(ins, number, kept, top_name, strict)
+                continue
+            # (_key's last three cases, which read nothing around the instruction)
+            if ins.opcode in const_ops:
+                value = ins.argval
+                kind = type(value)
+                keys[number] = (name, (kind.__module__, kind.__qualname__, value)
+                                if kind in plain else _const_key(value))
+            elif ins.arg is None:
+                keys[number] = (name,)
+            else:
+                value = ins.argval
+                kind = type(value)
+                keys[number] = (name, (kind.__module__, kind.__qualname__, value)
+                                if kind in plain else _const_key(value), ins.argrepr)
         ranges = _exception_ranges(code, index_at, count)
         if strict:
             alive = [True] * count
@@ -400,6 +419,8 @@ class _Normalized(object):
 
     @staticmethod
     def _key(ins, number, kept, top_name, strict=False):
+        """The comparison key of the non-jump ``kept[number]`` (``__init__`` writes the
+        cases that read no neighbour and no special opname itself)."""
         following = kept[number + 1] if number + 1 < len(kept) else None
         if (following is not None and following.opname == "STORE_NAME"
                 and following.argval == "__firstlineno__"):
@@ -703,6 +724,12 @@ class _Comparer(object):
                 prefix, _ranges_text(left.exception_ranges), _ranges_text(right.exception_ranges))
         return None
 
+
+# What _Normalized._key decides from the next instruction (a class body's recorded first line,
+# its __qualname__, a pre-3.11 function's qualified name) or from the opname itself
+_KEY_CONTEXT = frozenset(["STORE_NAME", "MAKE_FUNCTION"])
+_KEY_SPECIAL = frozenset(["BUILD_TUPLE"]) | frozenset(_BORROW)
+_SUPERINSTRUCTIONS_HERE = any(name in dis.opmap for name in _SUPERINSTRUCTIONS)
 
 _SAME_FIELDS = ("co_code", "co_names", "co_varnames", "co_cellvars", "co_freevars",
                 "co_exceptiontable")
