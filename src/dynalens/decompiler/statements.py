@@ -464,7 +464,10 @@ class StatementWalker(StackMachine):
     def _find_loops(self):
         instrs = self.instrs
         # 3.12+: a handler laid out after the code jumps back to its join: not a loop
-        cold = exception_only_code(instrs) if PROFILE.cold_handlers else ()
+        cold = ()
+        if PROFILE.cold_handlers:
+            # (kept for cold_blocks.ColdHandlerMixin.cold_code: the jumps are fixed by now)
+            cold = self._cold_code = exception_only_code(instrs)
         cold_backs = []
         for ins in instrs:
             t = ins.target
