@@ -1170,6 +1170,18 @@ class BranchMixin(object):
                 body_end = false  # blocks after the last `continue` that the body jumps to
             break_target, else_end, nxt = false, None, body_end
             tail = self.instrs[exit_ - 1]
+            exit_copy = None
+            if PROFILE.while_tested_at_top_only_again and false <= self.range_end:
+                exit_copy = self._break_into_exit_copy(exit_, false)
+            if exit_copy is not None:
+                # 3.14: statements, then `break`, end the body after its back edges: the
+                # break falls into a copy of the small exit the loop's test leaves to
+                loop = Loop(head, (head,), false, exit_ - 1, "while-top", body_start=body_start)
+                body, _ = self.walk(body_start, exit_copy, list(stack), ctx.but(loop=loop))
+                if not _break_where_it_falls(body, tail.op in POP_JUMPS and tail.target == head):
+                    return None
+                out.append(ast.While(test=test, body=body, orelse=[]))
+                return false
             if tail.op in POP_JUMPS and tail.target == head and body_end == exit_ < false:
                 # 3.14: the body ends with `if c: break` (a conditional back edge); the break
                 # falls to `exit_`: a jump over the loop's else, or the code after the loop
@@ -1206,6 +1218,23 @@ class BranchMixin(object):
         body, _ = self.walk(k + 1, exit_, list(stack), ctx.but(loop=loop))
         out.append(ast.While(test=test, body=body or [ast.Pass()], orelse=[]))
         return exit_
+
+    def _break_into_exit_copy(self, start, stop):
+        """Where a copy of the small returning block at ``stop`` (the loop's exit) starts
+        inside [start, stop), with statements of the loop body before it: the body's last
+        statements fall into the copy (a ``break``, 3.14 lays it out after the back edges).
+        None when [start, stop) does not end with such a copy."""
+        limit = min(stop + 6, self.n)
+        end = stop
+        while end < limit and self.instrs[end].op != "RETURN_VALUE":
+            end += 1
+        length = end + 1 - stop
+        begin = stop - length
+        if end >= limit or begin <= start or any(
+                self.instrs[k].target is not None for k in range(stop, end + 1)) or any(
+                self.instrs[k].is_target for k in range(begin + 1, stop)):
+            return None
+        return begin if self._same_code(begin, stop, length) else None
 
     def _copied_after_loop(self, start, stop):
         """Where the returning block [start, stop) (the code after a loop, copied into the
@@ -1260,3 +1289,32 @@ class BranchMixin(object):
         if break_target > exit_ and break_target <= self.range_end:
             return break_target
         return exit_
+
+
+def _break_where_it_falls(body, tested_last):
+    """End a loop body read up to a copy of the loop's exit with the ``break`` that falls into
+    it. When the body's last test jumped back (``tested_last``), the statements before the
+    copy are that ``if``'s own; otherwise they end the body. False when the shape is not
+    one of those two."""
+    if tested_last:
+        last = body[-1] if body else None
+        if isinstance(last, ast.If) and not last.orelse and last.body and \
+                not isinstance(last.body[-1], ast.Break):
+            last.body.append(ast.Break())  # `if test: statements` (test of several jumps)
+            return True
+        # or the walk read the test that jumps back as `if test: break`, and the statements
+        # after it as the body's: they are that if's, before its break
+        for k in range(len(body) - 1, -1, -1):
+            stmt = body[k]
+            if isinstance(stmt, ast.If) and not stmt.orelse and len(stmt.body) == 1 and \
+                    isinstance(stmt.body[0], ast.Break):
+                if k + 1 == len(body):
+                    return False
+                stmt.body[:0] = body[k + 1:]
+                del body[k + 1:]
+                return True
+        return False
+    if not body or isinstance(body[-1], (ast.Break, ast.Continue, ast.Return, ast.Raise)):
+        return False
+    body.append(ast.Break())
+    return True

@@ -29,6 +29,8 @@ _UNKNOWN = dis.UNKNOWN if hasattr(dis, "UNKNOWN") else None  # (3.11's unresolve
 PY = sys.version_info[:2]
 # Where CALL finds the NULL / self slot: below the callable before 3.13, above it after.
 NULL_FIRST = PY < (3, 13)
+# 3.15+: IMPORT_NAME's argument carries flags below the name index (1: `lazy import`, PEP 810)
+IMPORT_FLAGS = PY >= (3, 15)
 
 # `x is None` tests jump with POP_JUMP_IF_[NOT_]NONE from 3.11 on (so `is`/`is not` read the
 # same either way); before, they are IS_OP/COMPARE_OP with a polarity to keep.
