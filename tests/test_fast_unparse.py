@@ -128,3 +128,19 @@ def test_assignments_write_as_ast_unparse():
     tree = ast.parse("a = b = c, d\n(a, b) = c\n*a, b = c\na[1:2], b.c = d = (yield)\n"
                      "x = 1  # type: int\n", type_comments=True)
     assert fast_unparse.unparse(tree) == ast.unparse(tree)
+
+
+def test_statements_need_no_line_numbers_on_the_fast_writer():
+    """The decompiler's statements carry no ``lineno`` (emit.unparse numbers them only for the
+    standard writer): type comments are still written, ``# type: ignore`` lines still found."""
+    tree = ast.parse(HOT_NODES + "y = 2  # type: ignore[x]\n", type_comments=True)
+    expected = ast.unparse(tree)
+    assert tree.type_ignores and "ignore[x]" in expected
+    if fast_unparse.NEEDS_LINENO:
+        pytest.skip("the standard writer looks type comments up by line")
+    assert fast_unparse.unparse(tree) == expected
+    for node in ast.walk(tree):
+        if isinstance(node, ast.stmt):
+            del node.lineno
+    tree.type_ignores = []
+    assert fast_unparse.unparse(tree) == expected.replace(" # type: ignore[x]", "")

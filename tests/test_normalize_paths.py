@@ -1,7 +1,7 @@
-"""normalize()'s loops for decode.py's tuples (3.11+: _normalize_tuples, 3.8-3.10:
-_normalize_legacy_tuples) give the very instructions and offset map of its general loop, which
-reads the instructions through their named fields (as it does for dis's own, where decode.py
-falls back to dis)."""
+"""normalize()'s fast loops (3.11-3.13: _normalize_code, reading co_code itself; 3.8-3.10:
+_normalize_legacy_tuples over decode.py's tuples) give the very instructions and offset map of
+its general loop, which reads decode.py's instructions through their named fields (as it does
+for dis's own, where decode.py falls back to dis)."""
 
 import sys
 import sysconfig

@@ -396,3 +396,58 @@ def test_generated_empty_tuple_build_matches_the_constant():
     assert any(i.opname == "BUILD_TUPLE" for i in dis.get_instructions(built))
     assert verify(built, source)
     assert not verify(built, "def f():\n    x = []\n    return x\n")
+
+
+def test_compiling_the_candidate_warns_nothing_and_leaves_the_filters_as_they_were():
+    """verify() and check_tree() compile with every warning ignored (a SyntaxWarning would
+    name the original file with the candidate's lines), even where warnings are errors, and
+    put the caller's filters back: the same list, and still in force after."""
+    import warnings
+    from dynalens.decompiler.verify import check_tree
+
+    def f(x):
+        return x == 1
+
+    source = "def f(x):\n    return x is 1\n"  # SyntaxWarning: "is" with a literal
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("error")
+        filters = warnings.filters
+        before = list(filters)
+        assert not verify(f.__code__, source)
+        differences, _ = check_tree(f.__code__, source)
+        assert differences
+        assert warnings.filters is filters and filters == before
+        with pytest.raises(SyntaxError):  # (the filter is in force again: an error)
+            compile(source, "<candidate>", "exec", dont_inherit=True)
+    assert caught == []
+
+
+def test_normalized_keys_are_the_keys_key_gives(monkeypatch):
+    """_Normalized writes most comparison keys itself (those that read no neighbour): the same
+    keys, instructions and exception ranges as when _Normalized._key writes every one, on real
+    code."""
+    import sysconfig
+    from dynalens.decompiler import verify as verify_module
+
+    class Everything(object):
+        def __contains__(self, item):
+            return True
+
+    def facts(code, strict):
+        normalized = verify_module._Normalized(code, code.co_name, strict)
+        return normalized.keys, normalized.instructions, normalized.exception_ranges
+
+    root = sysconfig.get_paths()["stdlib"]
+    codes = []
+    for name in ("argparse.py", "enum.py", "dataclasses.py", "typing.py"):
+        with open("%s/%s" % (root, name), "rb") as handle:
+            todo = [compile(handle.read(), name, "exec", dont_inherit=True)]
+        while todo:
+            code = todo.pop()
+            todo.extend(c for c in code.co_consts if hasattr(c, "co_code"))
+            codes.append(code)
+    fast = [facts(code, strict) for code in codes for strict in (False, True)]
+    monkeypatch.setattr(verify_module, "_KEY_SPECIAL", Everything())
+    slow = [facts(code, strict) for code in codes for strict in (False, True)]
+    assert len(codes) > 500
+    assert fast == slow

@@ -153,9 +153,10 @@ class AnnotationMixin(object):
     annotations_found = ()
 
     def _assign(self, target, value, out, ins):
-        code = getattr(value, "code", None)
-        if isinstance(target, ast.Name) and target.id in ("__annotate__", "__annotate_func__") \
-                and code is not None and code.co_name == "__annotate__" and \
+        code = None  # (the name first: every store of every walk comes through here)
+        if isinstance(target, ast.Name) and target.id in ("__annotate__", "__annotate_func__"):
+            code = getattr(value, "code", None)
+        if code is not None and code.co_name == "__annotate__" and \
                 self.kind in ("module", "class"):
             found = annotate_owner(self.decompile_nested(code, "function"), code)
             if not found or not all(isinstance(s, ast.AnnAssign) for s in found):

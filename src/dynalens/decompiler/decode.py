@@ -342,6 +342,52 @@ def decode(code):
     return out
 
 
+# -- for instructions._normalize_code, which reads co_code with these same tables (3.11-3.13)
+
+(PLAIN, CONST, NAME, JABS, JREL, JBACK, LOCAL) = (_PLAIN, _CONST, _NAME, _JABS, _JREL, _JBACK,
+                                                 _LOCAL)
+line_starts = _line_starts
+INT_OVERFLOW = _INT_OVERFLOW
+if _CHECKED:
+    KIND, CACHES, HAS_ARG, OPNAME = _KIND, _CACHES, _HAS_ARG, _OPNAME
+    EXTENDED_ARG, LOAD_CONST = _EXTENDED_ARG, _LOAD_CONST
+
+
+def other_argval(kind, arg, names, local_name):
+    """``argval`` as :func:`decode` resolves it for the argument kinds other than plain,
+    local, name, constant and jump (3.11+)."""
+    if kind == _GLOBAL or kind == _ATTR or kind == _SUPER_ATTR:
+        return names[arg >> (2 if kind == _SUPER_ATTR else 1)]
+    if kind == _COMPARE:
+        return _CMP_OP[arg >> _CMP_SHIFT]
+    if kind == _LOCAL_PAIR:
+        return (local_name(arg >> 4), local_name(arg & 15))
+    if kind == _FORMAT_VALUE:
+        return (_FORMAT_VALUE_CONVERTERS[arg & 0x3][0], bool(arg & 0x4))
+    if kind == _CONVERT_VALUE:
+        return (None, str, repr, ascii)[arg]
+    if kind == _FREE:
+        raise ValueError("no free-variable argument kind from 3.11 on")
+    return arg  # _BINARY_OP, _MAKE_FUNCTION, _FUNCTION_ATTR, _INTRINSIC_1/2: the number
+
+
+def record(code, opname, op, arg, argval, kind, offset, starts, line_number, target):
+    """The :class:`RawInstruction` :func:`decode` makes, from its resolved parts (3.11+;
+    ``argrepr`` given where instructions.py reads it, operators and intrinsics, else made
+    on demand; no jump-target set: instructions.py reads it from the normalized code)."""
+    argrepr = _UNSET
+    if arg is None:
+        argrepr = ""
+    elif kind == _BINARY_OP:
+        argrepr = _NB_OPS[arg]
+    elif kind == _INTRINSIC_1:
+        argrepr = _INTRINSIC_1_DESCS[arg]
+    elif kind == _INTRINSIC_2:
+        argrepr = _INTRINSIC_2_DESCS[arg]
+    return _new(RawInstruction, (opname, op, arg, argval, argrepr, offset, starts, line_number,
+                                 target, frozenset(), code))
+
+
 def _varints(data):
     """The 6-bit varints of a 3.11+ exception table (CPython's
     Objects/exception_handling_notes.txt): (starts an entry?, value) pairs."""

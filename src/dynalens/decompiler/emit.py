@@ -11,6 +11,7 @@ import io
 import tokenize
 
 from .profile import PROFILE
+from .fast_unparse import NEEDS_LINENO
 from .unparse_compat import to_source
 
 CO_HAS_DOCSTRING = 0x4000000
@@ -190,7 +191,8 @@ def _number_statements(stmts):
 
 def unparse(stmts):
     module = ast.Module(body=stmts, type_ignores=[])
-    _number_statements(stmts)
+    if NEEDS_LINENO:
+        _number_statements(stmts)
     return to_source(module)
 
 

@@ -52,6 +52,10 @@ def _stand_in(string):
     return "x".join(parts)
 
 
+# Whether unparse() needs a ``lineno`` on every statement (the standard unparser looks type
+# comments up by it)
+NEEDS_LINENO = True
+
 _FSTRINGS = threading.local()  # how deep inside f-strings this thread's unparser is
 
 # The standard unparser class: ast._Unparser on 3.9-3.13, _ast_unparse.Unparser from 3.14.
@@ -260,19 +264,39 @@ if _CHECKED:
                     self._source.append(type_comment)
 
         def traverse(self, node):
-            if isinstance(node, list):
-                for item in node:
-                    self.traverse(item)
-                return
-            cls = node.__class__
-            visitor = self._visitors.get(cls, False)
-            if visitor is False:
-                visitor = self._visitors[cls] = getattr(type(self), "visit_" + cls.__name__,
-                                                        None)
+            visitor = self._visitors.get(node.__class__)
             if visitor is None:
-                self.generic_visit(node)
-            else:
+                visitor = self._visitor(node.__class__)
+            visitor(self, node)
+
+        def _traverse_list(self, nodes):
+            visitors = self._visitors
+            for node in nodes:
+                visitor = visitors.get(node.__class__)
+                if visitor is None:
+                    visitor = self._visitor(node.__class__)
                 visitor(self, node)
+
+        @classmethod
+        def _visitor(cls, node_class):
+            """The unbound visitor of ``node_class`` (a list: each item; no visit_<Class>:
+            ``generic_visit``), kept in ``_visitors`` for the next node of that class."""
+            if issubclass(node_class, list):
+                visitor = cls._traverse_list
+            else:
+                visitor = getattr(cls, "visit_" + node_class.__name__, None) or \
+                    cls.generic_visit
+            cls._visitors[node_class] = visitor
+            return visitor
+
+        def get_type_comment(self, node):
+            # (the standard looks ``# type: ignore`` comments up by ``node.lineno``; the
+            # decompiler's trees carry none, so their statements need no line numbers)
+            if self._type_ignores:
+                return _Standard.get_type_comment(self, node)
+            comment = node.type_comment
+            if comment is not None:
+                return " # type: " + comment
 
         def _str_literal_helper(self, string, *, quote_types=ast._ALL_QUOTES,
                                 escape_special_whitespace=False):
@@ -297,6 +321,8 @@ if _CHECKED:
     def unparse(node):
         """``ast.unparse(node)``, faster (see module docstring)."""
         return _Unparser().visit(node)
+
+    NEEDS_LINENO = False  # (see get_type_comment)
 elif _LaidOutUnparser is not None:
     def unparse(node):
         """``ast.unparse(node)``, with the comprehension line breaks (see module docstring)."""

@@ -21,7 +21,10 @@ import dis
 import sys
 import threading
 
+from . import decode as _decoding
 from .decode import RAW_TUPLES, decode, exception_table
+
+_UNKNOWN = dis.UNKNOWN if hasattr(dis, "UNKNOWN") else None  # (3.11's unresolved constants)
 
 PY = sys.version_info[:2]
 # Where CALL finds the NULL / self slot: below the callable before 3.13, above it after.
@@ -575,12 +578,10 @@ def normalize(code):
     the first normalized instruction at or after it, so that jumps to a dropped ``NOP`` land on
     what follows it.
     """
+    if _READS_CODE and RAW_TUPLES:
+        return _normalize_code(code)
     raws = raw_instructions(code)
-    if PY >= (3, 11) and RAW_TUPLES:
-        replace, skip = _raw_rewrites(raws)
-        if not replace and not skip:
-            return _normalize_tuples(code, raws)
-    elif RAW_TUPLES:
+    if RAW_TUPLES and PY < (3, 11):
         return _normalize_legacy_tuples(code, raws)
     out = []
     offset_to_index = {}
@@ -723,47 +724,110 @@ _RENAMED_HERE = frozenset((["LOAD_ATTR"] if PY < (3, 12) else []) +
                           (["RETURN_VALUE"] if not (3, 12) <= PY < (3, 14) else []) +
                           (["GET_ITER"] if PY < (3, 15) else []))
 
+# 3.11-3.13, where decode.py reads co_code itself and no 3.14+ multi-instruction rewrite exists:
+# normalize() reads co_code straight into Instr (_normalize_code)
+_READS_CODE = RAW_TUPLES and (3, 11) <= PY <= (3, 13)
 
-def _normalize_tuples(code, raws):
-    """normalize() on 3.11+ for decode.py's RawInstruction tuples, with no 3.14+ multi-
-    instruction rewrite in the code: the same instructions and offset map as the general
-    loop, read by unpacking each tuple once (this loop runs for every instruction of every
-    code object decompiled and of its verification)."""
+
+def _normalize_code(code):
+    """normalize() on 3.11-3.13: ``co_code`` read straight into the normalized instructions,
+    the same instructions and offset map as the general loop over :func:`decode`'s records,
+    without a record per instruction (this runs for every code object decompiled). Each
+    argument is resolved as decode.py resolves it, with its tables; the instructions that
+    _normalize_one translates get their record (``argrepr`` where _normalize_one reads it:
+    operators and intrinsics; elsewhere computed by the record on demand)."""
+    data = code.co_code
+    consts, names = code.co_consts, code.co_names
+    linestarts = _decoding.line_starts(code)
+    local_name = code._varname_from_oparg
+    kinds, caches_of, has_arg, opnames = (_decoding.KIND, _decoding.CACHES, _decoding.HAS_ARG,
+                                          _decoding.OPNAME)
+    extended, int_overflow = _decoding.EXTENDED_ARG, _decoding.INT_OVERFLOW
+    plain, local, name_kind, const_kind, jrel, jback, jabs = (
+        _decoding.PLAIN, _decoding.LOCAL, _decoding.NAME, _decoding.CONST, _decoding.JREL,
+        _decoding.JBACK, _decoding.JABS)
+    only_load_const = PY == (3, 11)  # (as decode: 3.11's dis resolves LOAD_CONST only)
+    load_const = _decoding.LOAD_CONST
+    jump_after_caches = PY >= (3, 12)
+    carry_lines = _LINE_NUMBERS
+    cells = code.co_cellvars + code.co_freevars if CLOSURE_IS_LOAD_FAST else ()
+    translated, renamed, jump_opcodes, dropped = _TRANSLATED, _RENAMED, _JUMP_OPCODES, _DROPPED
+    end_for_pops, renamed_here = _END_FOR_POPS, _RENAMED_HERE
     out = []
+    append = out.append
     offset_to_index = {}
     raw_jump_targets = []
     pending = []
     kw_names_pending = []
     after_end_for = False
-    consts = code.co_consts
-    cells = code.co_cellvars + code.co_freevars if CLOSURE_IS_LOAD_FAST else ()
-    translated, renamed, jump_opcodes, dropped = _TRANSLATED, _RENAMED, _JUMP_OPCODES, _DROPPED
-    line_numbers, end_for_pops = _LINE_NUMBERS, _END_FOR_POPS
-    renamed_here = _RENAMED_HERE
-    append = out.append
-    for raw in raws:
-        name, opcode, arg, argval, _, offset, starts, line_number, jump_target, _, _ = raw
+    extended_arg = 0
+    line = None
+    offset = 0
+    end = len(data)
+    while offset < end:
+        op = data[offset]
+        if has_arg[op]:
+            arg = data[offset + 1] | extended_arg
+            if op == extended:
+                extended_arg = arg << 8
+                if extended_arg >= int_overflow:
+                    extended_arg -= 2 * int_overflow
+            else:
+                extended_arg = 0
+        else:
+            arg = None
+            extended_arg = 0
+        name = opnames[op]
+        caches = caches_of[op]
+        if carry_lines:  # (3.13+: every instruction's line; before, where a line starts)
+            if offset in linestarts:
+                line = linestarts[offset]
+        else:
+            line = linestarts.get(offset)
         if name in dropped:  # (what _normalize_one drops: no instruction, offset pending)
             pending.append(offset)
             after_end_for = end_for_pops and name == "END_FOR"
+            offset += 2 + 2 * caches
             continue
         if after_end_for and (name == "POP_TOP" or name == "POP_ITER"):
             # (see normalize: END_FOR's POP_TOP / POP_ITER)
             pending.append(offset)
             after_end_for = False
+            offset += 2 + 2 * caches
             continue
         after_end_for = end_for_pops and name == "END_FOR"
+        argval = arg
+        target = None
+        kind = plain
+        if arg is not None:
+            kind = kinds[op]
+            if kind == plain:
+                pass
+            elif kind == local:
+                argval = local_name(arg)
+            elif kind == name_kind:
+                argval = names[arg]
+            elif kind == const_kind:
+                argval = _UNKNOWN if only_load_const and op != load_const else consts[arg]
+            elif kind == jrel or kind == jback:
+                target = offset + 2 + (arg if kind == jrel else -arg) * 2
+                if jump_after_caches:  # relative to the end of the instruction's caches
+                    target += caches * 2
+                argval = target
+            elif kind == jabs:
+                target = argval = arg * 2
+            else:
+                argval = _decoding.other_argval(kind, arg, names, local_name)
         index = len(out)
         if name not in translated or name in renamed_here or \
                 (name == "CALL" and not kw_names_pending):
-            op = renamed.get(name, name)
-            if cells and op == "LOAD_FAST" and argval in cells:
-                op = "LOAD_CLOSURE"  # (see _cell_loads)
-            last = Instr(op, arg, argval, offset, line_number if line_numbers else starts, index)
+            new_op = renamed.get(name, name)
+            if cells and new_op == "LOAD_FAST" and argval in cells:
+                new_op = "LOAD_CLOSURE"  # (see _cell_loads)
+            last = Instr(new_op, arg, argval, offset, line, index)
             append(last)
         elif name == "LOAD_GLOBAL" and arg is not None and arg & 1:
             # (as _normalize_one: the NULL it pushes made explicit, on its side of the global)
-            line = line_number if line_numbers else starts
             if NULL_FIRST:
                 append(Instr("PUSH_NULL", None, None, offset, line, index))
                 last = Instr("LOAD_GLOBAL", arg, argval, offset, line, index + 1)
@@ -772,9 +836,13 @@ def _normalize_tuples(code, raws):
                 last = Instr("PUSH_NULL", None, None, offset, line, index + 1)
             append(last)
         else:
+            raw = _decoding.record(code, name, op, arg, argval, kind, offset,
+                                   offset in linestarts if carry_lines else line,
+                                   line if carry_lines else None, target)
             new = _normalize_one(raw, kw_names_pending, consts)
             if not new:
                 pending.append(offset)
+                offset += 2 + 2 * caches
                 continue
             if cells:
                 _cell_loads(new, code)
@@ -787,8 +855,9 @@ def _normalize_tuples(code, raws):
                 offset_to_index[off] = index
             pending = []
         offset_to_index[offset] = index
-        if opcode in jump_opcodes:
-            raw_jump_targets.append((last, jump_target if jump_target is not None else argval))
+        if op in jump_opcodes:
+            raw_jump_targets.append((last, target if target is not None else argval))
+        offset += 2 + 2 * caches
     return _finish_normalize(code, out, offset_to_index, pending, raw_jump_targets)
 
 
@@ -934,7 +1003,9 @@ def _collapse(out, offset_to_index):
     targeted = set(ins.target for ins in out if ins.target is not None) if PY >= (3, 12) \
         else None  # (only 3.12+'s expanded jumps ask)
     starts = _COLLAPSE_STARTS
-    firsts = [k for k, ins in enumerate(out) if ins.op in starts]
+    # (a SEND loop starts with LOAD_CONST None: no other constant starts an idiom)
+    firsts = [k for k, ins in enumerate(out) if ins.op in starts and (
+        ins.argval is None or ins.op != "LOAD_CONST")]
     if drop:
         firsts = sorted(set(firsts) | drop)
     k = 0

@@ -25,10 +25,6 @@ _UNCONDITIONAL = frozenset(["JUMP_FORWARD", "JUMP_ABSOLUTE", "RETURN_VALUE", "RA
 _JUMP_OPCODES = frozenset(dis.hasjrel) | frozenset(dis.hasjabs)
 
 
-def _is_jump(raw):
-    return raw.opcode in _JUMP_OPCODES
-
-
 def block_stacks(raws, retarget=None):
     """{raw offset: tuple of handler offsets (outermost first)} for every reachable instruction.
 
@@ -37,16 +33,20 @@ def block_stacks(raws, retarget=None):
     ``retarget`` ({jump offset: target offset}) overrides where jumps go.
     """
     retarget = retarget or {}
-    at = {raw.offset: k for k, raw in enumerate(raws)}
+    offsets = [raw.offset for raw in raws]
+    at = {offset: k for k, offset in enumerate(offsets)}
     stacks = {}
     work = [(0, ())] if raws else []
+    count = len(raws)
+    jumps, unconditional = _JUMP_OPCODES, _UNCONDITIONAL
     while work:
         k, blocks = work.pop()
-        while k < len(raws):
-            raw = raws[k]
-            if raw.offset in stacks:
+        while k < count:
+            offset = offsets[k]
+            if offset in stacks:
                 break
-            stacks[raw.offset] = blocks
+            stacks[offset] = blocks
+            raw = raws[k]
             name = raw.opname
             after = blocks
             if name in SETUPS:
@@ -54,9 +54,11 @@ def block_stacks(raws, retarget=None):
                 after = blocks + (raw.argval,)
             elif name == "POP_BLOCK":
                 after = blocks[:-1]
-            elif _is_jump(raw) and retarget.get(raw.offset, raw.argval) in at:
-                work.append((at[retarget.get(raw.offset, raw.argval)], blocks))
-            if name in _UNCONDITIONAL:
+            elif raw.opcode in jumps:
+                target = retarget.get(offset, raw.argval)
+                if target in at:
+                    work.append((at[target], blocks))
+            if name in unconditional:
                 break
             blocks = after
             k += 1

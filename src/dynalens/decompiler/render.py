@@ -320,21 +320,23 @@ def wrap_for_closure(code, stmts):
     """Enclose ``stmts`` in the functions, classes, lambdas or comprehensions its qualified name
     says it lives in, so free variables are cells again and ``co_qualname`` comes back the same.
     The nearest enclosing function (or lambda, or comprehension) owns the cells."""
-    parents = _qualname_parents(code)
     # cells the compiler makes for a class body: the class statement makes them again
     cells = [v for v in code.co_freevars
              if v not in ("__class__", "__classdict__", "__conditional_annotations__")]
     if type_params.TYPE_PARAMS.id in cells:  # a generic class body: its brackets make these
         made = set(p.name for p in type_params.standalone_class_params(code))
         cells = [v for v in cells if v != type_params.TYPE_PARAMS.id and v not in made]
-    # an asynchronous comprehension (before 3.12) is valid only inside an `async def`
-    asynchronous = code_kind(code) == "comprehension" and bool(code.co_flags & CO_COROUTINE)
-    if not parents and not cells and not asynchronous:
-        return stmts
-    if not cells and code_kind(code) in ("function", "lambda") and not _CLASS_CELLS.intersection(
+    kind = code_kind(code)
+    if not cells and kind in ("function", "lambda") and not _CLASS_CELLS.intersection(
             code.co_freevars):
         # Nothing to capture: a top-level def of its own name (``exec(src, ns); ns[name]``
         # finds it), which verifies all the same (qualified names are matched by their tail).
+        # (Asked first: the usual case, and before 3.11 the parents are read from bytecode.)
+        return stmts
+    parents = _qualname_parents(code)
+    # an asynchronous comprehension (before 3.12) is valid only inside an `async def`
+    asynchronous = kind == "comprehension" and bool(code.co_flags & CO_COROUTINE)
+    if not parents and not cells and not asynchronous:
         return stmts
     if not parents:
         parents = [("__closure__", True)]

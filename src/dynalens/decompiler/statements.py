@@ -124,11 +124,19 @@ class ExitBlocks(object):
         blocks = {}
         blocks_at = set()
         n = len(instrs)
-        keys = self.keys = self._keys()
+        self.canon = {}
+        returns = 0
+        for ins in instrs:
+            if ins.op == "RETURN_VALUE":
+                returns += 1
+        if returns < 2:
+            # one return (the usual case): no block can be a copy of another, and no lone
+            # copy follows a return (the keys are worked out if someone asks)
+            return
+        keys = self._found_keys = self._keys()
         for k in sorted(keys):
             blocks.setdefault(keys[k], []).append(k)
             blocks_at.add(k)
-        self.canon = {}
         if PROFILE.setup_blocks:
             # (3.11+ match the copy's jumps against the finally handler's: handlers.py)
             self._lone_returns()
@@ -228,6 +236,15 @@ class ExitBlocks(object):
                 if ins.is_target:
                     break  # (only as the run's first instruction)
         return keys
+
+    _found_keys = None
+
+    @property
+    def keys(self):
+        """{start: key} of the exit blocks (:meth:`_keys`), worked out once."""
+        if self._found_keys is None:
+            self._found_keys = self._keys()
+        return self._found_keys
 
     def _key(self, k):
         """The key of the exit block starting at ``k``, or None where none starts."""
@@ -450,7 +467,10 @@ class StatementWalker(StackMachine):
     def _find_loops(self):
         instrs = self.instrs
         # 3.12+: a handler laid out after the code jumps back to its join: not a loop
-        cold = exception_only_code(instrs) if PROFILE.cold_handlers else ()
+        cold = ()
+        if PROFILE.cold_handlers:
+            # (kept for cold_blocks.ColdHandlerMixin.cold_code: the jumps are fixed by now)
+            cold = self._cold_code = exception_only_code(instrs)
         cold_backs = []
         for ins in instrs:
             t = ins.target
@@ -633,15 +653,12 @@ class StatementWalker(StackMachine):
                 # number new values in the order they were made: after SWAPs the stack order
                 # is not that order, and spilled values are assigned in it
                 made = self.made = self.made + 1
-                k = len(stack) - 1
-                while k >= 0:
-                    value = stack[k]
+                for value in reversed(stack):
                     if isinstance(value, expr):
                         if getattr(value, "_made", None) is not None:
                             break
                         value._made = made
                         value._line = lines[i]  # (line_breaks.py)
-                    k -= 1
                 if len(out) > before:
                     if self.copied:
                         self.hoist_copies(out, before, stack)
@@ -825,8 +842,11 @@ class StatementWalker(StackMachine):
         return of anything but a constant None) is appended when the last statement can fall
         through. The compiler drops it again where it is dead, and verify() judges the rest.
         """
-        labels = set(ins.target for ins in self.instrs
-                     if ins.target is not None and ins.target > self.n)
+        n = self.n
+        labels = set()
+        for ins in self.instrs:
+            if ins.target is not None and ins.target > n:
+                labels.add(ins.target)
         if len(labels) != 1 or (stmts and not _falls_through(stmts[-1])):
             return
         label = labels.pop()
@@ -925,43 +945,44 @@ class StatementWalker(StackMachine):
         self._assign(target, value, out, ins)
 
     def _assign(self, target, value, out, ins):
-        if isinstance(value, AugValue):
-            out.append(ast.AugAssign(target=target, op=value.op, value=self.value(value.value, ins)))
-            return
-        if isinstance(value, FunctionValue) and isinstance(target, ast.Name) and \
-                _defines(value.code.co_name, target.id):
-            out.append(self.function_def(value, value.code.co_name, ins))
-            return
-        if isinstance(value, ClassValue) and isinstance(target, ast.Name) and \
-                _defines(value.name, target.id):
-            out.append(self.class_def(value, ins))
-            return
-        if isinstance(value, ImportValue):
-            out.append(self.import_stmt(value, target, ins))
-            return
-        if isinstance(value, TypeAliasValue) and isinstance(target, ast.Name) and \
-                value.name == target.id:
-            out.append(ast.TypeAlias(name=target, type_params=value.type_params, value=value.value))
-            return
-        if isinstance(value, ImportFromValue) and value.source.fromlist is None:
-            # `import a.b.c as d`: IMPORT_NAME a.b.c, then IMPORT_FROM down to c
-            source = value.source
-            out.append(_lazy_if(source, ast.Import(names=[ast.alias(name=source.module,
-                                                                  asname=target.id)])))
-            source.names.append(None)
-            return
-        if isinstance(value, ImportFromValue):
-            value.source.names.append(ast.alias(name=value.name, asname=None if value.name == target.id else target.id))
-            return
-        if isinstance(value, WithEnter):
-            value.exit_marker.target = target
-            return
-        if isinstance(value, LoopItem):
-            value.target = target
-            return
-        if isinstance(value, CurrentExc):
-            value.target = target
-            return
+        if isinstance(value, Marker):  # (an expression is none of these: straight to the end)
+            if isinstance(value, AugValue):
+                out.append(ast.AugAssign(target=target, op=value.op, value=self.value(value.value, ins)))
+                return
+            if isinstance(value, FunctionValue) and isinstance(target, ast.Name) and \
+                    _defines(value.code.co_name, target.id):
+                out.append(self.function_def(value, value.code.co_name, ins))
+                return
+            if isinstance(value, ClassValue) and isinstance(target, ast.Name) and \
+                    _defines(value.name, target.id):
+                out.append(self.class_def(value, ins))
+                return
+            if isinstance(value, ImportValue):
+                out.append(self.import_stmt(value, target, ins))
+                return
+            if isinstance(value, TypeAliasValue) and isinstance(target, ast.Name) and \
+                    value.name == target.id:
+                out.append(ast.TypeAlias(name=target, type_params=value.type_params, value=value.value))
+                return
+            if isinstance(value, ImportFromValue) and value.source.fromlist is None:
+                # `import a.b.c as d`: IMPORT_NAME a.b.c, then IMPORT_FROM down to c
+                source = value.source
+                out.append(_lazy_if(source, ast.Import(names=[ast.alias(name=source.module,
+                                                                      asname=target.id)])))
+                source.names.append(None)
+                return
+            if isinstance(value, ImportFromValue):
+                value.source.names.append(ast.alias(name=value.name, asname=None if value.name == target.id else target.id))
+                return
+            if isinstance(value, WithEnter):
+                value.exit_marker.target = target
+                return
+            if isinstance(value, LoopItem):
+                value.target = target
+                return
+            if isinstance(value, CurrentExc):
+                value.target = target
+                return
         if out and isinstance(out[-1], ast.Assign) and out[-1].value is value:
             out[-1].targets.append(target)
             return

@@ -37,12 +37,13 @@ Everything here is pure stdlib and runs on CPython 3.8 to 3.15.
 
 import bisect
 import dis
+import operator
 import sys
 import warnings
 
 from .comparison_keys import (
-    const_key as _const_key, jump_target as _jump_target,
-    split_superinstructions as _split_superinstructions)
+    SUPERINSTRUCTIONS as _SUPERINSTRUCTIONS, const_key as _const_key,
+    jump_target as _jump_target, split_superinstructions as _split_superinstructions)
 
 try:  # the decompiler shares its disassembly of the original; verify.py also works alone
     from .decode import exception_table
@@ -82,6 +83,35 @@ _DROPPED = frozenset(["EXTENDED_ARG", "CACHE", "NOP"])
 _ENCODING_ONLY = frozenset(["EXTENDED_ARG", "CACHE"])  # what strict comparison drops
 _CONST_OPS = frozenset(dis.hasconst)
 _CodeType = type(compile("", "", "exec"))
+
+
+_IGNORE_ALL = ("ignore", None, Warning, None, 0)  # simplefilter("ignore")'s entry
+# Where the warnings module keeps one module-level filter list (3.8-3.13; 3.14 can keep them
+# per context), compiling quietly swaps that list itself (see _compile_quietly).
+_SWAP_FILTERS = sys.version_info < (3, 14) and hasattr(warnings, "_filters_mutated") and \
+    isinstance(getattr(warnings, "filters", None), list)
+
+
+def _compile_quietly(source, filename):
+    """``compile(source, filename, "exec", dont_inherit=True)`` with every warning ignored.
+
+    What ``with catch_warnings(): simplefilter("ignore")`` does, at a fraction of its cost
+    (verification compiles once per decompiled output): the module's filter list is replaced,
+    for the compile, by one whose first entry ignores every warning (what simplefilter puts
+    first: nothing after it is ever consulted), and put back after, the cache of filter
+    decisions invalidated both times as catch_warnings does."""
+    if not _SWAP_FILTERS:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return compile(source, filename, "exec", dont_inherit=True)
+    saved = warnings.filters
+    warnings.filters = [_IGNORE_ALL]
+    warnings._filters_mutated()
+    try:
+        return compile(source, filename, "exec", dont_inherit=True)
+    finally:
+        warnings.filters = saved
+        warnings._filters_mutated()
 
 
 class VerifyResult(object):
@@ -142,9 +172,7 @@ def verify(code, source, temporaries=False, reserved=None, strict=False):
     try:
         # SyntaxWarnings would name the original file with the candidate's line numbers:
         # misleading, and noise inside a user's program.
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            module = compile(source, code.co_filename, "exec", dont_inherit=True)
+        module = _compile_quietly(source, code.co_filename)
     except SyntaxError as exc:
         return VerifyResult(False, "%s: %s: %s (line %s)" % (
             SOURCE_DOES_NOT_COMPILE, type(exc).__name__, exc.msg, exc.lineno))
@@ -206,9 +234,7 @@ def check_tree(code, source, temporaries=False, skip=()):
     skip = frozenset(skip)
     found = {}
     try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            module = compile(source, code.co_filename, "exec", dont_inherit=True)
+        module = _compile_quietly(source, code.co_filename)
     except SyntaxError as exc:
         return [Difference(code, None, exc.lineno or 1, "%s: %s: %s (line %s)" % (
             SOURCE_DOES_NOT_COMPILE, type(exc).__name__, exc.msg, exc.lineno))], found
@@ -329,29 +355,48 @@ class _Normalized(object):
 
     def __init__(self, code, top_name, strict=False):
         raw = raw_instructions(code)
-        if not strict:
+        if not strict and _SUPERINSTRUCTIONS_HERE:
             raw = _split_superinstructions(raw)
         dropped = _ENCODING_ONLY if strict else _DROPPED
-        kept = [ins for ins in raw if ins.opname not in dropped]
         # A dropped instruction (EXTENDED_ARG prefix, NOP) that is jumped to stands for the next
         # kept one; an offset past the end maps to len(kept). A split superinstruction's offset
         # is that of its first half.
         index_at = {}
-        position = 0
+        kept = []
+        names = []
         for ins in raw:
-            index_at.setdefault(ins.offset, position)
-            if ins.opname not in dropped:
-                position += 1
+            index_at.setdefault(ins.offset, len(kept))
+            name = ins.opname
+            if name not in dropped:
+                kept.append(ins)
+                names.append(name)
         count = len(kept)
-        names = [ins.opname for ins in kept]
         targets = [None] * count
         keys = [None] * count
+        plain, const_ops = _PLAIN_CONSTANTS, _CONST_OPS
         for number, ins in enumerate(kept):
             target = _jump_target(ins)
             if target is not None:
                 targets[number] = _index_for(index_at, target, count)
-            else:
+                continue
+            name = names[number]
+            following = names[number + 1] if number + 1 < count else None
+            if following in _KEY_CONTEXT or name in _KEY_SPECIAL:
                 keys[number] = self._key(ins, number, kept, top_name, strict)
+                continue
+            # (_key's last three cases, which read nothing around the instruction)
+            if ins.opcode in const_ops:
+                value = ins.argval
+                kind = type(value)
+                keys[number] = (name, (kind.__module__, kind.__qualname__, value)
+                                if kind in plain else _const_key(value))
+            elif ins.arg is None:
+                keys[number] = (name,)
+            else:
+                value = ins.argval
+                kind = type(value)
+                keys[number] = (name, (kind.__module__, kind.__qualname__, value)
+                                if kind in plain else _const_key(value), ins.argrepr)
         ranges = _exception_ranges(code, index_at, count)
         if strict:
             alive = [True] * count
@@ -374,6 +419,8 @@ class _Normalized(object):
 
     @staticmethod
     def _key(ins, number, kept, top_name, strict=False):
+        """The comparison key of the non-jump ``kept[number]`` (``__init__`` writes the
+        cases that read no neighbour and no special opname itself)."""
         following = kept[number + 1] if number + 1 < len(kept) else None
         if (following is not None and following.opname == "STORE_NAME"
                 and following.argval == "__firstlineno__"):
@@ -678,16 +725,26 @@ class _Comparer(object):
         return None
 
 
+# What _Normalized._key decides from the next instruction (a class body's recorded first line,
+# its __qualname__, a pre-3.11 function's qualified name) or from the opname itself
+_KEY_CONTEXT = frozenset(["STORE_NAME", "MAKE_FUNCTION"])
+_KEY_SPECIAL = frozenset(["BUILD_TUPLE"]) | frozenset(_BORROW)
+_SUPERINSTRUCTIONS_HERE = any(name in dis.opmap for name in _SUPERINSTRUCTIONS)
+
 _SAME_FIELDS = ("co_code", "co_names", "co_varnames", "co_cellvars", "co_freevars",
                 "co_exceptiontable")
+
+
+# (the fields of _SAME_FIELDS this version's code objects have, read in one call)
+_same_fields = operator.attrgetter(*[field for field in _SAME_FIELDS
+                                     if hasattr(_CodeType, field)])
 
 
 def _identical(expected, got):
     """Whether two code objects have the same instructions, names and constants (nested code
     objects by name only: the caller compares them), so they do the same thing."""
-    for field in _SAME_FIELDS:
-        if getattr(expected, field, None) != getattr(got, field, None):
-            return False
+    if _same_fields(expected) != _same_fields(got):
+        return False
     if len(expected.co_consts) != len(got.co_consts):
         return False
     plain = _PLAIN_CONSTANTS
