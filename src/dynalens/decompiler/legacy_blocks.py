@@ -25,6 +25,10 @@ _UNCONDITIONAL = frozenset(["JUMP_FORWARD", "JUMP_ABSOLUTE", "RETURN_VALUE", "RA
 _JUMP_OPCODES = frozenset(dis.hasjrel) | frozenset(dis.hasjabs)
 
 
+def _is_jump(raw):
+    return raw.opcode in _JUMP_OPCODES
+
+
 def block_stacks(raws, retarget=None):
     """{raw offset: tuple of handler offsets (outermost first)} for every reachable instruction.
 
