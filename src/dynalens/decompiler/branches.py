@@ -51,6 +51,15 @@ def _negation_folds(expr):
         isinstance(expr.ops[0], (ast.In, ast.NotIn, ast.Is, ast.IsNot))
 
 
+def _plain_and(expr):
+    """A test that is one condition, or conditions joined by ``and`` only: what one ``if``
+    (or nested ``if``s) test, not what separate ``if ...: continue`` statements do."""
+    if not isinstance(expr, ast.BoolOp):
+        return True
+    return isinstance(expr.op, ast.And) and not any(
+        isinstance(value, ast.BoolOp) for value in expr.values)
+
+
 def boolop(op, left, right):
     values = []
     for side in (left, right):
@@ -640,10 +649,14 @@ class BranchMixin(object):
                     out.append(ast.If(test=test, body=[ast.Break()], orelse=[]))
                     return true
                 if PROFILE.expanded_backward_jumps and self._ends_loop_body() and \
-                        (_negation_folds(test) or self._threaded_back(ins.index)) and true < end:
-                    # 3.12+ threads the end of `if test: rest-of-body` to the loop head;
-                    # `not (a in b)` would compile as `a not in b`, so keep the if (and where
-                    # the exception table tells the threaded jump from a `continue`)
+                        (_negation_folds(test) or self._threaded_back(ins.index) or
+                         _plain_and(test)) and true < end:
+                    # 3.12+ threads the end of `if test: rest-of-body` to the loop head; the
+                    # jump back keeps the test's line (normalize folds it into the test only
+                    # then), where a written `continue` starts a line of its own: keep the if
+                    # (`not (a in b)` would also compile as `a not in b`; where the exception
+                    # table tells the threaded jump from a `continue`; a test of `or`s may
+                    # be continues threaded from several ifs: `if not a and b: continue`)
                     body, _ = self.walk(true, end, list(stack), ctx)
                     if body and isinstance(body[-1], ast.Continue) and end - 1 == loop.last:
                         body.pop()  # the loop's own back edge

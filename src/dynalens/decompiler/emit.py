@@ -81,6 +81,43 @@ def strip_trailing_return(stmts):
 
 
 _TRY_NODES = tuple(getattr(ast, n) for n in ("Try", "TryStar") if hasattr(ast, n))
+_LEAVING = (ast.Return, ast.Raise, ast.Continue, ast.Break)
+
+
+def try_finally(body, finalbody, else_after_handlers=False):
+    """``try: <body> finally: <finalbody>`` as one statement.
+
+    A body that is one ``try``/``except`` becomes a ``try``/``except``/``finally``: the
+    compiler nests the two the same way, and only the nested form's second ``try:`` line
+    keeps a line-number NOP (3.11+), which a person rarely writes. ``else_after_handlers``
+    (``PROFILE.cold_handlers``, 3.12+, where handlers are laid out after the code that
+    follows them): a ``try``/``except`` whose handlers all leave, followed by more
+    statements without handlers of their own, is the same code as those statements in its
+    ``else``, so that form merges too (the idiomatic ``try``/``except``/``else``/``finally``)."""
+    finalbody = finalbody or [ast.Pass()]
+    first = body[0] if body else None
+    if isinstance(first, ast.Try) and not first.finalbody and (
+            len(body) == 1 or else_after_handlers and not first.orelse and
+            all(handler.body and isinstance(handler.body[-1], _LEAVING)
+                for handler in first.handlers) and not _has_handlers(body[1:])):
+        if len(body) > 1:
+            first.orelse = body[1:]
+        first.finalbody = finalbody
+        return first
+    return ast.Try(body=body or [ast.Pass()], handlers=[], orelse=[], finalbody=finalbody)
+
+
+# Nodes whose code has exception handlers of its own (3.12+: inlined comprehensions restore
+# their names in one, await and yield from throw into theirs)
+_HANDLED = _TRY_NODES + (ast.With, ast.AsyncWith, ast.AsyncFor, ast.ListComp, ast.SetComp,
+                         ast.DictComp, ast.Await, ast.YieldFrom)
+
+
+def _has_handlers(stmts):
+    """Whether code compiled from ``stmts`` has exception handlers: the compiler lays those
+    out after everything else in the order it emits them, so statements moved from after a
+    try's handlers into its else would move their handlers before the try's."""
+    return any(isinstance(node, _HANDLED) for stmt in stmts for node in ast.walk(stmt))
 
 
 def returns_to_else(stmts):

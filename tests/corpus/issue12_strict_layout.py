@@ -1,0 +1,49 @@
+"""Shapes the decompiler now lays out as written so that they are strictly exact on 3.12
+(tests/test_strict_layout.py); here they must stay exact on every version."""
+
+
+def try_except_else_finally(self, fut, sock):
+    fd = sock.fileno()
+    try:
+        sock.connect(fd)
+    except (BlockingIOError, InterruptedError):
+        self.wait(fd)
+    except BaseException as exc:
+        fut.set_exception(exc)
+    else:
+        fut.set_result(None)
+    finally:
+        fut = None
+
+
+def statements_with_handlers_after_try(fp, size):
+    try:
+        try:
+            data = fp.read(size)
+        except OSError:
+            raise ValueError(size)
+        try:
+            fp.seek(0)
+        except OSError:
+            raise ValueError(0)
+    finally:
+        fp.close()
+
+
+def if_ending_loop_body(decoder, iterator):
+    for item in iterator:
+        output = decoder.decode(item)
+        if output:
+            yield output
+    output = decoder.decode(b"", True)
+    if output:
+        yield output
+
+
+def written_continues(cookies, ignore_discard, ignore_expires, now, jar):
+    for c in cookies:
+        if not ignore_discard and c.discard:
+            continue
+        if not ignore_expires and c.is_expired(now):
+            continue
+        jar.set_cookie(c)
