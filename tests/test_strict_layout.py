@@ -96,6 +96,61 @@ def kept(cookies, ignore_discard, ignore_expires, now, jar):
     assert "continue" in text, text
 
 
+def test_break_before_a_return_after_the_loop():
+    # 3.12+ copies `return plist` into the loop where the break was; the break keeps a NOP
+    text = check('''\
+def phrases(self):
+    plist = []
+    while self.pos < len(self.field):
+        if self.field[self.pos] in self.FWS:
+            self.pos += 1
+        elif self.field[self.pos] == '"':
+            plist.append(self.getquote())
+        elif self.field[self.pos] in self.phraseends:
+            break
+        else:
+            plist.append(self.getatom())
+    return plist
+''')
+    assert "break" in text and text.count("return plist") == 1, text
+
+
+def test_break_out_of_an_endless_loop():
+    text = check('''\
+def lines(self):
+    result = []
+    while True:
+        line = self.readline()
+        if not line:
+            break
+        result.append(line)
+    return result
+''')
+    assert "break" in text and text.count("return result") == 1, text
+
+
+def test_a_return_written_in_a_loop_stays():
+    text = check('''\
+def first(items, default):
+    for item in items:
+        if item.ok:
+            return item
+    return default
+''')
+    assert "break" not in text, text
+
+
+def test_the_last_line_of_a_loop_may_be_a_written_return():
+    text = check('''\
+def first(items):
+    while True:
+        item = items.pop()
+        if item.ok:
+            return item
+''')
+    assert "break" not in text, text
+
+
 if __name__ == "__main__":  # interpreters without pytest (the pyenv 3.12): run as a script
     failed = 0
     for name, test in sorted(globals().items()):

@@ -47,3 +47,32 @@ def written_continues(cookies, ignore_discard, ignore_expires, now, jar):
         if not ignore_expires and c.is_expired(now):
             continue
         jar.set_cookie(c)
+
+
+def break_before_return(self):
+    plist = []
+    while self.pos < len(self.field):
+        if self.field[self.pos] in self.FWS:
+            self.pos += 1
+        elif self.field[self.pos] in self.phraseends:
+            break
+        else:
+            plist.append(self.getatom())
+    return plist
+
+
+def break_out_of_endless_loop(self):
+    result = []
+    while True:
+        line = self.readline()
+        if not line:
+            break
+        result.append(line)
+    return result
+
+
+def written_return_last_in_endless_loop(items):
+    while True:
+        item = items.pop()
+        if item.ok:
+            return item

@@ -21,7 +21,7 @@ import dis
 import sys
 import threading
 
-from .decode import RAW_TUPLES, decode, exception_table
+from .decode import RAW_TUPLES, carried_lines, decode, exception_table
 
 PY = sys.version_info[:2]
 # Where CALL finds the NULL / self slot: below the callable before 3.13, above it after.
@@ -151,6 +151,11 @@ _END_FOR_POPS = PY >= (3, 13)  # END_FOR is followed by a POP_TOP (3.14: POP_ITE
 
 def _line_of(raw):
     return raw.line_number if _LINE_NUMBERS else raw.starts_line
+
+
+def raw_lines(raws):
+    """The line of each raw instruction (the last one given carries on before 3.13)."""
+    return carried_lines(_line_of(raw) for raw in raws)
 
 
 def _cell_loads(new, code):

@@ -14,6 +14,7 @@ from .definitions import (COMPREHENSIONS, CO_ASYNC_GENERATOR, CO_COROUTINE, Defi
 from .annotate import (CO_FUTURE_ANNOTATIONS, AnnotationMixin, annotate_owner,
                        place_annotations)
 from .conditional_returns import fold_conditional_returns
+from .loop_exits import breaks_for_copied_exits
 from .emit import (bare_returns, class_body, code_docstring, docstring_from_assign, is_docstring,
                    reindent, returns_to_else, strip_trailing_return, unparse)
 from .errors import DecompilationError
@@ -142,6 +143,8 @@ def decompile_body(code, kind=None, session=None):
         if ends_with_dead_return(code):
             stmts = else_for_dead_return(stmts)
         compound_ends_before_else(stmts)
+    if PROFILE.lined_exit_copies and kind == "function" and not session.generated:
+        breaks_for_copied_exits(stmts, code)  # (generated code has no layout to keep)
     if kind in ("function", "lambda", "comprehension"):
         strip_trailing_return(stmts)
     if kind == "function" and code.co_flags & CO_ASYNC_GENERATOR:

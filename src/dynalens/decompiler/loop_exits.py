@@ -1,0 +1,145 @@
+"""``break`` where the compiler copied the code after a loop into the loop.
+
+Why: from 3.12 a jump to a small exit block (``return x`` after a loop) is replaced by a copy
+of that block, written line number included (``PROFILE.lined_exit_copies``). A ``break``
+followed by ``return x`` after the loop then compiles to ``return x`` inside the loop, and the
+walker reads it so: the same code, so ``verify()`` calls it exact, but the ``break`` keeps a
+line-number NOP of its own, so only the ``break`` form is exact under
+``verify(strict=True)`` (issue 12's strict figure), and it is what was written.
+
+How we know: the walker stamps each value with the line of the instruction that made it
+(``_line``; line_breaks.py). A copy of the return after the loop carries that return's line: a
+``return`` inside the loop whose value was made on the very line of the equal ``return`` that
+follows the loop is its copy. A ``while True:`` loop that is left only through copies has no
+code after it at all; there, a ``return`` whose line is past every other line of the loop, and
+that follows a line-number NOP after its ``if``'s test (the ``break``'s: a ``return`` written
+last in the loop has none), is the copy, and the return goes back after the loop. Either way the
+statements do what they did.
+"""
+
+import ast
+
+from .instructions import raw_instructions, raw_lines
+from .line_breaks import first_line
+
+_LOOPS = (ast.For, ast.AsyncFor, ast.While)
+_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
+
+
+def breaks_for_copied_exits(stmts, code):
+    """Rewrite, in place, the copies of the return after a loop inside it as ``break`` (see
+    the module docstring); ``stmts`` is the walked body of function ``code``. Nested blocks
+    included."""
+    _block(stmts, _NopLines(code), top=True)
+
+
+class _NopLines(object):
+    """The lines of ``code``'s line-number NOPs, read when first asked."""
+
+    def __init__(self, code):
+        self.code = code
+        self.lines = None
+
+    def between(self, low, high):
+        if self.lines is None:
+            raws = raw_instructions(self.code)
+            lines = raw_lines(raws)
+            self.lines = [line for raw, line in zip(raws, lines)
+                          if raw.opname == "NOP" and line is not None]
+        return any(low < line < high for line in self.lines)
+
+
+def _block(stmts, nops, top=False):
+    k = 0
+    while k < len(stmts):
+        stmt = stmts[k]
+        for block in _blocks(stmt):
+            _block(block, nops)
+        if isinstance(stmt, _LOOPS):
+            after = stmts[k + 1] if k + 1 < len(stmts) else None
+            if isinstance(after, ast.Return):
+                _breaks(stmt, after, _line(after))
+            elif after is None and top and _endless(stmt):
+                found = _candidates(stmt.body)
+                copies = [block[at] for block, at, _ in found]
+                if copies and _past_the_rest(stmt, copies):
+                    exit_line = _line(copies[0])
+                    if all(_line(c) == exit_line and _same(c, copies[0]) and guard is not None
+                           and nops.between(first_line(guard.test) or exit_line, exit_line)
+                           for c, (_, _, guard) in zip(copies, found)):
+                        _breaks(stmt, copies[0], exit_line)
+                        stmts.append(copies[0])
+        k += 1
+
+
+def _blocks(stmt):
+    """The statement lists directly inside ``stmt`` (not inside nested scopes)."""
+    if isinstance(stmt, _SCOPES):
+        return []
+    blocks = [getattr(stmt, field, None) for field in ("body", "orelse", "finalbody")]
+    blocks += [handler.body for handler in getattr(stmt, "handlers", ())]
+    blocks += [case.body for case in getattr(stmt, "cases", ())]
+    return [block for block in blocks if isinstance(block, list) and block and
+            isinstance(block[0], ast.stmt)]
+
+
+def _breaks(loop, exit_return, exit_line):
+    """Each return in ``loop``'s body that copies ``exit_return`` (same code, same line)
+    becomes ``break``."""
+    if exit_line is None:
+        return
+    for block, at, _ in _candidates(loop.body):
+        ret = block[at]
+        if _line(ret) == exit_line and _same(ret, exit_return):
+            block[at] = ast.copy_location(ast.Break(), ret)
+
+
+def _candidates(body):
+    """(block, index, the if whose branch the block is or None) of each return ending a block
+    of the loop body, through ifs only: a return inside a nested loop, try or with would
+    leave more than the loop."""
+    found = []
+    todo = [(body, None)]
+    while todo:
+        block, guard = todo.pop()
+        if block and isinstance(block[-1], ast.Return) and block[-1].value is not None:
+            found.append((block, len(block) - 1, guard))
+        for stmt in block:
+            if isinstance(stmt, ast.If):
+                todo.extend([(stmt.body, stmt), (stmt.orelse, stmt)])
+    return found
+
+
+def _endless(loop):
+    """``while True:`` (or any constant true test) without else and without a break: the
+    code after it is reached only through copies the compiler made."""
+    if not isinstance(loop, ast.While) or loop.orelse:
+        return False
+    test = loop.test
+    if not (isinstance(test, ast.Constant) and test.value):
+        return False
+    todo = list(loop.body)
+    while todo:
+        node = todo.pop()
+        if isinstance(node, ast.Break):
+            return False
+        if not isinstance(node, _LOOPS + _SCOPES):
+            todo.extend(ast.iter_child_nodes(node))
+    return True
+
+
+def _past_the_rest(loop, copies):
+    """Whether every copy's line is past every other line stamped in ``loop``."""
+    skip = set(id(node) for copy in copies for node in ast.walk(copy))
+    lines = [getattr(node, "_line", None) for node in ast.walk(loop) if id(node) not in skip]
+    lines = [line for line in lines if line is not None]
+    exit_line = _line(copies[0])
+    return exit_line is not None and bool(lines) and exit_line > max(lines)
+
+
+def _line(ret):
+    return first_line(ret.value) if ret.value is not None else None
+
+
+def _same(a, b):
+    return ast.dump(a) == ast.dump(b)
