@@ -49,6 +49,20 @@ def connect(self, fut, sock):
     assert text.count("try:") == 1, text
 
 
+def test_try_except_finally_ending_a_function_is_one_statement():
+    # (the walk reads the function's implicit return inside the finally's body)
+    text = check('''\
+def process(self, request, address):
+    try:
+        self.finish_request(request, address)
+    except Exception:
+        self.handle_error(request, address)
+    finally:
+        self.shutdown_request(request)
+''')
+    assert text.count("try:") == 1, text
+
+
 def test_else_statements_with_handlers_stay_after_the_try():
     # (their handlers would be laid out before the try's: not the same code as an else)
     check('''\

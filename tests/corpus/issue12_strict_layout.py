@@ -76,3 +76,12 @@ def written_return_last_in_endless_loop(items):
         item = items.pop()
         if item.ok:
             return item
+
+
+def try_except_finally_ending_function(self, request, address):
+    try:
+        self.finish_request(request, address)
+    except Exception:
+        self.handle_error(request, address)
+    finally:
+        self.shutdown_request(request)

@@ -85,7 +85,8 @@ _LEAVING = (ast.Return, ast.Raise, ast.Continue, ast.Break)
 
 
 def try_finally(body, finalbody, else_after_handlers=False):
-    """``try: <body> finally: <finalbody>`` as one statement.
+    """``try: <body> finally: <finalbody>`` as statements: one ``try`` statement, and the
+    compiler's implicit ``return`` when the body ends with one.
 
     A body that is one ``try``/``except`` becomes a ``try``/``except``/``finally``: the
     compiler nests the two the same way, and only the nested form's second ``try:`` line
@@ -93,8 +94,15 @@ def try_finally(body, finalbody, else_after_handlers=False):
     (``PROFILE.cold_handlers``, 3.12+, where handlers are laid out after the code that
     follows them): a ``try``/``except`` whose handlers all leave, followed by more
     statements without handlers of their own, is the same code as those statements in its
-    ``else``, so that form merges too (the idiomatic ``try``/``except``/``else``/``finally``)."""
+    ``else``, so that form merges too (the idiomatic ``try``/``except``/``else``/``finally``);
+    and the implicit ``return None`` that the compiler puts before the normal exit's copy of
+    the finally body is the end of the function, after the statement."""
     finalbody = finalbody or [ast.Pass()]
+    tail = []
+    if else_after_handlers and len(body) > 1 and isinstance(body[-1], ast.Return) and \
+            getattr(body[-1], "_implicit", False):
+        tail = [body[-1]]
+        body = body[:-1]
     first = body[0] if body else None
     if isinstance(first, ast.Try) and not first.finalbody and (
             len(body) == 1 or else_after_handlers and not first.orelse and
@@ -103,8 +111,9 @@ def try_finally(body, finalbody, else_after_handlers=False):
         if len(body) > 1:
             first.orelse = body[1:]
         first.finalbody = finalbody
-        return first
-    return ast.Try(body=body or [ast.Pass()], handlers=[], orelse=[], finalbody=finalbody)
+        return [first] + tail
+    return [ast.Try(body=body + tail or [ast.Pass()], handlers=[], orelse=[],
+                    finalbody=finalbody)]
 
 
 # Nodes whose code has exception handlers of its own (3.12+: inlined comprehensions restore

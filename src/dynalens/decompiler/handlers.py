@@ -409,7 +409,7 @@ class HandlerMixin(ColdHandlerMixin):
             self._carry_stack(stack, body_stack, body, instrs[h])
         if join > self.range_end:
             join = self.range_end
-        out.append(try_finally(body, finalbody, PROFILE.cold_handlers))
+        out.extend(try_finally(body, finalbody, PROFILE.cold_handlers))
         if cold:
             return join
         return max(join, cleanup + 3) if join < cleanup + 3 else join

@@ -372,7 +372,7 @@ class LegacyHandlerMixin(object):
         if f in self.returning_copies:
             pre, tail = self.returning_copies[f], None
         body, _ = self.walk(ins.index + 1, pre, list(stack), ctx.but(finally_copies=copies))
-        out.append(try_finally(body, finalbody))
+        out.extend(try_finally(body, finalbody))
         if tail is not None:
             self.walk(tail, f, stack, ctx, out=out)
         after = fend + 1
