@@ -85,3 +85,35 @@ def try_except_finally_ending_function(self, request, address):
         self.handle_error(request, address)
     finally:
         self.shutdown_request(request)
+
+
+def elif_chain_ending_loop_body(keys, found, hour):
+    for key in keys:
+        if key == 'H':
+            hour = int(found['H'])
+        elif key == 'I':
+            ampm = found.get('p', '').lower()
+            if ampm == 'am':
+                if hour == 12:
+                    hour = 0
+            elif ampm == 'pm':
+                if hour != 12:
+                    hour += 12
+    return hour
+
+
+
+def continue_inside_if_before_else(node, results, names_inserted):
+    args = results["args"]
+    new_args = []
+    iterator = enumerate(args)
+    for idx, arg in iterator:
+        if arg.type == 1 and arg.value in names_inserted:
+            if idx < len(args) - 1 and args[idx + 1].type == 12:
+                next(iterator)
+                continue
+        else:
+            new_args.append(arg)
+            if arg.type == 1:
+                names_inserted.add(arg.value)
+    return new_args

@@ -669,7 +669,11 @@ class BranchMixin(object):
                     # the loop head too: both ways continue, and the test keeps its sense
                     out.append(ast.If(test=test, body=[ast.Continue()], orelse=[]))
                     return true + 1
-                out.append(ast.If(test=negate(test), body=[ast.Continue()], orelse=[]))
+                node = ast.If(test=negate(test), body=[ast.Continue()], orelse=[])
+                # (the jump back kept the test's line: loop_exits.py may read `if test: rest`)
+                if _plain_and(test):  # (see above: `or`s may be several threaded ifs)
+                    node._threaded_test = test
+                out.append(node)
                 return true
             self.fail("backward conditional jump outside a loop", ins)
         if loop is not None and false == loop.break_target and false >= end:
@@ -969,6 +973,18 @@ class BranchMixin(object):
         if len(after) > len(before):
             self.fail("branch leaves values on the stack", ins)
 
+    _line_counts = None  # line -> how many instructions are on it (_shares_line)
+
+    def _shares_line(self, k):
+        """Whether instruction ``k``'s line holds other instructions too: a statement that
+        is one instruction (``continue``) written on a line of its own does not."""
+        counts = self._line_counts
+        if counts is None:
+            counts = self._line_counts = {}
+            for line in self.lines:
+                counts[line] = counts.get(line, 0) + 1
+        return counts.get(self.lines[k], 0) > 1
+
     def _is_loop_jump(self, ins):
         loop = self.ctx.loop
         if loop is None:
@@ -987,7 +1003,13 @@ class BranchMixin(object):
                 # 3.14 has no bottom tests)
                 if ins.index != loop.last or self.range_start != loop.body_start or \
                         (loop.kind == "while-top" and not PROFILE.while_tested_at_top_only_again):
-                    out.append(ast.Continue())
+                    node = ast.Continue()
+                    if self._shares_line(ins.index):
+                        # no line of its own: the compiler's jump (the end of an if body or
+                        # its test's, threaded to the loop head), not a written `continue`
+                        # (loop_exits.py)
+                        node._threaded = True
+                    out.append(node)
                 return None
             if t == loop.break_target:
                 out.append(ast.Break())

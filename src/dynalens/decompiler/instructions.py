@@ -158,6 +158,18 @@ def raw_lines(raws):
     return carried_lines(_line_of(raw) for raw in raws)
 
 
+def instruction_lines(code, instrs):
+    """The line of each of ``instrs`` (``code`` normalized): that of the raw instruction it
+    came from. Before 3.13 only the first instruction of a line says it, and that one may be
+    dropped (an ``EXTENDED_ARG`` prefix, a ``NOP``): carried over the normalized list alone,
+    the line of the instruction before would stand for it."""
+    if _LINE_NUMBERS:
+        return [ins.line for ins in instrs]
+    raws = raw_instructions(code)
+    line_at = dict(zip([raw.offset for raw in raws], raw_lines(raws)))
+    return [line_at.get(ins.offset) for ins in instrs]
+
+
 def _cell_loads(new, code):
     """3.13+: a LOAD_FAST of a cell or free variable loads the cell itself (the compiler turns
     LOAD_CLOSURE into it; reads of the value are LOAD_DEREF): say LOAD_CLOSURE, as before."""

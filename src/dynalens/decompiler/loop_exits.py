@@ -1,4 +1,5 @@
-"""``break`` where the compiler copied the code after a loop into the loop.
+"""``break`` where the compiler copied the code after a loop into the loop, ``else`` where it
+threaded the end of an ``if`` body to the loop head.
 
 Why: from 3.12 a jump to a small exit block (``return x`` after a loop) is replaced by a copy
 of that block, written line number included (``PROFILE.lined_exit_copies``). A ``break``
@@ -143,3 +144,51 @@ def _line(ret):
 
 def _same(a, b):
     return ast.dump(a) == ast.dump(b)
+
+
+def else_for_threaded_continues(stmts):
+    """Rewrite, in place, the compiler's threaded jumps to a loop head in ``stmts`` (a
+    function's walked body) as the ``else`` / ``if`` they stand for (see the module
+    docstring)."""
+    for stmt in stmts:
+        _threaded_in(stmt)
+
+
+def _threaded_in(stmt):
+    if isinstance(stmt, _LOOPS):
+        _tail(stmt.body)
+        for inner in stmt.orelse:
+            _threaded_in(inner)
+        return
+    for block in _blocks(stmt):
+        for inner in block:
+            _threaded_in(inner)
+
+
+def _tail(stmts):
+    """``stmts`` run to the end of a loop body: fold the threaded continues in them."""
+    k = 0
+    while k < len(stmts):
+        stmt = stmts[k]
+        if isinstance(stmt, ast.If) and not stmt.orelse:
+            rest = stmts[k + 1:]
+            positive = getattr(stmt, "_threaded_test", None)
+            if positive is not None and rest and len(stmt.body) == 1:
+                # `if not a: continue` + rest -> `if a: rest`
+                stmt.test, stmt.body = positive, rest
+                del stmts[k + 1:]
+            elif _ends_threaded(stmt.body) and len(stmt.body) > 1:
+                stmt.body.pop()  # `if a: x; continue` + rest -> `if a: x else: rest`
+                stmt.orelse = rest
+                del stmts[k + 1:]
+        if isinstance(stmt, ast.If) and k == len(stmts) - 1:
+            _tail(stmt.body)  # (an if before more statements falls into them, not the end)
+            _tail(stmt.orelse)
+        else:
+            _threaded_in(stmt)
+        k += 1
+
+
+def _ends_threaded(body):
+    return bool(body) and isinstance(body[-1], ast.Continue) and \
+        getattr(body[-1], "_threaded", False)
