@@ -117,3 +117,20 @@ def continue_inside_if_before_else(node, results, names_inserted):
             if arg.type == 1:
                 names_inserted.add(arg.value)
     return new_args
+
+
+def with_two_managers(f1, f2, bufsize):
+    with open(f1, 'rb') as fp1, open(f2, 'rb') as fp2:
+        while True:
+            b1 = fp1.read(bufsize)
+            b2 = fp2.read(bufsize)
+            if b1 != b2:
+                return False
+            if not b1:
+                return True
+
+
+def nested_withs(src, dst):
+    with open(src) as a:
+        with open(dst, 'w') as b:
+            b.write(a.read())

@@ -31,6 +31,21 @@ def is_docstring(stmt):
         isinstance(stmt.value.value, str)
 
 
+_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
+
+
+def statement_blocks(stmt):
+    """The statement lists directly inside ``stmt``, not those of a nested scope (a nested
+    function's body is its own code object's)."""
+    if isinstance(stmt, _SCOPES):
+        return []
+    blocks = [getattr(stmt, field, None) for field in ("body", "orelse", "finalbody")]
+    blocks += [handler.body for handler in getattr(stmt, "handlers", ())]
+    blocks += [case.body for case in getattr(stmt, "cases", ())]
+    return [block for block in blocks if isinstance(block, list) and block and
+            isinstance(block[0], ast.stmt)]
+
+
 def bare_returns(stmts):
     """An async generator may only ``return`` without a value: ``return None`` compiles the
     same as a bare ``return`` and is a SyntaxError there."""

@@ -21,6 +21,7 @@ statements do what they did.
 import ast
 
 from .instructions import raw_instructions, raw_lines
+from .emit import statement_blocks
 from .line_breaks import first_line
 
 _LOOPS = (ast.For, ast.AsyncFor, ast.While)
@@ -54,7 +55,7 @@ def _block(stmts, nops, top=False):
     k = 0
     while k < len(stmts):
         stmt = stmts[k]
-        for block in _blocks(stmt):
+        for block in statement_blocks(stmt):
             _block(block, nops)
         if isinstance(stmt, _LOOPS):
             after = stmts[k + 1] if k + 1 < len(stmts) else None
@@ -72,16 +73,6 @@ def _block(stmts, nops, top=False):
                         stmts.append(copies[0])
         k += 1
 
-
-def _blocks(stmt):
-    """The statement lists directly inside ``stmt`` (not inside nested scopes)."""
-    if isinstance(stmt, _SCOPES):
-        return []
-    blocks = [getattr(stmt, field, None) for field in ("body", "orelse", "finalbody")]
-    blocks += [handler.body for handler in getattr(stmt, "handlers", ())]
-    blocks += [case.body for case in getattr(stmt, "cases", ())]
-    return [block for block in blocks if isinstance(block, list) and block and
-            isinstance(block[0], ast.stmt)]
 
 
 def _breaks(loop, exit_return, exit_line):
@@ -160,7 +151,7 @@ def _threaded_in(stmt):
         for inner in stmt.orelse:
             _threaded_in(inner)
         return
-    for block in _blocks(stmt):
+    for block in statement_blocks(stmt):
         for inner in block:
             _threaded_in(inner)
 
