@@ -120,6 +120,18 @@ def hours(keys, found, hour):
     assert "continue" not in text or not THREADED, text
 
 
+def test_or_test_ending_a_loop_body_is_not_a_continue():
+    text = check('''\
+def marks(self, chunk, count):
+    for i in range(count):
+        id = read(chunk)
+        pos = read(chunk)
+        if pos or id:
+            self.markers.append((id, pos))
+''')
+    assert "continue" not in text or not THREADED, text
+
+
 def test_a_written_continue_stays():
     text = check('''\
 def kept(cookies, ignore_discard, ignore_expires, now, jar):
@@ -164,6 +176,21 @@ def lines(self):
     return result
 ''')
     assert "break" in text and text.count("return result") == 1 or not THREADED, text
+
+
+def test_break_before_statements_and_return_after_an_endless_loop():
+    text = check('''\
+def fix(new_exc, old_exc, frame_exc):
+    while 1:
+        exc_context = new_exc.__context__
+        if exc_context is None or exc_context is old_exc:
+            return
+        if exc_context is frame_exc:
+            break
+        new_exc = exc_context
+    new_exc.__context__ = old_exc
+''')
+    assert "break" in text or not THREADED, text
 
 
 def test_a_return_written_in_a_loop_stays():
@@ -246,7 +273,7 @@ if __name__ == "__main__":  # interpreters without pytest (the pyenv 3.12): run 
         if name.startswith("test_"):
             try:
                 test()
-            except AssertionError as exc:
+            except Exception as exc:  # (an assertion, or a name missing before a fix)
                 failed += 1
                 print("FAIL %s: %s" % (name, exc))
             else:

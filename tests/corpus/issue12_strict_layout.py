@@ -134,3 +134,31 @@ def nested_withs(src, dst):
     with open(src) as a:
         with open(dst, 'w') as b:
             b.write(a.read())
+
+
+def or_test_ending_loop_body(self, chunk, count):
+    for i in range(count):
+        id = read(chunk)
+        pos = read(chunk)
+        if pos or id:
+            self.markers.append((id, pos))
+
+
+def break_before_statements_after_endless_loop(new_exc, old_exc, frame_exc):
+    while 1:
+        exc_context = new_exc.__context__
+        if exc_context is None or exc_context is old_exc:
+            return
+        if exc_context is frame_exc:
+            break
+        new_exc = exc_context
+    new_exc.__context__ = old_exc
+
+
+def break_before_statements_after_loop(items, out):
+    for item in items:
+        if item is None:
+            break
+        out.append(item)
+    out.sort()
+    return out

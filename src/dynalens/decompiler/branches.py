@@ -52,12 +52,17 @@ def _negation_folds(expr):
 
 
 def _plain_and(expr):
-    """A test that is one condition, or conditions joined by ``and`` only: what one ``if``
-    (or nested ``if``s) test, not what separate ``if ...: continue`` statements do."""
+    """A test that is one condition, conditions joined by ``and`` only, or any test made on
+    one line: what one ``if`` (or nested ``if``s) test, not what separate ``if ...:
+    continue`` statements do (their tests, on lines of their own, join into ``or``s)."""
     if not isinstance(expr, ast.BoolOp):
         return True
-    return isinstance(expr.op, ast.And) and not any(
-        isinstance(value, ast.BoolOp) for value in expr.values)
+    if isinstance(expr.op, ast.And) and not any(
+            isinstance(value, ast.BoolOp) for value in expr.values):
+        return True
+    lines = set(getattr(node, "_line", None) for node in ast.walk(expr))
+    lines.discard(None)
+    return len(lines) == 1
 
 
 def boolop(op, left, right):

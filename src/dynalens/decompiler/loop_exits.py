@@ -19,6 +19,7 @@ statements do what they did.
 """
 
 import ast
+import copy
 
 from .instructions import raw_instructions, raw_lines
 from .emit import statement_blocks
@@ -58,48 +59,83 @@ def _block(stmts, nops, top=False):
         for block in statement_blocks(stmt):
             _block(block, nops)
         if isinstance(stmt, _LOOPS):
-            after = stmts[k + 1] if k + 1 < len(stmts) else None
-            if isinstance(after, ast.Return):
-                _breaks(stmt, after, _line(after))
-            elif after is None and top and _endless(stmt):
-                found = _candidates(stmt.body)
-                copies = [block[at] for block, at, _ in found]
-                if copies and _past_the_rest(stmt, copies):
-                    exit_line = _line(copies[0])
-                    if all(_line(c) == exit_line and _same(c, copies[0]) and guard is not None
-                           and nops.between(first_line(guard.test) or exit_line, exit_line)
-                           for c, (_, _, guard) in zip(copies, found)):
-                        _breaks(stmt, copies[0], exit_line)
-                        stmts.append(copies[0])
+            exit_run = _exit_after(stmts[k + 1:])
+            if exit_run:
+                _breaks(stmt, exit_run, _line(exit_run[0]))
+            elif k + 1 == len(stmts) and top and _endless(stmt):
+                exit_run = _copied_exit(stmt, nops)
+                if exit_run:
+                    _breaks(stmt, exit_run, _line(exit_run[0]))
+                    stmts.extend(exit_run)
         k += 1
 
 
+# The compiler copies exit blocks of at most this many instructions (flowgraph.c's
+# MAX_COPY_SIZE): a run of more statements than that is no copy
+_MAX_COPIED_STATEMENTS = 4
 
-def _breaks(loop, exit_return, exit_line):
-    """Each return in ``loop``'s body that copies ``exit_return`` (same code, same line)
-    becomes ``break``."""
+
+def _exit_after(after):
+    """The statements after a loop up to the first return, if they may be a copied exit."""
+    for count, stmt in enumerate(after[:_MAX_COPIED_STATEMENTS], 1):
+        if isinstance(stmt, ast.Return):
+            return after[:count] if stmt.value is not None else None
+    return None
+
+
+def _breaks(loop, exit_run, exit_line):
+    """Each run of statements ending a block of ``loop``'s body that copies ``exit_run``
+    (same code, starting on the same line) becomes ``break``."""
     if exit_line is None:
         return
-    for block, at, _ in _candidates(loop.body):
-        ret = block[at]
-        if _line(ret) == exit_line and _same(ret, exit_return):
-            block[at] = ast.copy_location(ast.Break(), ret)
+    count = len(exit_run)
+    for block, _ in _candidates(loop.body):
+        run = block[-count:]
+        if len(run) == count and _line(run[0]) == exit_line and _same(run, exit_run):
+            block[-count:] = [ast.copy_location(ast.Break(), run[0])]
 
 
 def _candidates(body):
-    """(block, index, the if whose branch the block is or None) of each return ending a block
-    of the loop body, through ifs only: a return inside a nested loop, try or with would
-    leave more than the loop."""
+    """(block, the if whose branch the block is or None) for each block of the loop body
+    that ends in a return, through ifs only: a return inside a nested loop, try or with
+    would leave more than the loop."""
     found = []
     todo = [(body, None)]
     while todo:
         block, guard = todo.pop()
         if block and isinstance(block[-1], ast.Return) and block[-1].value is not None:
-            found.append((block, len(block) - 1, guard))
+            found.append((block, guard))
         for stmt in block:
             if isinstance(stmt, ast.If):
                 todo.extend([(stmt.body, stmt), (stmt.orelse, stmt)])
     return found
+
+
+def _copied_exit(loop, nops):
+    """The exit an endless ``loop`` with nothing after it was left through, if blocks of it
+    end in copies of one: the same statements, past every other line of the loop, each after
+    its if's test and a line-number NOP (the ``break``'s)."""
+    runs = []
+    for block, guard in _candidates(loop.body):
+        run = [block[-1]]
+        while len(run) < min(len(block), _MAX_COPIED_STATEMENTS) and \
+                _line(block[-len(run) - 1]) is not None and \
+                _line(block[-len(run) - 1]) >= _line(run[0]):
+            run.insert(0, block[-len(run) - 1])
+        runs.append((run, guard))
+    lines = [_line(run[0]) for run, _ in runs if _line(run[0]) is not None]
+    if not lines:
+        return None
+    exit_line = max(lines)  # (the others: returns written in the loop)
+    runs = [(run, guard) for run, guard in runs if _line(run[0]) == exit_line]
+    first, _ = runs[0]
+    if not _past_the_rest(loop, [stmt for run, _ in runs for stmt in run]):
+        return None
+    for run, guard in runs:
+        if guard is None or _line(run[0]) != exit_line or not _same(run, first) or \
+                not nops.between(first_line(guard.test) or exit_line, exit_line):
+            return None
+    return [copy.deepcopy(stmt) for stmt in first]
 
 
 def _endless(loop):
@@ -121,19 +157,24 @@ def _endless(loop):
 
 
 def _past_the_rest(loop, copies):
-    """Whether every copy's line is past every other line stamped in ``loop``."""
-    skip = set(id(node) for copy in copies for node in ast.walk(copy))
+    """Whether every copied statement's line is past every other line stamped in ``loop``."""
+    skip = set(id(node) for stmt in copies for node in ast.walk(stmt))
     lines = [getattr(node, "_line", None) for node in ast.walk(loop) if id(node) not in skip]
     lines = [line for line in lines if line is not None]
-    exit_line = _line(copies[0])
-    return exit_line is not None and bool(lines) and exit_line > max(lines)
+    exit_line = min(_line(stmt) or 0 for stmt in copies)
+    return bool(lines) and exit_line > max(lines)
 
 
-def _line(ret):
-    return first_line(ret.value) if ret.value is not None else None
+def _line(stmt):
+    """The first line stamped on ``stmt`` (a return's: on its value), or None."""
+    if isinstance(stmt, ast.Return):
+        return first_line(stmt.value) if stmt.value is not None else None
+    return first_line(stmt)
 
 
 def _same(a, b):
+    if isinstance(a, list):
+        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b))
     return ast.dump(a) == ast.dump(b)
 
 
