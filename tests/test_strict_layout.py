@@ -193,6 +193,22 @@ def fix(new_exc, old_exc, frame_exc):
     assert "break" in text or not THREADED, text
 
 
+def test_break_out_of_a_loop_that_ends_an_if_body():
+    text = check('''\
+def getmultiline(self):
+    line = self.getline()
+    if line[3:4] == '-':
+        code = line[:3]
+        while 1:
+            nextline = self.getline()
+            line = line + ('\\n' + nextline)
+            if nextline[:3] == code and nextline[3:4] != '-':
+                break
+    return line
+''')
+    assert "break" in text or not THREADED, text
+
+
 def test_a_return_written_in_a_loop_stays():
     text = check('''\
 def first(items, default):

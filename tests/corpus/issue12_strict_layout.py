@@ -162,3 +162,15 @@ def break_before_statements_after_loop(items, out):
         out.append(item)
     out.sort()
     return out
+
+
+def break_out_of_loop_ending_if_body(self):
+    line = self.getline()
+    if line[3:4] == '-':
+        code = line[:3]
+        while 1:
+            nextline = self.getline()
+            line = line + ('\n' + nextline)
+            if nextline[:3] == code and nextline[3:4] != '-':
+                break
+    return line

@@ -52,14 +52,17 @@ class _NopLines(object):
         return any(low < line < high for line in self.lines)
 
 
-def _block(stmts, nops, top=False):
+def _block(stmts, nops, top=False, after=()):
+    """``after``: the statements that run when ``stmts`` ends (those after the ifs it is a
+    branch of); a loop that ends a block goes on there."""
     k = 0
     while k < len(stmts):
         stmt = stmts[k]
+        following = stmts[k + 1:] or list(after)
         for block in statement_blocks(stmt):
-            _block(block, nops)
+            _block(block, nops, after=following if isinstance(stmt, ast.If) else ())
         if isinstance(stmt, _LOOPS):
-            exit_run = _exit_after(stmts[k + 1:])
+            exit_run = _exit_after(following)
             if exit_run:
                 _breaks(stmt, exit_run, _line(exit_run[0]))
             elif k + 1 == len(stmts) and top and _endless(stmt):
