@@ -132,6 +132,25 @@ def marks(self, chunk, count):
     assert "continue" not in text or not THREADED, text
 
 
+def test_match_ending_a_loop_body_keeps_its_default_case():
+    if sys.version_info < (3, 10):
+        return  # (no match statement)
+    text = check('''\
+def call_args(params, kinds):
+    out = []
+    for param in params:
+        match param.kind:
+            case kinds.POSITIONAL:
+                out.append(param.name)
+            case kinds.VAR_KEYWORD:
+                out.append('**' + param.name)
+            case _:
+                raise RuntimeError('Unsupported parameter kind', param.kind)
+    return out
+''', strict=THREADED)
+    assert "case _:" in text or not THREADED, text
+
+
 def test_a_written_continue_stays():
     text = check('''\
 def kept(cookies, ignore_discard, ignore_expires, now, jar):

@@ -216,12 +216,33 @@ def _tail(stmts):
                 stmt.body.pop()  # `if a: x; continue` + rest -> `if a: x else: rest`
                 stmt.orelse = rest
                 del stmts[k + 1:]
+        elif isinstance(stmt, _MATCH) and stmts[k + 1:] and _open_ended(stmt) and \
+                all(_ends_threaded(case.body) and len(case.body) > 1 for case in stmt.cases):
+            # each `case p: x; continue` + rest -> `case p: x` ... `case _: rest`
+            for case in stmt.cases:
+                case.body.pop()
+            stmt.cases.append(ast.match_case(pattern=ast.MatchAs(pattern=None, name=None),
+                                             guard=None, body=stmts[k + 1:]))
+            del stmts[k + 1:]
         if isinstance(stmt, ast.If) and k == len(stmts) - 1:
             _tail(stmt.body)  # (an if before more statements falls into them, not the end)
             _tail(stmt.orelse)
+        elif isinstance(stmt, _MATCH) and k == len(stmts) - 1:
+            for case in stmt.cases:
+                _tail(case.body)
         else:
             _threaded_in(stmt)
         k += 1
+
+
+_MATCH = getattr(ast, "Match", ())  # (3.10+)
+
+
+def _open_ended(match):
+    """Whether no case of ``match`` matches everything (then a ``case _:`` may follow)."""
+    last = match.cases[-1] if match.cases else None
+    return last is None or not (last.guard is None and isinstance(last.pattern, ast.MatchAs)
+                                and last.pattern.pattern is None)
 
 
 def _ends_threaded(body):
