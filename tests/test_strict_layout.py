@@ -151,6 +151,18 @@ def call_args(params, kinds):
     assert "case _:" in text or not THREADED, text
 
 
+def test_if_ending_in_break_at_the_start_of_a_loop_body():
+    # (the jump back over it is the loop's last: not folded into the test)
+    text = check('''\
+def advertise(cookies, request):
+    for cookie in cookies:
+        if cookie.version != 1:
+            request.add_unredirected_header("Cookie2", '$Version="1"')
+            break
+''')
+    assert "continue" not in text or not THREADED, text
+
+
 def test_a_written_continue_stays():
     text = check('''\
 def kept(cookies, ignore_discard, ignore_expires, now, jar):

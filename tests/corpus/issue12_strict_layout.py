@@ -174,3 +174,10 @@ def break_out_of_loop_ending_if_body(self):
             if nextline[:3] == code and nextline[3:4] != '-':
                 break
     return line
+
+
+def if_ending_in_break_first_in_loop(cookies, request):
+    for cookie in cookies:
+        if cookie.version != 1:
+            request.add_unredirected_header("Cookie2", '$Version="1"')
+            break

@@ -208,6 +208,9 @@ def _tail(stmts):
         if isinstance(stmt, ast.If) and not stmt.orelse:
             rest = stmts[k + 1:]
             positive = getattr(stmt, "_threaded_test", None)
+            if positive is None and len(stmt.body) == 1 and _ends_threaded(stmt.body) and \
+                    isinstance(stmt.test, ast.UnaryOp) and isinstance(stmt.test.op, ast.Not):
+                positive = stmt.test.operand  # (the test's jump over the threaded one)
             if positive is not None and rest and len(stmt.body) == 1:
                 # `if not a: continue` + rest -> `if a: rest`
                 stmt.test, stmt.body = positive, rest
