@@ -249,7 +249,7 @@ def _round_trip(code, kind, decompile_code, result, keep_sources, true_source):
             else:
                 cause = bucket_for_difference(strict.difference)
                 result.strict_buckets[cause] += 1
-                if keep_sources and decompile_code is not None:
+                if keep_sources:  # (with --baseline: the true source, or its unparse)
                     result.strict_failures.append((kind, _qualname(code), cause,
                                                    strict.difference, text,
                                                    original_lines(code, result.source_lines)))

@@ -288,6 +288,30 @@ def copy(src, dst):
     assert text.count("with ") == 2, text
 
 
+def test_if_debug_leaves_a_nop_on_its_line():
+    text = check('''\
+def noop(self):
+    """Send NOOP command."""
+    if __debug__:
+        if self.debug >= 3:
+            self._dump_ur(self.untagged_responses)
+    return self._simple_command('NOOP')
+''')
+    assert "if __debug__:" in text or sys.version_info < (3, 10), text
+
+
+def test_no_if_debug_without_its_nop():
+    text = check('''\
+def noop(self):
+    """Send NOOP command."""
+
+    if self.debug >= 3:
+        self._dump_ur(self.untagged_responses)
+    return self._simple_command('NOOP')
+''')
+    assert "__debug__" not in text, text
+
+
 def test_every_instruction_has_the_line_of_its_raw_instruction():
     # before 3.13 only the first instruction of a line says it, and that may be an
     # EXTENDED_ARG prefix that normalization drops: a written `continue` far from its loop

@@ -181,3 +181,11 @@ def if_ending_in_break_first_in_loop(cookies, request):
         if cookie.version != 1:
             request.add_unredirected_header("Cookie2", '$Version="1"')
             break
+
+
+def if_debug_block(self):
+    """Send NOOP command."""
+    if __debug__:
+        if self.debug >= 3:
+            self._dump_ur(self.untagged_responses)
+    return self._simple_command('NOOP')

@@ -21,9 +21,9 @@ statements do what they did.
 import ast
 import copy
 
-from .instructions import raw_instructions, raw_lines
 from .emit import statement_blocks
 from .line_breaks import first_line
+from .nop_lines import NopLines
 
 _LOOPS = (ast.For, ast.AsyncFor, ast.While)
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
@@ -33,23 +33,7 @@ def breaks_for_copied_exits(stmts, code):
     """Rewrite, in place, the copies of the return after a loop inside it as ``break`` (see
     the module docstring); ``stmts`` is the walked body of function ``code``. Nested blocks
     included."""
-    _block(stmts, _NopLines(code), top=True)
-
-
-class _NopLines(object):
-    """The lines of ``code``'s line-number NOPs, read when first asked."""
-
-    def __init__(self, code):
-        self.code = code
-        self.lines = None
-
-    def between(self, low, high):
-        if self.lines is None:
-            raws = raw_instructions(self.code)
-            lines = raw_lines(raws)
-            self.lines = [line for raw, line in zip(raws, lines)
-                          if raw.opname == "NOP" and line is not None]
-        return any(low < line < high for line in self.lines)
+    _block(stmts, NopLines(code), top=True)
 
 
 def _block(stmts, nops, top=False, after=()):

@@ -16,6 +16,7 @@ from .annotate import (CO_FUTURE_ANNOTATIONS, AnnotationMixin, annotate_owner,
 from .conditional_returns import fold_conditional_returns
 from .loop_exits import breaks_for_copied_exits, else_for_threaded_continues
 from .same_line import merge_with_items
+from .nop_lines import debug_blocks
 from .emit import (bare_returns, class_body, code_docstring, docstring_from_assign, is_docstring,
                    reindent, returns_to_else, strip_trailing_return, unparse)
 from .errors import DecompilationError
@@ -150,6 +151,8 @@ def decompile_body(code, kind=None, session=None):
         else_for_threaded_continues(stmts)
     if not session.generated:
         merge_with_items(stmts, PROFILE.cold_handlers and kind == "function")
+        if kind == "function":
+            debug_blocks(stmts, code)
     if kind in ("function", "lambda", "comprehension"):
         strip_trailing_return(stmts)
     if kind == "function" and code.co_flags & CO_ASYNC_GENERATOR:
