@@ -312,6 +312,30 @@ def noop(self):
     assert "__debug__" not in text, text
 
 
+def test_try_with_its_body_on_its_line():
+    text = check('''\
+def html(file, highlight):
+    def reader(lnum=[0]):
+        highlight[lnum[0]] = 1
+        try: return linecache.getline(file, lnum[0])
+        finally: lnum[0] += 1
+    return reader
+''')
+    assert "try: return linecache" in text or sys.version_info < (3, 9), text
+
+
+def test_try_with_its_body_below_it():
+    text = check('''\
+def reader(lnum, file):
+    lnum[0] = 1
+    try:
+        return linecache.getline(file, lnum[0])
+    finally:
+        lnum[0] += 1
+''')
+    assert "try:\n" in text, text
+
+
 def test_every_instruction_has_the_line_of_its_raw_instruction():
     # before 3.13 only the first instruction of a line says it, and that may be an
     # EXTENDED_ARG prefix that normalization drops: a written `continue` far from its loop

@@ -189,3 +189,11 @@ def if_debug_block(self):
         if self.debug >= 3:
             self._dump_ur(self.untagged_responses)
     return self._simple_command('NOOP')
+
+
+def try_body_on_try_line(file, highlight):
+    def reader(lnum=[0]):
+        highlight[lnum[0]] = 1
+        try: return linecache.getline(file, lnum[0])
+        finally: lnum[0] += 1
+    return reader

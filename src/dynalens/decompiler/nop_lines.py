@@ -1,4 +1,5 @@
-"""Lines that hold nothing but a line-number NOP, and the ``if __debug__:`` they stand for.
+"""Lines that hold nothing but a line-number NOP: the ``if __debug__:`` they stand for, and
+the ``try:`` lines that have none.
 
 Why: a statement the compiler folds away entirely (``if __debug__:``, ``if 1:``, ``pass``, a
 string on a line of its own) leaves only a NOP carrying its line (3.10+; the peephole pass of
@@ -14,11 +15,17 @@ itself comes after everything stamped before the statement (and after no stateme
 NOPs of its own: ``pass``, ``break``, ``continue``, ``try``, ``while``), was inside the
 folded-away ``if``: :func:`debug_blocks` writes ``if __debug__:`` around it, which compiles to
 the statement alone and the NOP. Each such line is used once.
+
+The other way round, ``try:`` makes a NOP on its line (3.8/3.9: a ``SETUP_FINALLY``) unless its
+body starts on that very line (``try: return f(x)``): a ``try`` whose one-statement body
+follows no instruction after the statement before it was written so, and is marked for the
+unparser (``INLINE_BODY``, fast_unparse.py).
 """
 
 import ast
 
 from .emit import statement_blocks
+from .line_breaks import INLINE_BODY
 from .instructions import raw_instructions, raw_lines
 from .line_breaks import first_line
 
@@ -28,13 +35,18 @@ _OWN_NOPS = (ast.Pass, ast.Break, ast.Continue, ast.While, ast.Try, ast.Function
                  getattr(ast, name) for name in ("TryStar",) if hasattr(ast, name))
 
 
+# statements a `try:` line may hold as its whole body
+_SIMPLE = (ast.Expr, ast.Return, ast.Assign, ast.AugAssign, ast.AnnAssign, ast.Raise,
+           ast.Delete, ast.Import, ast.ImportFrom)
+
+
 class NopLines(object):
     """The lines of ``code``'s line-number NOPs (``nop``) and those where a NOP is the only
     instruction (``alone``), read when first asked."""
 
     def __init__(self, code):
         self.code = code
-        self._nop = self._alone = None
+        self._nop = self._alone = self._all = None
 
     def _read(self):
         raws = raw_instructions(self.code)
@@ -48,6 +60,13 @@ class NopLines(object):
                 other.add(line)
         self._nop = nop
         self._alone = sorted(set(nop) - other)
+        self._all = sorted(other.union(nop))
+
+    def any_between(self, low, high):
+        """Whether any instruction lies on a line strictly between ``low`` and ``high``."""
+        if self._nop is None:
+            self._read()
+        return any(low < line < high for line in self._all)
 
     def between(self, low, high):
         """Whether a NOP lies on a line strictly between ``low`` and ``high``."""
@@ -63,18 +82,23 @@ class NopLines(object):
 
 def debug_blocks(stmts, code):
     """Wrap, in place, each statement of function ``code``'s walked body ``stmts`` (nested
-    blocks included) that followed a folded-away ``if __debug__:`` in one (see the module
-    docstring)."""
-    lines = NopLines(code).alone()
-    if lines:
-        _block(stmts, code.co_firstlineno, set(lines))
+    blocks included) that followed a folded-away ``if __debug__:`` in one, and mark each
+    ``try`` written with its body on its line (see the module docstring)."""
+    nops = NopLines(code)
+    _block(stmts, code.co_firstlineno, set(nops.alone()), nops)
 
 
-def _block(stmts, low, free):
+def _block(stmts, low, free, nops):
     previous = low
     for k, stmt in enumerate(stmts):
         for block, header in _inner(stmt):
-            _block(block, header, free)
+            _block(block, header, free, nops)
+        if isinstance(stmt, ast.Try) and len(stmt.body) == 1 and \
+                isinstance(stmt.body[0], _SIMPLE) and previous is not None:
+            start = first_line(stmt.body[0])
+            if start is not None and start > previous and \
+                    not nops.any_between(previous, start):
+                setattr(stmt, INLINE_BODY, True)
         if isinstance(stmt, _OWN_NOPS) or any(isinstance(node, _OWN_NOPS)
                                               for node in ast.walk(stmt)):
             previous = None  # (its NOPs may lie anywhere after it)
