@@ -119,16 +119,6 @@ def continue_inside_if_before_else(node, results, names_inserted):
     return new_args
 
 
-def with_two_managers(f1, f2, bufsize):
-    with open(f1, 'rb') as fp1, open(f2, 'rb') as fp2:
-        while True:
-            b1 = fp1.read(bufsize)
-            b2 = fp2.read(bufsize)
-            if b1 != b2:
-                return False
-            if not b1:
-                return True
-
 
 def nested_withs(src, dst):
     with open(src) as a:
@@ -163,17 +153,6 @@ def break_before_statements_after_loop(items, out):
     out.sort()
     return out
 
-
-def break_out_of_loop_ending_if_body(self):
-    line = self.getline()
-    if line[3:4] == '-':
-        code = line[:3]
-        while 1:
-            nextline = self.getline()
-            line = line + ('\n' + nextline)
-            if nextline[:3] == code and nextline[3:4] != '-':
-                break
-    return line
 
 
 def if_ending_in_break_first_in_loop(cookies, request):
