@@ -15,6 +15,7 @@ Only the standard library is used, so the same script runs on CPython 3.8-3.15 a
                               [--verdicts OUT] [--ratchet]
     python bench/roundtrip.py --baseline     # hand verify() the true source: must be 100%
     python bench/roundtrip.py --strict       # also count outputs exact under verify(strict=True)
+    python bench/roundtrip.py --strict --strict-failures OUT   # ... and write the strict misses
 
 --strict adds the strict figure: of the exact outputs, how many are still exact when what the
 compiler decides from line layout counts too (NOPs, superinstructions, jump forms; see
@@ -191,6 +192,9 @@ class FileResult(object):
         self.seconds = collections.Counter()  # wall and cpu seconds per kind, compile time
         self.verdicts = []  # (qualname, first line, "exact" or the cause), in walk order
         self.strict_buckets = collections.Counter()  # --strict: why exact ones are not strictly
+        self.strict_failures = []  # --strict-failures: (kind, qualname, cause, difference,
+        #                            decompiled source, the original's lines)
+        self.source_lines = None  # the file's lines, kept for --strict-failures
 
 
 def _qualname(code):
@@ -238,12 +242,17 @@ def _round_trip(code, kind, decompile_code, result, keep_sources, true_source):
     outcome = verify(code, text)
     if outcome:
         result.counts[kind + "_exact"] += 1
-        if STRICT[0]:
+        if STRICT[0] and kind == "function":  # (the strict figure counts functions)
             strict = verify(code, text, strict=True)
             if strict:
                 result.counts[kind + "_strict"] += 1
             else:
-                result.strict_buckets[bucket_for_difference(strict.difference)] += 1
+                cause = bucket_for_difference(strict.difference)
+                result.strict_buckets[cause] += 1
+                if keep_sources:  # (with --baseline: the true source, or its unparse)
+                    result.strict_failures.append((kind, _qualname(code), cause,
+                                                   strict.difference, text,
+                                                   original_lines(code, result.source_lines)))
         return True
     if decompile_code is not None:
         # decompile() marks what it could not verify: every inexact output must say so
@@ -270,9 +279,28 @@ def _unparsed(data, path):
     return ast.unparse(ast.parse(data, path))
 
 
+def original_lines(code, source_lines):
+    """The lines of the file that ``code``'s line table covers (first to last), numbered, or
+    None without the file's text."""
+    if not source_lines:
+        return None
+    numbers = [code.co_firstlineno]
+    lines = getattr(code, "co_lines", None)
+    if lines is not None:
+        numbers += [line for _, _, line in lines() if line is not None]
+    else:
+        import dis
+        numbers += [line for _, line in dis.findlinestarts(code)]
+    first, last = min(numbers), min(max(numbers), len(source_lines))
+    return "".join("%5d  %s" % (number, source_lines[number - 1])
+                   for number in range(first, last + 1))
+
+
 def process_file(entry, decompile_code, keep_sources):
     path, data = read_source(entry)
     result = FileResult(path)
+    if keep_sources and STRICT[0]:
+        result.source_lines = data.decode("utf-8", "replace").splitlines(True)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # e.g. invalid escapes in old stdlib files
         started, started_cpu = time.perf_counter(), time.process_time()
@@ -410,6 +438,11 @@ def _time_marking(render):
     render.finish = timed
 
 
+def _keep(options):
+    """Whether workers keep decompiled sources (for --failures / --strict-failures)."""
+    return bool(options.failures or options.strict_failures)
+
+
 def run_all(entries, options, progress):
     """Results for every entry, in order; with -j N through a process pool."""
     results = []
@@ -418,14 +451,14 @@ def run_all(entries, options, progress):
         try:
             import multiprocessing
             pool = multiprocessing.Pool(jobs, _worker_init, (options.baseline,
-                                                             bool(options.failures),
+                                                             _keep(options),
                                                              options.strict))
         except (ImportError, OSError, NotImplementedError) as exc:  # Pyodide: no processes
             sys.stderr.write("roundtrip: -j %d unavailable here (%s); running serially\n"
                              % (jobs, exc))
             jobs = 1
     if jobs <= 1:
-        _worker_init(options.baseline, bool(options.failures), options.strict)
+        _worker_init(options.baseline, _keep(options), options.strict)
         for number, entry in enumerate(entries):
             progress(number, entry)
             results.append(_worker_run(entry))
@@ -656,6 +689,20 @@ def write_failures(results, path):
                     handle.write("--- decompiled source ---\n%s\n" % text.rstrip())
 
 
+def write_strict_failures(results, path):
+    """Every output exact but not strictly exact: the difference, the original's lines and
+    the decompiled source side by side, to see which line layout the output missed."""
+    with open(path, "w") as handle:
+        for result in results:
+            for kind, qualname, cause, difference, text, original in result.strict_failures:
+                handle.write("=" * 78 + "\n")
+                handle.write("%s %s  (%s)\nstrict cause: %s\n%s\n" % (
+                    kind, qualname, result.path, cause, difference.rstrip()))
+                if original is not None:
+                    handle.write("--- original ---\n%s\n" % original.rstrip())
+                handle.write("--- decompiled source ---\n%s\n" % text.rstrip())
+
+
 # ---------------------------------------------------------------------------------------------
 
 
@@ -684,6 +731,10 @@ def parse_args(argv):
     parser.add_argument("--strict", action="store_true",
                         help="also count the exact outputs that stay exact under "
                              "verify(strict=True), where line-layout decisions count")
+    parser.add_argument("--strict-failures", metavar="PATH",
+                        help="(implies --strict) write every output that is exact but not "
+                             "strictly exact, with the original's lines and the decompiled "
+                             "source")
     parser.add_argument("--verdicts", metavar="PATH",
                         help="write every code object's verdict (bench/ratchet.py reads it)")
     parser.add_argument("--ratchet", nargs="?", const="", metavar="BASELINE",
@@ -695,6 +746,8 @@ def parse_args(argv):
 
 def main(argv=None):
     options = parse_args(argv)
+    if options.strict_failures:
+        options.strict = True
     if options.source_zip:
         entries = collect_from_zip(options.source_zip)
     else:
@@ -744,6 +797,8 @@ def main(argv=None):
             handle.write("\n")
     if options.failures:
         write_failures(results, options.failures)
+    if options.strict_failures:
+        write_strict_failures(results, options.strict_failures)
     return status
 
 

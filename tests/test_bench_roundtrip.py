@@ -121,8 +121,15 @@ def test_strict_counts_exact_outputs_whose_line_layout_differs(tmp_path, monkeyp
     fake.decompile_code = decompile_code
     monkeypatch.setitem(sys.modules, "dynalens.decompiler.render", fake)
     out = tmp_path / "result.json"
-    roundtrip.main(["--source-root", str(tmp_path), "--quiet", "--strict", "--json", str(out)])
+    misses = tmp_path / "strict.txt"
+    roundtrip.main(["--source-root", str(tmp_path), "--quiet", "--strict-failures", str(misses),
+                    "--json", str(out)])
     result = json.loads(out.read_text())
+    # the miss is written with the original's lines beside the output
+    text = misses.read_text()
+    assert text.count("strict cause: ") == 1 and "function spin" in text, text
+    assert "--- original ---\n    1  def spin(a):\n    2      while a:" in text, text
+    assert "--- decompiled source ---\ndef spin(a):\n    while a: pass" in text, text
     assert result["functions_exact"] == 2
     assert result["functions_strict_exact"] == 1
     assert result["functions_strict_exact_pct"] == 50.0

@@ -82,6 +82,20 @@ def _negation_folds(expr):
         isinstance(expr.ops[0], (ast.In, ast.NotIn, ast.Is, ast.IsNot))
 
 
+def _plain_and(expr):
+    """A test that is one condition, conditions joined by ``and`` only, or any test made on
+    one line: what one ``if`` (or nested ``if``s) test, not what separate ``if ...:
+    continue`` statements do (their tests, on lines of their own, join into ``or``s)."""
+    if not isinstance(expr, ast.BoolOp):
+        return True
+    if isinstance(expr.op, ast.And) and not any(
+            isinstance(value, ast.BoolOp) for value in expr.values):
+        return True
+    lines = set(getattr(node, "_line", None) for node in ast.walk(expr))
+    lines.discard(None)
+    return len(lines) == 1
+
+
 def boolop(op, left, right):
     values = []
     for side in (left, right):
@@ -686,13 +700,18 @@ class BranchMixin(object):
                     return true
                 if PROFILE.expanded_backward_jumps and true < end and (
                         (self._ends_loop_body() and (
-                            _negation_folds(test) or self._threaded_back(true - 1))) or
+                            _negation_folds(test) or self._threaded_back(true - 1) or
+                            _plain_and(test))) or
                         _holds_folding_not(negate(test))):
                     # 3.12+ threads the end of `if test: rest-of-body` to the loop head;
                     # `not (a in b)` would compile as `a not in b`, so keep the if (and where
                     # the exception table tells the threaded jump from a `continue`); where
                     # `if not test: continue` cannot compile back, the if ends this range too
-                    # (the last statement of an if body that ends the loop body)
+                    # (the last statement of an if body that ends the loop body). The jump
+                    # back keeps the test's line (normalize folds it into the test only then),
+                    # where a written `continue` starts a line of its own: keep the if (a test
+                    # of `or`s may be continues threaded from several ifs:
+                    # `if not a and b: continue`)
                     body, _ = self.walk(true, end, list(stack), ctx)
                     if body and isinstance(body[-1], ast.Continue) and end - 1 == loop.last:
                         body.pop()  # the loop's own back edge
@@ -707,7 +726,11 @@ class BranchMixin(object):
                     # the loop head too: both ways continue, and the test keeps its sense
                     out.append(ast.If(test=test, body=[ast.Continue()], orelse=[]))
                     return true + 1
-                out.append(ast.If(test=negate(test), body=[ast.Continue()], orelse=[]))
+                node = ast.If(test=negate(test), body=[ast.Continue()], orelse=[])
+                # (the jump back kept the test's line: loop_exits.py may read `if test: rest`)
+                if _plain_and(test):  # (see above: `or`s may be several threaded ifs)
+                    node._threaded_test = test
+                out.append(node)
                 return true
             self.fail("backward conditional jump outside a loop", ins)
         if loop is not None and false == loop.break_target and false >= end:
@@ -1056,6 +1079,18 @@ class BranchMixin(object):
         if len(after) > len(before):
             self.fail("branch leaves values on the stack", ins)
 
+    _line_counts = None  # line -> how many instructions are on it (_shares_line)
+
+    def _shares_line(self, k):
+        """Whether instruction ``k``'s line holds other instructions too: a statement that
+        is one instruction (``continue``) written on a line of its own does not."""
+        counts = self._line_counts
+        if counts is None:
+            counts = self._line_counts = {}
+            for line in self.lines:
+                counts[line] = counts.get(line, 0) + 1
+        return counts.get(self.lines[k], 0) > 1
+
     def _is_loop_jump(self, ins):
         loop = self.ctx.loop
         if loop is None:
@@ -1075,7 +1110,13 @@ class BranchMixin(object):
                 if (ins.index != loop.last or self.range_start != loop.body_start or
                         (loop.kind == "while-top" and not PROFILE.while_tested_at_top_only_again)) \
                         and not self._falls_to_back_edge(ins, loop):
-                    out.append(ast.Continue())
+                    node = ast.Continue()
+                    if self._shares_line(ins.index):
+                        # no line of its own: the compiler's jump (the end of an if body or
+                        # its test's, threaded to the loop head), not a written `continue`
+                        # (loop_exits.py)
+                        node._threaded = True
+                    out.append(node)
                 return None
             if t == loop.break_target:
                 out.append(ast.Break())

@@ -32,6 +32,21 @@ def is_docstring(stmt):
         isinstance(stmt.value.value, str)
 
 
+_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
+
+
+def statement_blocks(stmt):
+    """The statement lists directly inside ``stmt``, not those of a nested scope (a nested
+    function's body is its own code object's)."""
+    if isinstance(stmt, _SCOPES):
+        return []
+    blocks = [getattr(stmt, field, None) for field in ("body", "orelse", "finalbody")]
+    blocks += [handler.body for handler in getattr(stmt, "handlers", ())]
+    blocks += [case.body for case in getattr(stmt, "cases", ())]
+    return [block for block in blocks if isinstance(block, list) and block and
+            isinstance(block[0], ast.stmt)]
+
+
 def keep_generator(stmts):
     """A generator whose every ``yield`` the compiler dropped as unreachable (``while False:
     yield None``, ``return; yield``) is still a generator: end the body with ``if False:
@@ -104,6 +119,52 @@ def strip_trailing_return(stmts):
 
 
 _TRY_NODES = tuple(getattr(ast, n) for n in ("Try", "TryStar") if hasattr(ast, n))
+_LEAVING = (ast.Return, ast.Raise, ast.Continue, ast.Break)
+
+
+def try_finally(body, finalbody, else_after_handlers=False):
+    """``try: <body> finally: <finalbody>`` as statements: one ``try`` statement, and the
+    compiler's implicit ``return`` when the body ends with one.
+
+    A body that is one ``try``/``except`` becomes a ``try``/``except``/``finally``: the
+    compiler nests the two the same way, and only the nested form's second ``try:`` line
+    keeps a line-number NOP (3.11+), which a person rarely writes. ``else_after_handlers``
+    (``PROFILE.cold_handlers``, 3.12+, where handlers are laid out after the code that
+    follows them): a ``try``/``except`` whose handlers all leave, followed by more
+    statements without handlers of their own, is the same code as those statements in its
+    ``else``, so that form merges too (the idiomatic ``try``/``except``/``else``/``finally``);
+    and the implicit ``return None`` that the compiler puts before the normal exit's copy of
+    the finally body is the end of the function, after the statement."""
+    finalbody = finalbody or [ast.Pass()]
+    tail = []
+    if else_after_handlers and len(body) > 1 and isinstance(body[-1], ast.Return) and \
+            getattr(body[-1], "_implicit", False):
+        tail = [body[-1]]
+        body = body[:-1]
+    first = body[0] if body else None
+    if isinstance(first, ast.Try) and not first.finalbody and (
+            len(body) == 1 or else_after_handlers and not first.orelse and
+            all(handler.body and isinstance(handler.body[-1], _LEAVING)
+                for handler in first.handlers) and not _has_handlers(body[1:])):
+        if len(body) > 1:
+            first.orelse = body[1:]
+        first.finalbody = finalbody
+        return [first] + tail
+    return [ast.Try(body=body + tail or [ast.Pass()], handlers=[], orelse=[],
+                    finalbody=finalbody)]
+
+
+# Nodes whose code has exception handlers of its own (3.12+: inlined comprehensions restore
+# their names in one, await and yield from throw into theirs)
+_HANDLED = _TRY_NODES + (ast.With, ast.AsyncWith, ast.AsyncFor, ast.ListComp, ast.SetComp,
+                         ast.DictComp, ast.Await, ast.YieldFrom)
+
+
+def _has_handlers(stmts):
+    """Whether code compiled from ``stmts`` has exception handlers: the compiler lays those
+    out after everything else in the order it emits them, so statements moved from after a
+    try's handlers into its else would move their handlers before the try's."""
+    return any(isinstance(node, _HANDLED) for stmt in stmts for node in ast.walk(stmt))
 
 
 def returns_to_else(stmts):

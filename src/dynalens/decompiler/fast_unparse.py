@@ -23,15 +23,15 @@ elsewhere the standard unparser. ``tests/test_fast_unparse.py`` compares the two
 made to hit every branch of the quote choice.
 
 On every version with ``ast.unparse`` (3.9+) the unparser also writes the line breaks
-``line_breaks.py`` recorded inside comprehensions; with none recorded the text is
-``ast.unparse``'s.
+``line_breaks.py`` recorded inside comprehensions, and a ``try`` body marked to stay on the
+``try:`` line (nop_lines.py) there; with none recorded the text is ``ast.unparse``'s.
 """
 
 import ast
 import sys
 import threading
 
-from .line_breaks import BREAK_BEFORE_FOR, BREAK_BEFORE_IFS
+from .line_breaks import BREAK_BEFORE_FOR, BREAK_BEFORE_IFS, INLINE_BODY
 
 _CHECKED = (3, 9) <= sys.version_info[:2] <= (3, 13) and hasattr(ast, "_Unparser") and \
     hasattr(getattr(ast, "_Unparser", None), "_str_literal_helper")
@@ -87,6 +87,19 @@ if _Standard is not None:
             for condition, starts_line in zip(node.ifs, before_ifs):
                 self.write(self._gap(starts_line) + "if ")
                 self.traverse(condition)
+
+        def visit_Try(self, node):
+            start = len(self._source)
+            _Standard.visit_Try(self, node)
+            if getattr(node, INLINE_BODY, False):
+                # `try: <statement>` (nop_lines.py): the body's line break and indentation
+                # after the colon give way to a space
+                source = self._source
+                at = start + 2
+                if source[start:at] == ["\n", "    " * self._indent + "try"] and \
+                        source[at:at + 2] == [":", "\n"] and len(source) > at + 2:
+                    source[at + 1] = " "
+                    source[at + 2] = source[at + 2].lstrip(" ")
 
         def _gap(self, starts_line):
             return "\n" + "    " * (self._indent + 1) if starts_line else " "

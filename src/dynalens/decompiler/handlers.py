@@ -17,6 +17,7 @@ import ast
 
 from .cfg import EXITS, NO_FALLTHROUGH
 from .cold_blocks import ColdHandlerMixin
+from .emit import try_finally
 from .comparison_keys import same_argument
 from .errors import DecompilationError
 from .expressions import (CurrentExc, IterMarker, LoopItem, Marker, Null, PrevExc, WithEnter, WithExit,
@@ -431,12 +432,7 @@ class HandlerMixin(ColdHandlerMixin):
             self._carry_stack(stack, body_stack, body, instrs[h])
         if join > self.range_end:
             join = self.range_end
-        if len(body) == 1 and isinstance(body[0], ast.Try) and not body[0].finalbody:
-            body[0].finalbody = finalbody or [ast.Pass()]
-            out.append(body[0])
-        else:
-            out.append(ast.Try(body=body or [ast.Pass()], handlers=[], orelse=[],
-                               finalbody=finalbody or [ast.Pass()]))
+        out.extend(try_finally(body, finalbody, PROFILE.cold_handlers))
         if cold:
             return join
         return max(join, cleanup + 3) if join < cleanup + 3 else join

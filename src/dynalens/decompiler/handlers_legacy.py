@@ -25,6 +25,7 @@ slots before 3.11, is one ``PrevExc`` value here as on 3.11.
 
 import ast
 
+from .emit import try_finally
 from .expressions import CurrentExc, Null, PrevExc, WithEnter, WithExit
 from .legacy_structure import dead_after, unwinding_line
 from .profile import PROFILE
@@ -384,12 +385,7 @@ class LegacyHandlerMixin(object):
             # `try: ...; return v finally: <branches>`: each exit of the copy returns v
             body.append(ast.Return(value=self.value(body_stack.pop(), instrs[pre])))
             copied_tail = None
-        if len(body) == 1 and isinstance(body[0], ast.Try) and not body[0].finalbody:
-            body[0].finalbody = finalbody or [ast.Pass()]
-            out.append(body[0])
-        else:
-            out.append(ast.Try(body=body or [ast.Pass()], handlers=[], orelse=[],
-                               finalbody=finalbody or [ast.Pass()]))
+        out.extend(try_finally(body, finalbody))
         if tail is not None:
             self.walk(tail, f, stack, ctx, out=out)
         after = fend + 1

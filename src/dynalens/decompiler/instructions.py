@@ -22,7 +22,7 @@ import sys
 import threading
 
 from . import decode as _decoding
-from .decode import RAW_TUPLES, decode, exception_table
+from .decode import RAW_TUPLES, carried_lines, decode, exception_table
 
 _UNKNOWN = dis.UNKNOWN if hasattr(dis, "UNKNOWN") else None  # (3.11's unresolved constants)
 
@@ -156,6 +156,23 @@ _END_FOR_POPS = PY >= (3, 13)  # END_FOR is followed by a POP_TOP (3.14: POP_ITE
 
 def _line_of(raw):
     return raw.line_number if _LINE_NUMBERS else raw.starts_line
+
+
+def raw_lines(raws):
+    """The line of each raw instruction (the last one given carries on before 3.13)."""
+    return carried_lines(_line_of(raw) for raw in raws)
+
+
+def instruction_lines(code, instrs):
+    """The line of each of ``instrs`` (``code`` normalized): that of the raw instruction it
+    came from. Before 3.13 only the first instruction of a line says it, and that one may be
+    dropped (an ``EXTENDED_ARG`` prefix, a ``NOP``): carried over the normalized list alone,
+    the line of the instruction before would stand for it."""
+    if _LINE_NUMBERS:
+        return [ins.line for ins in instrs]
+    raws = raw_instructions(code)
+    line_at = dict(zip([raw.offset for raw in raws], raw_lines(raws)))
+    return [line_at.get(ins.offset) for ins in instrs]
 
 
 def _cell_loads(new, code):

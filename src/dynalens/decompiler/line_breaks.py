@@ -20,6 +20,7 @@ import ast
 
 BREAK_BEFORE_FOR = "_break_before_for"  # on an ast.comprehension: a bool
 BREAK_BEFORE_IFS = "_break_before_ifs"  # on an ast.comprehension: a bool per `if`
+INLINE_BODY = "_inline_body"  # on an ast.Try: its one statement on the `try:` line (nop_lines)
 
 
 def first_line(node):

@@ -15,6 +15,9 @@ from . import type_params
 from .annotate import (CO_FUTURE_ANNOTATIONS, AnnotationMixin, annotate_owner,
                        place_annotations)
 from .conditional_returns import fold_conditional_returns
+from .loop_exits import breaks_for_copied_exits, else_for_threaded_continues
+from .same_line import merge_with_items
+from .nop_lines import debug_blocks
 from .emit import (bare_returns, class_body, code_docstring, docstring_from_assign, is_docstring,
                    keep_generator, reindent, returns_to_else, strip_trailing_return,
                    unmangle_private_names, unparse)
@@ -146,6 +149,14 @@ def decompile_body(code, kind=None, session=None):
         if ends_with_dead_return(code):
             stmts = else_for_dead_return(stmts)
         compound_ends_before_else(stmts)
+    if PROFILE.lined_exit_copies and kind == "function" and not session.generated:
+        breaks_for_copied_exits(stmts, code)  # (generated code has no layout to keep)
+    if PROFILE.expanded_backward_jumps and kind == "function" and not session.generated:
+        else_for_threaded_continues(stmts)
+    if not session.generated:
+        merge_with_items(stmts, PROFILE.cold_handlers and kind == "function")
+        if kind == "function":
+            debug_blocks(stmts, code)
     if kind in ("function", "lambda", "comprehension"):
         strip_trailing_return(stmts)
     if kind == "function" and code.co_flags & (CO_GENERATOR | CO_ASYNC_GENERATOR):

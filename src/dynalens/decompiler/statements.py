@@ -23,7 +23,6 @@ from types import MethodType
 
 from .annotate import CO_FUTURE_ANNOTATIONS, unstringify
 from .comparison_keys import same_argument
-from .decode import carried_lines
 from .cold_blocks import exception_only_code
 from .evaluation_order import first_out_of_order, made
 from .errors import DecompilationError
@@ -31,7 +30,7 @@ from .expressions import (
     AugValue, ClassValue, CodeConst, CurrentExc, ExitCallResult, FunctionValue, ImportFromValue,
     ImportValue, IterMarker, LoopItem, Marker, Null, PrevExc, StackMachine, UnpackBuilder,
     TypeAliasValue, UnpackSlot, WithEnter, WithExit, const, name, store_ctx)
-from .instructions import IMPORT_FLAGS, KEEP_JUMPS, POP_JUMPS
+from .instructions import IMPORT_FLAGS, KEEP_JUMPS, POP_JUMPS, instruction_lines
 from .profile import PROFILE
 
 
@@ -446,7 +445,7 @@ class StatementWalker(StackMachine):
         self.range_end = self.n
         self.globals_declared = set()
         self.nonlocals_declared = set()
-        self.lines = carried_lines(ins.line for ins in instrs)  # (line_breaks.py)
+        self.lines = instruction_lines(code, instrs)  # (line_breaks.py, loop_exits.py)
 
     # -- analysis --------------------------------------------------------------------------
     def _find_cleanups(self):

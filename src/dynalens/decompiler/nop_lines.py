@@ -1,0 +1,129 @@
+"""Lines that hold nothing but a line-number NOP: the ``if __debug__:`` they stand for, and
+the ``try:`` lines that have none.
+
+Why: a statement the compiler folds away entirely (``if __debug__:``, ``if 1:``, ``pass``, a
+string on a line of its own) leaves only a NOP carrying its line (3.10+; the peephole pass of
+3.8/3.9 drops them). ``verify()`` ignores NOPs, so an output without the statement is exact,
+but only one with it is exact under ``verify(strict=True)`` (issue 12's strict figure). The
+stdlib's case is ``if __debug__:`` around a logging block (imaplib, wsgiref): a NOP on the line
+just before a statement, past everything before it.
+
+How we know: :class:`NopLines` reads the lines on which the original has a NOP and no other
+instruction; the walker stamps each value with the line of the instruction that made it
+(``_line``; line_breaks.py). A statement whose first stamped line comes after such a line, that
+itself comes after everything stamped before the statement (and after no statement that makes
+NOPs of its own: ``pass``, ``break``, ``continue``, ``try``, ``while``), was inside the
+folded-away ``if``: :func:`debug_blocks` writes ``if __debug__:`` around it, which compiles to
+the statement alone and the NOP. Each such line is used once.
+
+The other way round, ``try:`` makes a NOP on its line (3.8/3.9: a ``SETUP_FINALLY``) unless its
+body starts on that very line (``try: return f(x)``): a ``try`` whose one-statement body
+follows no instruction after the statement before it was written so, and is marked for the
+unparser (``INLINE_BODY``, fast_unparse.py).
+"""
+
+import ast
+
+from .emit import statement_blocks
+from .line_breaks import INLINE_BODY
+from .instructions import raw_instructions, raw_lines
+from .line_breaks import first_line
+
+# statements that make NOPs of their own, or whose first stamped line is not their first line
+_OWN_NOPS = (ast.Pass, ast.Break, ast.Continue, ast.While, ast.Try, ast.FunctionDef,
+             ast.AsyncFunctionDef, ast.ClassDef) + tuple(
+                 getattr(ast, name) for name in ("TryStar",) if hasattr(ast, name))
+
+
+# statements a `try:` line may hold as its whole body
+_SIMPLE = (ast.Expr, ast.Return, ast.Assign, ast.AugAssign, ast.AnnAssign, ast.Raise,
+           ast.Delete, ast.Import, ast.ImportFrom)
+
+
+class NopLines(object):
+    """The lines of ``code``'s line-number NOPs (``nop``) and those where a NOP is the only
+    instruction (``alone``), read when first asked."""
+
+    def __init__(self, code):
+        self.code = code
+        self._nop = self._alone = self._all = None
+
+    def _read(self):
+        raws = raw_instructions(self.code)
+        nop, other = [], set()
+        for raw, line in zip(raws, raw_lines(raws)):
+            if line is None:
+                continue
+            if raw.opname == "NOP":
+                nop.append(line)
+            else:
+                other.add(line)
+        self._nop = nop
+        self._alone = sorted(set(nop) - other)
+        self._all = sorted(other.union(nop))
+
+    def any_between(self, low, high):
+        """Whether any instruction lies on a line strictly between ``low`` and ``high``."""
+        if self._nop is None:
+            self._read()
+        return any(low < line < high for line in self._all)
+
+    def between(self, low, high):
+        """Whether a NOP lies on a line strictly between ``low`` and ``high``."""
+        if self._nop is None:
+            self._read()
+        return any(low < line < high for line in self._nop)
+
+    def alone(self):
+        if self._alone is None:
+            self._read()
+        return self._alone
+
+
+def debug_blocks(stmts, code):
+    """Wrap, in place, each statement of function ``code``'s walked body ``stmts`` (nested
+    blocks included) that followed a folded-away ``if __debug__:`` in one, and mark each
+    ``try`` written with its body on its line (see the module docstring)."""
+    nops = NopLines(code)
+    _block(stmts, code.co_firstlineno, set(nops.alone()), nops)
+
+
+def _block(stmts, low, free, nops):
+    previous = low
+    for k, stmt in enumerate(stmts):
+        for block, header in _inner(stmt):
+            _block(block, header, free, nops)
+        if isinstance(stmt, ast.Try) and len(stmt.body) == 1 and \
+                isinstance(stmt.body[0], _SIMPLE) and previous is not None:
+            start = first_line(stmt.body[0])
+            if start is not None and start > previous and \
+                    not nops.any_between(previous, start):
+                setattr(stmt, INLINE_BODY, True)
+        if isinstance(stmt, _OWN_NOPS) or any(isinstance(node, _OWN_NOPS)
+                                              for node in ast.walk(stmt)):
+            previous = None  # (its NOPs may lie anywhere after it)
+            continue
+        start = first_line(stmt)
+        if start is not None and previous is not None:
+            found = [line for line in free if previous < line < start]
+            if found and max(found) == start - 1:
+                free.discard(start - 1)
+                stmts[k] = ast.If(test=ast.Name(id="__debug__", ctx=ast.Load()), body=[stmt],
+                                  orelse=[])
+        last = _last_line(stmt)
+        previous = last if last is not None else previous
+
+
+def _inner(stmt):
+    """The blocks of ``stmt`` whose first statement comes right after a stamped header (an
+    ``if``'s test: its body), each with that header's last line; others get None."""
+    blocks = statement_blocks(stmt)
+    header = _last_line(stmt.test) if isinstance(stmt, ast.If) else None
+    return [(block, header if block is getattr(stmt, "body", None) else None)
+            for block in blocks]
+
+
+def _last_line(node):
+    lines = [getattr(part, "_line", None) for part in ast.walk(node)]
+    lines = [line for line in lines if line is not None]
+    return max(lines) if lines else None

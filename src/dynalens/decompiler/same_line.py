@@ -1,0 +1,61 @@
+"""Statements the original wrote as one: ``with a, b:`` rather than two nested ``with``.
+
+Why: the compiler nests ``with a, b:`` as ``with a: with b:``, so the walker reads the nested
+form; both are the same code, so ``verify()`` calls either exact, but the nested one writes the
+second manager on a line of its own, and from 3.11 that line keeps instructions (a line-number
+NOP, the exception table split there) of its own: only the form that was written is exact under
+``verify(strict=True)`` (issue 12's strict figure).
+
+How we know: the walker stamps each value with the line of the instruction that made it
+(``_line``; line_breaks.py). A ``with`` whose body is one ``with`` whose manager was made on the
+line of the outer one's managers was one statement. (From 3.12 the walk reads the function's
+implicit ``return None`` inside the outer body, after the inner statement: it goes after the
+merged one, as with ``try``; emit.try_finally.)
+"""
+
+import ast
+
+from .emit import statement_blocks
+from .line_breaks import first_line
+
+_WITHS = (ast.With, ast.AsyncWith)
+
+
+def merge_with_items(stmts, implicit_return_after=False):
+    """Merge, in place, nested ``with`` statements written on one line (see the module
+    docstring) in ``stmts`` and the blocks inside it; ``implicit_return_after``:
+    ``PROFILE.cold_handlers``."""
+    k = 0
+    while k < len(stmts):
+        stmt = stmts[k]
+        for block in statement_blocks(stmt):
+            merge_with_items(block, implicit_return_after)
+        if isinstance(stmt, _WITHS):
+            tail = _merge(stmt, implicit_return_after)
+            if tail:
+                stmts[k + 1:k + 1] = tail
+        k += 1
+
+
+def _merge(outer, implicit_return_after):
+    """Fold the nested ``with`` into ``outer`` while it was written on its line; returns the
+    statements that go after ``outer`` (an implicit return taken out of its body)."""
+    tail = []
+    while True:
+        body = outer.body
+        if implicit_return_after and len(body) == 2 and isinstance(body[1], ast.Return) and \
+                getattr(body[1], "_implicit", False):
+            inner, rest = body[0], body[1:]
+        elif len(body) == 1:
+            inner, rest = body[0], []
+        else:
+            return tail
+        if type(inner) is not type(outer):
+            return tail
+        line = first_line(outer.items[-1].context_expr)
+        if line is None or first_line(inner.items[0].context_expr) != line:
+            return tail
+        outer.items.extend(inner.items)
+        outer.body = inner.body
+        tail = rest + tail
+
