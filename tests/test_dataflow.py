@@ -530,3 +530,92 @@ def test_local_the_original_never_touches_may_hold_a_value():
                   temporaries=True)
     assert not verify(stored, "def f(a):\n    t = g(a)\n    h()\n    x = t\n    return x\n",
                       temporaries=True)
+
+
+class _EveryPairKeyed(object):
+    """The dataflow check's explored set as it was before keys were computed lazily: every
+    pair keyed on arrival. Records how many pairs each check explored."""
+
+    counts = []
+
+    def __init__(self):
+        from dynalens.decompiler.dataflow import _canonical
+
+        self.keys, self.count, self._canonical = set(), 0, _canonical
+        self.counts.append(self)
+
+    def add(self, a, b):
+        key = self._canonical((a, b))
+        if key in self.keys:
+            return False
+        self.keys.add(key)
+        self.count += 1
+        return True
+
+    def settle(self, a, b):
+        pass
+
+
+@pytest.mark.parametrize("original, candidate", [
+    ("""
+        def f(items, a):
+            total = 0
+            for item in items:
+                if a:
+                    total = total + g(item)
+                else:
+                    total = h(total)
+            try:
+                x = g(total)
+            except ValueError:
+                x = None
+            return [x, total]
+    """, """
+        def f(items, a):
+            total = 0
+            for item in items:
+                if a:
+                    t = g(item)
+                    total = total + t
+                else:
+                    total = h(total)
+            try:
+                x = g(total)
+            except ValueError:
+                x = None
+            return [x, total]
+    """),
+    ("""
+        def f(a, b):
+            x = g(a) if b else h(a)
+            y = g(x) if a else h(b)
+            return k([x, y][0:1], y)
+    """, """
+        def f(a, b):
+            if b:
+                x = g(a)
+            else:
+                x = h(a)
+            y = g(x) if a else h(b)
+            return k([x, y][0:1], y)
+    """),
+])
+def test_lazy_keys_explore_what_keying_every_pair_explores(original, candidate, monkeypatch):
+    import dynalens.decompiler.dataflow as dataflow
+
+    explored = []
+    real = dataflow._SeenStates
+
+    class Recorded(real):
+        def __init__(self):
+            super().__init__()
+            explored.append(self)
+
+    monkeypatch.setattr(dataflow, "_SeenStates", Recorded)
+    lazy = check(original, candidate)
+    monkeypatch.setattr(dataflow, "_SeenStates", _EveryPairKeyed)
+    _EveryPairKeyed.counts = []
+    eager = check(original, candidate)
+    assert bool(lazy) == bool(eager) and lazy.how == "dataflow"
+    assert [s.count for s in explored] == [s.count for s in _EveryPairKeyed.counts]
+    assert any(s.keys for s in explored)   # joins and the loop were keyed

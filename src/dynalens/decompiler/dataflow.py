@@ -782,9 +782,48 @@ def _untouched_locals(code):
     return set(code.co_varnames) - used
 
 
+class _SeenStates(object):
+    """The state pairs explored so far, keyed canonically (:func:`_canonical`) -- lazily.
+
+    Only a pair at the same two instructions as an earlier one can have the same key, and
+    most pairs are the only one at their instructions (straight-line code; joins and loops
+    are few): a pair's key is computed when a second pair arrives at its instructions, not
+    on arrival. Which pairs are explored is exactly what keying every pair would give."""
+
+    def __init__(self):
+        self.keys = set()
+        self.first = {}    # (pc, pc) -> the first pair there, not keyed yet (or None)
+        self.count = 0
+
+    def add(self, a, b):
+        """True (and recorded) when no pair explored so far has the key of ``(a, b)``."""
+        pcs = (a.pc, b.pc)
+        if pcs not in self.first:
+            self.first[pcs] = (a, b)
+        else:
+            self._key_first(pcs)
+            key = _canonical((a, b))
+            if key in self.keys:
+                return False
+            self.keys.add(key)
+        self.count += 1
+        return True
+
+    def settle(self, a, b):
+        """Key ``(a, b)`` now if it is still waiting (before anything changes it in place)."""
+        waiting = self.first.get((a.pc, b.pc))
+        if waiting is not None and waiting[0] is a:
+            self._key_first((a.pc, b.pc))
+
+    def _key_first(self, pcs):
+        if self.first[pcs] is not None:
+            self.keys.add(_canonical(self.first[pcs]))
+            self.first[pcs] = None
+
+
 def _explore(left, right, nested_check):
     fresh = [0]
-    seen = set()
+    seen = _SeenStates()
     nested = {}
     work = [(left.initial(), right.initial())]
     while work:
@@ -797,12 +836,10 @@ def _explore(left, right, nested_check):
             right.advance(b)
         except _Unsupported as exc:
             return "recompiled side: %s" % exc
-        key = _canonical((a, b))
-        if key in seen:
+        if not seen.add(a, b):
             continue
-        if len(seen) >= _MAX_STATES:
+        if seen.count > _MAX_STATES:
             raise _Unsupported("more than %d states to explore" % _MAX_STATES)
-        seen.add(key)
         step_a, step_b = _describe(left, a), _describe(right, b)
         where = "at expected %s / recompiled %s" % (_where(left, a), _where(right, b))
         if step_a.key != step_b.key:
@@ -814,6 +851,7 @@ def _explore(left, right, nested_check):
             return "%s: %s on different values" % (where, _key_text(step_a.key))
         if lists_a:
             # fresh lists escape here: from now on the same opaque value on both sides
+            seen.settle(a, b)   # (a and b change below: key them as they were reached)
             mapping_a, mapping_b = {}, {}
             for list_a, list_b in zip(lists_a, lists_b):
                 fresh[0] += 1
