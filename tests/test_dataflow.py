@@ -619,3 +619,32 @@ def test_lazy_keys_explore_what_keying_every_pair_explores(original, candidate, 
     assert bool(lazy) == bool(eager) and lazy.how == "dataflow"
     assert [s.count for s in explored] == [s.count for s in _EveryPairKeyed.counts]
     assert any(s.keys for s in explored)   # joins and the loop were keyed
+
+
+def test_a_verdict_is_reused_only_for_the_same_code_with_other_line_numbers(monkeypatch):
+    # within one shared_disassembly block (the lens verifies a file as it rewrites it, then
+    # with its header and its line comments) the dataflow check runs once per recompiled shape
+    import dynalens.decompiler.verify as verify_module
+    from dynalens.decompiler.instructions import shared_disassembly
+
+    runs = []
+    real = verify_module._dataflow
+    monkeypatch.setattr(verify_module, "_dataflow",
+                        lambda *args: runs.append(args) or real(*args))
+    original = code_of("""
+        def f(a):
+            return h(a) + k(a, 1)
+    """)
+    good = "def f(a):\n    t = h(a)\n    return t + k(a, 1)\n"
+    with shared_disassembly():
+        first = verify(original, good, temporaries=True)
+        moved = verify(original, "# a note\n\n" + good.replace("t + ", "t + \\\n"),
+                       temporaries=True)
+        assert first and moved and first.how == moved.how == "dataflow"
+        assert len(runs) == 1
+        assert moved.compiled.co_firstlineno == 3   # the code of the text it was given
+        # one constant of another type is another shape: checked, and refused
+        assert not verify(original, good.replace("1)", "True)"), temporaries=True)
+        assert not verify(original, good.replace("h(a)", "k(a)"), temporaries=True)
+        assert len(runs) == 3
+    assert verify(original, good, temporaries=True) and len(runs) == 4   # outside: no memory
