@@ -36,7 +36,7 @@ from dynalens.decompiler.fast_unparse import unparse as _unparse  # ast.unparse'
 
 from .relabel import _SKIP, _key
 from .resume_lists import collapse
-from .temporaries import TEMP_RE, function_named
+from .temporaries import TEMP_RE, copied, function_named
 
 _NESTED_ARGS = ("__nested_resume_fns", "__nested_frame_values")
 _MAX_CHECKS = 100  # checks spent inlining one at a time when all at once does not verify
@@ -119,7 +119,7 @@ class _Replace(ast.NodeTransformer):
 
 def _inline(tree, func_name, name):
     """``tree`` with temporary ``name`` inlined (a new tree; None when it is not there)."""
-    tree = ast.parse(_unparse(tree))
+    tree = copied(tree)
     func = function_named(tree, func_name)
     for block in _blocks(func):
         for index, stmt in enumerate(block):
@@ -368,7 +368,7 @@ def _inline_all(tree, func_name, check):
 
 
 def _renamed(tree, func_name, names):
-    renamed = ast.parse(_unparse(tree))
+    renamed = copied(tree)
     _Rename(names).visit(function_named(renamed, func_name))
     return renamed
 
@@ -410,7 +410,7 @@ def readable_source(text, func_name, code, check, resume_codes=()):
 
     changed = False
     collapsed = collapse(tree, func_name)
-    if collapsed is not None and check(ast.unparse(collapsed) + "\n"):
+    if collapsed is not None and check(_unparse(collapsed) + "\n"):
         tree, changed = collapsed, True
     tree, inlined = _inline_all(tree, func_name, check)
     changed |= inlined
