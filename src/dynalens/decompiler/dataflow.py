@@ -41,7 +41,8 @@ from dynalens.decompiler.comparison_keys import (
 from dynalens.decompiler.dataflow_lists import (canonical_lists, encode, is_list, list_contents,
                                                 list_step, loop_instructions, materialize)
 from dynalens.decompiler.decode import exception_table
-from dynalens.decompiler.instructions import CLOSURE_IS_LOAD_FAST, NULL_FIRST, raw_instructions
+from dynalens.decompiler.instructions import (CLOSURE_IS_LOAD_FAST, NULL_FIRST,
+                                              raw_instructions, shared_cache)
 
 __all__ = ["dataflow_difference", "SUPPORTED"]
 
@@ -173,6 +174,14 @@ class _Side(object):
         self.const_names = const_names or ()
         self.global_names = global_names or {}
         self.cells = frozenset(code.co_cellvars + code.co_freevars)
+        # what follows depends on the code object alone: worked out once per code object
+        # within a shared_disassembly block (the lens checks every rewrite of one file
+        # against the same original)
+        made = shared_cache("dataflow sides")
+        entry = made.get(id(code)) if made is not None else None
+        if entry is not None and entry[0] is code:
+            self.instructions, self.index_at, self.in_loop, self.handlers = entry[1]
+            return
         raw = _split_superinstructions(raw_instructions(code))
         self.instructions = [ins for ins in raw if ins.opname not in ("CACHE",)]
         self.index_at = {}
@@ -182,6 +191,9 @@ class _Side(object):
         self.handlers = []
         for start, end, target, depth, lasti in exception_table(code):
             self.handlers.append((start, end, self._index(target), depth, lasti))
+        if made is not None:
+            made[id(code)] = (code, (self.instructions, self.index_at, self.in_loop,
+                                     self.handlers))
 
     def _index(self, offset):
         if offset in self.index_at:
@@ -775,11 +787,18 @@ def _untouched_locals(code):
     user's local names in the transformed code though its code uses few of them. The other
     side may hold a value under such a name as it would in a temporary (a readable rewrite
     names values after the user's variables); ``code`` itself can never observe it."""
+    made = shared_cache("untouched locals")
+    entry = made.get(id(code)) if made is not None else None
+    if entry is not None and entry[0] is code:
+        return entry[1]
     used = set(_argument_names(code))
     for ins in _split_superinstructions(raw_instructions(code)):
         if "FAST" in ins.opname:
             used.add(ins.argval)
-    return set(code.co_varnames) - used
+    untouched = frozenset(code.co_varnames) - used
+    if made is not None:
+        made[id(code)] = (code, untouched)
+    return untouched
 
 
 class _SeenStates(object):
