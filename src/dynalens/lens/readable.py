@@ -107,26 +107,39 @@ def _inline_candidates(func):
     return found
 
 
-class _Replace(ast.NodeTransformer):
-    def __init__(self, name, value):
-        self.name, self.value = name, value
+def _replace_loads(node, name, value):
+    """Every read of ``name`` under ``node`` replaced by ``value`` (unparse adds any
+    parentheses)."""
+    pending = [node]
+    while pending:
+        current = pending.pop()
+        for field, child in ast.iter_fields(current):
+            if isinstance(child, list):
+                for index, item in enumerate(child):
+                    if isinstance(item, ast.Name) and item.id == name \
+                            and isinstance(item.ctx, ast.Load):
+                        child[index] = value
+                    elif isinstance(item, ast.AST):
+                        pending.append(item)
+            elif isinstance(child, ast.Name) and child.id == name \
+                    and isinstance(child.ctx, ast.Load):
+                setattr(current, field, value)
+            elif isinstance(child, ast.AST):
+                pending.append(child)
 
-    def visit_Name(self, node):
-        if node.id == self.name and isinstance(node.ctx, ast.Load):
-            return self.value
-        return node
 
-
-def _inline(tree, func_name, name):
-    """``tree`` with temporary ``name`` inlined (a new tree; None when it is not there)."""
-    tree = copied(tree)
+def _inline(tree, func_name, name, in_place=False):
+    """``tree`` with temporary ``name`` inlined (a new tree unless ``in_place``; None when it
+    is not there)."""
+    if not in_place:
+        tree = copied(tree)
     func = function_named(tree, func_name)
     for block in _blocks(func):
         for index, stmt in enumerate(block):
             if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 \
                     and isinstance(stmt.targets[0], ast.Name) and stmt.targets[0].id == name:
                 del block[index]
-                _Replace(name, stmt.value).visit(func)  # unparse adds any parentheses
+                _replace_loads(func, name, stmt.value)
                 return tree
     return None
 
@@ -345,9 +358,9 @@ def _inline_all(tree, func_name, check):
     candidates = _inline_candidates(function_named(tree, func_name))
     if not candidates:
         return tree, False
-    trial = tree
+    trial = copied(tree)
     for name in candidates:
-        trial = _inline(trial, func_name, name) or trial
+        _inline(trial, func_name, name, in_place=True)
     if check(_unparse(trial) + "\n"):
         return trial, True
     changed, checks, refused = False, 0, set()
