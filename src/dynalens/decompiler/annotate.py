@@ -18,7 +18,8 @@ from .expressions import name
 OWNER = "__annotated__"
 
 
-def _is_format_check(stmt):
+def is_format_check(stmt):
+    """``if format > 2: raise NotImplementedError``, the guard of a function the compiler made."""
     return (isinstance(stmt, ast.If) and isinstance(stmt.test, ast.Compare) and
             isinstance(stmt.test.left, ast.Name) and stmt.test.left.id == "format" and
             len(stmt.body) == 1 and isinstance(stmt.body[0], ast.Raise))
@@ -110,7 +111,7 @@ def annotate_owner(body, code=None):
     """Statements whose compilation produces the ``__annotate__`` whose decompiled body is
     ``body``, or None when the body is not one the compiler makes.  ``code`` (the
     ``__annotate__`` code object) tells whether annotations were compiled as strings."""
-    if not body or not _is_format_check(body[0]):
+    if not body or not is_format_check(body[0]):
         return None
     rest = body[1:]
     if code is not None and code.co_flags & CO_FUTURE_ANNOTATIONS:

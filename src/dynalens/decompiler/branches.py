@@ -680,6 +680,21 @@ class BranchMixin(object):
         if body_end > true:
             last = self.instrs[body_end - 1]
             if last.op == "JUMP" and last.target > body_end and not self._is_loop_jump(last) \
+                    and body_end < end and self._join_copied_into_else(last.target, body_end,
+                                                                       end):
+                # 3.10: the code after the if (a short block that returns) was copied into
+                # every branch that falls through, and the one left is the copy ending a
+                # branch of the else (the else's last branch raises): this body ends with
+                # its own copy, and the else runs to the end
+                body_stack = list(stack)
+                body, _ = self.walk(true, body_end - 1, body_stack, ctx)
+                size = self._short_return_at(last.target)
+                self.walk(last.target, last.target + size, body_stack, ctx, out=body)
+                else_stack = list(stack)
+                orelse, _ = self.walk(body_end, end, else_stack, ctx)
+                out.append(ast.If(test=test, body=body or [ast.Pass()], orelse=orelse))
+                return end
+            if last.op == "JUMP" and last.target > body_end and not self._is_loop_jump(last) \
                     and body_end < end:
                 else_end = min(last.target, end)
             elif last.op == "JUMP" and last.target in self.cold_joins and body_end < end and \
@@ -767,6 +782,21 @@ class BranchMixin(object):
         assertion = self._as_assert(node)
         out.append(assertion or node)
         return body_end
+
+    def _join_copied_into_else(self, join, body_end, end):
+        """Whether ``join``, where an if body jumps over its else, is a short block that
+        returns, laid out inside the else (a test before it in [body_end, join) jumps past
+        it), with the else's code running to the end of the range without falling out of it
+        (3.10, inlined_exit_copies_310: the code after the if statement was copied into the
+        branches, its original dropped)."""
+        if not PROFILE.inlined_exit_copies_310 or join >= end or \
+                self.instrs[end - 1].op not in _NO_FALL_THROUGH:
+            return False
+        size = self._short_return_at(join)
+        if size is None or join + size >= end or self.instrs[join].line is None:
+            return False
+        return any(self.instrs[k].target is not None and self.instrs[k].target >= join + size
+                   and self.instrs[k].op != "JUMP" for k in range(body_end, join))
 
     # end of a range -> where the code goes on after it, when that is not the range's
     # end: an if body whose way over the else is a jump from inside it (see op_FOR_ITER)
@@ -1170,6 +1200,18 @@ class BranchMixin(object):
                 body_end = false  # blocks after the last `continue` that the body jumps to
             break_target, else_end, nxt = false, None, body_end
             tail = self.instrs[exit_ - 1]
+            exit_copy = None
+            if PROFILE.while_tested_at_top_only_again and false <= self.range_end:
+                exit_copy = self._break_into_exit_copy(exit_, false)
+            if exit_copy is not None:
+                # 3.14: statements, then `break`, end the body after its back edges: the
+                # break falls into a copy of the small exit the loop's test leaves to
+                loop = Loop(head, (head,), false, exit_ - 1, "while-top", body_start=body_start)
+                body, _ = self.walk(body_start, exit_copy, list(stack), ctx.but(loop=loop))
+                if not _break_where_it_falls(body, tail.op in POP_JUMPS and tail.target == head):
+                    return None
+                out.append(ast.While(test=test, body=body, orelse=[]))
+                return false
             if tail.op in POP_JUMPS and tail.target == head and body_end == exit_ < false:
                 # 3.14: the body ends with `if c: break` (a conditional back edge); the break
                 # falls to `exit_`: a jump over the loop's else, or the code after the loop
@@ -1206,6 +1248,23 @@ class BranchMixin(object):
         body, _ = self.walk(k + 1, exit_, list(stack), ctx.but(loop=loop))
         out.append(ast.While(test=test, body=body or [ast.Pass()], orelse=[]))
         return exit_
+
+    def _break_into_exit_copy(self, start, stop):
+        """Where a copy of the small returning block at ``stop`` (the loop's exit) starts
+        inside [start, stop), with statements of the loop body before it: the body's last
+        statements fall into the copy (a ``break``, 3.14 lays it out after the back edges).
+        None when [start, stop) does not end with such a copy."""
+        limit = min(stop + 6, self.n)
+        end = stop
+        while end < limit and self.instrs[end].op != "RETURN_VALUE":
+            end += 1
+        length = end + 1 - stop
+        begin = stop - length
+        if end >= limit or begin <= start or any(
+                self.instrs[k].target is not None for k in range(stop, end + 1)) or any(
+                self.instrs[k].is_target for k in range(begin + 1, stop)):
+            return None
+        return begin if self._same_code(begin, stop, length) else None
 
     def _copied_after_loop(self, start, stop):
         """Where the returning block [start, stop) (the code after a loop, copied into the
@@ -1260,3 +1319,32 @@ class BranchMixin(object):
         if break_target > exit_ and break_target <= self.range_end:
             return break_target
         return exit_
+
+
+def _break_where_it_falls(body, tested_last):
+    """End a loop body read up to a copy of the loop's exit with the ``break`` that falls into
+    it. When the body's last test jumped back (``tested_last``), the statements before the
+    copy are that ``if``'s own; otherwise they end the body. False when the shape is not
+    one of those two."""
+    if tested_last:
+        last = body[-1] if body else None
+        if isinstance(last, ast.If) and not last.orelse and last.body and \
+                not isinstance(last.body[-1], ast.Break):
+            last.body.append(ast.Break())  # `if test: statements` (test of several jumps)
+            return True
+        # or the walk read the test that jumps back as `if test: break`, and the statements
+        # after it as the body's: they are that if's, before its break
+        for k in range(len(body) - 1, -1, -1):
+            stmt = body[k]
+            if isinstance(stmt, ast.If) and not stmt.orelse and len(stmt.body) == 1 and \
+                    isinstance(stmt.body[0], ast.Break):
+                if k + 1 == len(body):
+                    return False
+                stmt.body[:0] = body[k + 1:]
+                del body[k + 1:]
+                return True
+        return False
+    if not body or isinstance(body[-1], (ast.Break, ast.Continue, ast.Return, ast.Raise)):
+        return False
+    body.append(ast.Break())
+    return True

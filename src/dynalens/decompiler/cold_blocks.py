@@ -7,6 +7,7 @@ their ``try``/``with`` starts, so the walk must step over them when it meets the
 end; the blocks with no statement form at all are listed here once per code object.
 """
 
+from .instructions import POP_JUMPS
 from .profile import PROFILE
 
 
@@ -118,6 +119,13 @@ class ColdHandlerMixin(object):
         for k in range(start, min(h, self.n)):
             if k not in cold and any(e.target == h for e in self.chain(k)):
                 warm_end = k + 1
+        instrs = self.instrs
+        while warm_end < h and instrs[warm_end].op in POP_JUMPS and \
+                start <= instrs[warm_end].target < warm_end:
+            # a loop's conditional back edge that ends the body is left out of the table when
+            # it follows the last instruction that can raise (3.14: `while True:` ending with
+            # `if c: break`, the jump back being the test)
+            warm_end += 1
         return warm_end if warm_end > start else end
 
     _cold_code = None
@@ -179,11 +187,43 @@ class ColdHandlerMixin(object):
         for length in (5, 7):  # LOAD_CONST None x3; CALL; [GET_AWAITABLE; SEND_LOOP]; POP_TOP
             stop = end + length
             if stop < w and self._exit_call_start(stop) == end:
+                returned = self._return_after_exits(stop, w)
+                if returned is not None:
+                    return returned, returned, self._cold_with_handler_end(w)
                 return end, stop, self._cold_with_handler_end(w)
         returned = self._with_return_end(end, w)
         if returned is not None:
             return returned, returned, self._cold_with_handler_end(w)
         return None
+
+    def _return_after_exits(self, stop, w):
+        """The end of a return of the with body that comes after its exit call at ``stop``
+        (``return <constant other than None>`` in nested with bodies: the exit calls of the enclosing withs,
+        then the constant and RETURN_VALUE), or None when that code is what follows the with
+        statement: the with's handler, when ``__exit__`` suppresses the exception, goes on to
+        the code after the statement, so that code is the same as the return only if the
+        return follows the with."""
+        instrs = self.instrs
+        q = stop
+        while True:
+            for length in (5, 7):
+                if q + length < w and self._exit_call_start(q + length) == q:
+                    q += length
+                    break
+            else:
+                break
+        if not (q + 1 < w and instrs[q].op == "LOAD_CONST" and instrs[q].argval is not None
+                and instrs[q + 1].op == "RETURN_VALUE"):
+            # (a `return None` there is as often the implicit return at the end of an if
+            # branch that the with ends, reached by a suppressed exit through other code)
+            return None
+        q += 1
+        after = self._with_handler_end(w)
+        if after < self.n and instrs[after].op == "JUMP":
+            after = instrs[after].target
+        if after == stop or self._same_code(after, stop, q + 1 - stop):
+            return None
+        return q + 1
 
     def _with_return_end(self, end, w):
         """The end of a ``return`` that ends a with body at ``end`` (the protected range holds

@@ -121,6 +121,7 @@ _EVENTS = {
     "SET_FUNCTION_ATTRIBUTE": (2, 0, 1),
     "FORMAT_VALUE": (lambda arg: 2 if arg & 4 else 1, 0, 1), "FORMAT_SIMPLE": (1, 0, 1),
     "FORMAT_WITH_SPEC": (2, 0, 1), "CONVERT_VALUE": (1, 0, 1),
+    "BUILD_INTERPOLATION": (lambda arg: 3 if arg & 1 else 2, 0, 1), "BUILD_TEMPLATE": (2, 0, 1),
     "UNPACK_SEQUENCE": (1, 0, lambda n: n),
     "UNPACK_EX": (1, 0, lambda arg: (arg & 0xFF) + (arg >> 8) + 1),
     "IMPORT_NAME": (2, 0, 1), "IMPORT_FROM": (0, 1, 1), "IMPORT_STAR": (1, 0, 0),

@@ -9,10 +9,13 @@ import ast
 
 from . import fallback
 from .branches import negate
-from .annotate import CO_FUTURE_ANNOTATIONS, function_annotations, unstringify
-from .expressions import FunctionValue, Marker, const, name
+from .annotate import (CO_FUTURE_ANNOTATIONS, function_annotations, is_format_check,
+                       unstringify)
+from .expressions import ClassNamespace, FunctionValue, Marker, const, name
 from .line_breaks import mark_comprehension
-from .statements import AppendStmt
+from .errors import DecompilationError
+from .statements import AppendStmt, StatementWalker
+from . import type_params
 
 CO_VARARGS = 0x04
 CO_VARKEYWORDS = 0x08
@@ -78,11 +81,13 @@ class DefinitionMixin(object):
                          decorator_list=list(fv.decorators), returns=annotations.get("return"),
                          type_comment=None)
         if hasattr(ast, "TypeAlias"):
-            node.type_params = []
+            node.type_params = list(getattr(fv, "type_params", ()))
         return node
 
     def lambda_expr(self, fv, ins):
         code = fv.code
+        if is_lazy_value(code):
+            return self._lazy_value(code, ins)
         if code.co_name in COMPREHENSIONS:
             self.fail("comprehension function used as a value", ins)
         try:
@@ -102,6 +107,17 @@ class DefinitionMixin(object):
         args = arguments_of(code, fv.defaults, fv.kwdefaults, fv.annotations)
         return ast.Lambda(args=args, body=expr)
 
+    def _lazy_value(self, code, ins):
+        """A lazily evaluated value (3.14+ ``type X = value``) as ``lambda: value``, the form
+        the type alias reader takes (the function's ``.format`` parameter and the check on it
+        are the compiler's, so the lambda has none)."""
+        value = lazy_value(code, self.decompile_nested)
+        if value is None:
+            self.fail("unrecognised lazily evaluated value", ins)
+        args = ast.arguments(posonlyargs=[], args=[], vararg=None, kwonlyargs=[],
+                             kw_defaults=[], kwarg=None, defaults=[])
+        return ast.Lambda(args=args, body=value)
+
     def class_def(self, cv, ins):
         fv = cv.function
         try:
@@ -114,8 +130,66 @@ class DefinitionMixin(object):
         node = ast.ClassDef(name=cv.name, bases=cv.bases, keywords=cv.keywords,
                             body=body or [ast.Pass()], decorator_list=list(cv.decorators))
         if hasattr(ast, "TypeAlias"):
-            node.type_params = []
+            node.type_params = list(getattr(cv, "type_params", ()))
         return node
+
+    # -- PEP 695 generic definitions (type_params.py reads their annotation scopes) --------
+    is_generic_scope = staticmethod(type_params.is_generic_scope)
+
+    def generic_definition(self, fv, args, ins):
+        """What a called ``<generic parameters of X>`` scope binds; when its body is not the
+        compiler's template, the scope stands as a function made from its original code
+        (fallback.py), as before this reader existed."""
+        state = self.fork()
+        try:
+            return type_params.read_scope(self, fv, args, ins)
+        except DecompilationError:
+            self.restore(state)
+            return ast.Call(self.value(fv, ins), [self.value(a, ins) for a in args], [])
+
+    def type_param_intrinsic(self, kind, ins, stack):
+        """``CALL_INTRINSIC_1 TYPEVAR`` (PARAMSPEC, TYPEVARTUPLE): a type parameter from its
+        name (only inside an annotation scope, where type_params.py reads it)."""
+        param_name = self.pop(stack, ins)
+        if not isinstance(getattr(param_name, "value", None), str):
+            self.fail("type parameter without a name", ins)
+        stack.append(type_params.new_param(kind, param_name.value))
+
+    def op_CALL_INTRINSIC_2(self, ins, stack, out):
+        value = self.pop(stack, ins)
+        first = self.pop(stack, ins)
+        kind = ins.argval
+        made = None
+        if kind in (type_params.TYPEVAR_WITH_BOUND, type_params.TYPEVAR_WITH_CONSTRAINTS):
+            made = type_params.with_bound(getattr(first, "value", None), self.value(value, ins),
+                                          kind == type_params.TYPEVAR_WITH_CONSTRAINTS)
+        elif kind == type_params.SET_TYPEPARAM_DEFAULT:
+            made = type_params.with_default(first, self.value(value, ins))
+        elif kind == type_params.SET_FUNCTION_TYPE_PARAMS and isinstance(first, FunctionValue):
+            return self.fail("type parameters set outside their annotation scope", ins)
+        if made is None:
+            self.fail("unsupported intrinsic %r" % (kind,), ins)
+        stack.append(made)
+
+    def op_STORE_DEREF(self, ins, stack, out):
+        if ins.argval == "__classdict__" and stack and isinstance(stack[-1], ClassNamespace):
+            # a class body that holds an annotation scope keeps its namespace in a cell for
+            # it (3.12+); the class statement makes that again
+            self.pop(stack, ins)
+            return
+        StatementWalker.op_STORE_DEREF(self, ins, stack, out)
+
+    def op_PUSH_VALUE(self, ins, stack, out):
+        """Not CPython's: a load that a recogniser resolved to a value it already has (an
+        annotation scope's parameters, type_params.py)."""
+        stack.append(ins.argval)
+
+    def op_LOAD_FROM_DICT_OR_DEREF(self, ins, stack, out):
+        if ins.argval == type_params.TYPE_PARAMS.id:  # a generic class body's __type_params__
+            self.pop(stack, ins)
+            stack.append(type_params.TYPE_PARAMS)
+            return
+        StatementWalker.op_LOAD_FROM_DICT_OR_DEREF(self, ins, stack, out)
 
     def comprehension(self, fv, iterable, ins):
         code = fv.code
@@ -183,6 +257,25 @@ def comprehension_from_statements(kind, stmts, outer_iterable):
     if kind == "<dictcomp>":
         return ast.DictComp(key=item.key, value=item.value, generators=generators)
     return ast.GeneratorExp(elt=item.value, generators=generators)
+
+
+def lazy_value(code, decompile_nested):
+    """The value a lazily evaluated value function (``is_lazy_value``) returns, or None when
+    its body is not the compiler's: ``if format > 2: raise NotImplementedError``, then
+    ``return value`` (the parameter is renamed for the walk: ``.format`` has no source form)."""
+    renamed = code.replace(co_varnames=("format",) + code.co_varnames[1:])
+    body = decompile_nested(renamed, "function")
+    if len(body) == 2 and is_format_check(body[0]) and isinstance(body[1], ast.Return):
+        return body[1].value
+    return None
+
+
+def is_lazy_value(code):
+    """3.14+ evaluates a type alias's value only when asked (PEP 649/749): the compiler makes a
+    function of one positional-only ``.format`` that raises NotImplementedError for the formats
+    it cannot serve and returns the value; no source spells such a function."""
+    return (code.co_argcount == 1 and code.co_posonlyargcount == 1
+            and code.co_varnames[:1] == (".format",))
 
 
 def _lambda_expression(body):

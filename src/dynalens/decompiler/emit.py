@@ -31,6 +31,22 @@ def is_docstring(stmt):
         isinstance(stmt.value.value, str)
 
 
+def keep_generator(stmts):
+    """A generator whose every ``yield`` the compiler dropped as unreachable (``while False:
+    yield None``, ``return; yield``) is still a generator: end the body with ``if False:
+    yield``, which compiles to nothing but keeps the flag."""
+    todo = list(stmts)
+    while todo:
+        node = todo.pop()
+        if isinstance(node, (ast.Yield, ast.YieldFrom)):
+            return
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+            continue
+        todo.extend(ast.iter_child_nodes(node))
+    stmts.append(ast.If(test=ast.Constant(value=False),
+                        body=[ast.Expr(value=ast.Yield(value=None))], orelse=[]))
+
+
 def bare_returns(stmts):
     """An async generator may only ``return`` without a value: ``return None`` compiles the
     same as a bare ``return`` and is a SyntaxError there."""
@@ -73,6 +89,12 @@ def strip_trailing_return(stmts):
                 default.pattern.pattern is None and default.pattern.name is None:
             # a `case _:` that only held the implicit returns: the match's failure path
             last.cases.pop()
+    elif isinstance(last, (ast.With, ast.AsyncWith)) and not PROFILE.setup_blocks:
+        # (the implicit return after `with a: with b: ...`; 3.11+ compile a return at the end
+        # of a with body as falling out of it; 3.8-3.10 leave through the block stack)
+        strip_trailing_return(last.body)
+        if not last.body:
+            last.body.append(ast.Pass())
     elif isinstance(last, _TRY_NODES):
         for block in [last.body, last.orelse] + [h.body for h in last.handlers]:
             strip_trailing_return(block)
@@ -132,10 +154,13 @@ def docstring_from_assign(stmts):
 
 def class_body(stmts):
     body = list(stmts)
-    # prologue: __module__ = __name__; __qualname__ = '...'; [__firstlineno__ = n]
+    # prologue: __module__ = __name__; __qualname__ = '...'; [__firstlineno__ = n];
+    # [__type_params__ = .type_params] (a generic class, type_params.py)
     while body and isinstance(body[0], ast.Assign) and len(body[0].targets) == 1 and \
-            isinstance(body[0].targets[0], ast.Name) and \
-            body[0].targets[0].id in ("__module__", "__qualname__", "__firstlineno__"):
+            isinstance(body[0].targets[0], ast.Name) and (
+                body[0].targets[0].id in ("__module__", "__qualname__", "__firstlineno__") or
+                (body[0].targets[0].id == "__type_params__" and
+                 getattr(body[0].value, "id", None) == ".type_params")):
         body.pop(0)
     docstring_from_assign(body)
     # epilogue: [__static_attributes__ = ...]; [__classcell__ = __class__]; return

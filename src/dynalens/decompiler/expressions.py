@@ -121,9 +121,10 @@ class TypeAliasValue(Marker):
     """3.12+ ``type name = value``: ``INTRINSIC_TYPEALIAS`` made the alias from (name, type
     parameters, a function returning the value); the store of ``name`` makes the statement."""
 
-    def __init__(self, name, value):
+    def __init__(self, name, value, type_params=()):
         self.name = name
         self.value = value
+        self.type_params = list(type_params)
 
 
 class BuildClass(Marker):
@@ -147,6 +148,7 @@ class ImportValue(Marker):
         self.fromlist = fromlist
         self.level = level
         self.names = []
+        self.lazy = False  # 3.15+ `lazy import` (PEP 810)
 
 
 class ImportFromValue(Marker):
@@ -446,6 +448,8 @@ class StackMachine(object):
             self.op_LIST_TO_TUPLE(ins, stack, out)
         elif kind == "INTRINSIC_TYPEALIAS":
             stack.append(self._type_alias(self.pop(stack, ins), ins))
+        elif kind in ("INTRINSIC_TYPEVAR", "INTRINSIC_PARAMSPEC", "INTRINSIC_TYPEVARTUPLE"):
+            self.type_param_intrinsic(kind, ins, stack)
         else:
             self.fail("unsupported intrinsic %s" % kind, ins)
 
@@ -687,6 +691,42 @@ class StackMachine(object):
                 values.append(p)
         stack.append(ast.JoinedStr(values=values))
 
+    # 3.14's template strings (PEP 750): ``t"a{x!r:>5}"`` pushes the literal parts as one
+    # constant tuple, then per field the value, the field's source text (a constant), its
+    # format spec if any and BUILD_INTERPOLATION (bit 0: has a spec; bits 2+: conversion),
+    # then a tuple of the fields and BUILD_TEMPLATE
+    def op_BUILD_INTERPOLATION(self, ins, stack, out):
+        spec = self.pop(stack, ins) if ins.arg & 1 else None
+        text = self.pop(stack, ins)
+        value = self.value(self.pop(stack, ins), ins)
+        if spec is not None and not isinstance(spec, ast.JoinedStr):
+            spec = ast.JoinedStr(values=[spec])
+        conversion = (-1, ord("s"), ord("r"), ord("a"))[(ins.arg >> 2) & 3]
+        stack.append(ast.Interpolation(value=value, str=_field_text(text, value),
+                                       conversion=conversion, format_spec=spec))
+
+    def op_BUILD_TEMPLATE(self, ins, stack, out):
+        fields = self.pop(stack, ins)
+        literals = self.pop(stack, ins)
+        if getattr(fields, "_const", None) == ():
+            fields = []
+        elif isinstance(fields, ast.Tuple):
+            fields = list(fields.elts)
+        else:
+            self.fail("template fields that are not a tuple", ins)
+        strings = getattr(literals, "_const", None)
+        if not (isinstance(strings, tuple) and len(strings) == len(fields) + 1
+                and all(isinstance(s, str) for s in strings)
+                and all(isinstance(f, ast.Interpolation) for f in fields)):
+            self.fail("template strings that do not match its fields", ins)
+        values = []
+        for literal, field in zip(strings, fields + [None]):
+            if literal:
+                values.append(ast.Constant(value=literal))
+            if field is not None:
+                values.append(field)
+        stack.append(ast.TemplateStr(values=values))
+
     # -- calls -----------------------------------------------------------------------------
     def _callable(self, stack, ins):
         """Pop the callable and the slot beside it; return (callable, [self] or []).
@@ -778,10 +818,13 @@ class StackMachine(object):
         if isinstance(func, BuildClass):
             stack.append(self._class_value(ins, args, keywords))
             return
-        if isinstance(func, FunctionValue) and func.code.co_name.startswith("<") and \
-                func.code.co_name in ("<listcomp>", "<setcomp>", "<dictcomp>", "<genexpr>"):
-            stack.append(self.comprehension(func, args[0], ins))
-            return
+        if isinstance(func, FunctionValue) and func.code.co_name.startswith("<"):
+            if func.code.co_name in ("<listcomp>", "<setcomp>", "<dictcomp>", "<genexpr>"):
+                stack.append(self.comprehension(func, args[0], ins))
+                return
+            if self.is_generic_scope(func.code) and not keywords:
+                stack.append(self.generic_definition(func, args, ins))
+                return
         if len(args) == 1 and not keywords and isinstance(func, ast.expr) and (
                 isinstance(args[0], ClassValue) or (isinstance(args[0], FunctionValue) and
                                                     not args[0].code.co_name.startswith("<"))):
@@ -885,3 +928,22 @@ class StackMachine(object):
 
     def op_GET_AITER(self, ins, stack, out):
         stack.append(IterMarker(self.value(self.pop(stack, ins), ins)))
+
+
+def _field_text(text, value):
+    """The source text a template field records, when it is the text of ``value``.
+
+    A template's ``Interpolation.expression`` is the field's text as written (``{ x+1 }`` keeps
+    its spaces), and it is a constant in the bytecode: writing it back verbatim is what makes
+    the output exact. Where it does not parse to the value on the stack (hand-made bytecode),
+    ``None`` lets the unparser write the value instead, and verify reports the difference.
+    """
+    if not (isinstance(text, ast.Constant) and isinstance(text.value, str)):
+        return None
+    if "\n" in text.value or "\r" in text.value or text.value.startswith("{"):
+        return None
+    try:
+        parsed = ast.parse("(" + text.value + ")", mode="eval").body
+    except SyntaxError:
+        return None
+    return text.value if ast.dump(parsed) == ast.dump(value) else None

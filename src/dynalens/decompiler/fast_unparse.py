@@ -93,6 +93,13 @@ if _Standard is not None:
                 return _Standard.visit_JoinedStr(self, node)
             finally:
                 _FSTRINGS.depth -= 1
+
+        def visit_TemplateStr(self, node):
+            _FSTRINGS.depth = getattr(_FSTRINGS, "depth", 0) + 1
+            try:
+                return _Standard.visit_TemplateStr(self, node)
+            finally:
+                _FSTRINGS.depth -= 1
 else:
     _LaidOutUnparser = None
 

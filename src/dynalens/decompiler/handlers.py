@@ -435,15 +435,35 @@ class HandlerMixin(ColdHandlerMixin):
             return False
         return len(trial) == len(body_stack) + 1
 
-    def _returning_copy_end(self, start, fstart, fend, value=False, falls_to=None, join=None):
+    def _returning_copy_end(self, start, fstart, fend, value=False, falls_to=None, join=None,
+                            copied_tail=None):
         """Where the normal exit's copy of the finally body [fstart, fend] starting at
         ``start`` ends, when it is that body with each exit (the final RERAISE and its copies)
         a ``return None`` (``value``: a RETURN_VALUE of a value computed before; ``falls_to``:
         no instruction at all, the copy going on at index ``falls_to`` after the statement,
         or a JUMP to ``join``, where the statement is left; with _WHERE_THE_FIRST_EXIT_GOES,
-        both are where the first exit met goes on); None when it is not."""
+        both are where the first exit met goes on; ``copied_tail``, a list: the same short
+        block that returns at every exit, the code after the statement copied there by 3.10,
+        whose (start, length) at the first exit is appended); None when it is not."""
         instrs = self.instrs
-        if falls_to is not None:
+        if copied_tail is not None:
+            def return_at(k):
+                at, size = k, self._short_return_at(k)
+                if size is None and k < self.n and instrs[k].op == "JUMP" and \
+                        instrs[k].target > k:
+                    # (normalization folds a copy back into a jump to a later one)
+                    at = instrs[k].target
+                    size = self._short_return_at(at)
+                if size is None:
+                    return None
+                if not copied_tail:
+                    copied_tail.append((at, size))
+                else:
+                    first, length = copied_tail[0]
+                    if size != length or not (at == first or self._same_code(first, at, size)):
+                        return None
+                return size if at == k else 1
+        elif falls_to is not None:
             goes_on = [None, join] if falls_to is _WHERE_THE_FIRST_EXIT_GOES else \
                 [falls_to, join]
 
@@ -480,7 +500,9 @@ class HandlerMixin(ColdHandlerMixin):
             a, b = instrs[j], instrs[k]
             at[j] = k
             if a.op == "RERAISE" and (j == fend and a.arg == 0 and
-                                      not _same_reraise(a, k, instrs) or j in exits) or \
+                                      not _same_reraise(a, k, instrs) or
+                                      j in exits and not (PROFILE.setup_blocks and
+                                                          _same_reraise(a, k, instrs))) or \
                     a.op == "JUMP" and a.target == fend:
                 # (a jump to the final exit is written as a copy of the exit; a finally body
                 # that ends with a try/except ends with that statement's own cleanup,
@@ -512,6 +534,20 @@ class HandlerMixin(ColdHandlerMixin):
         while k in targets and return_at(k):  # (a copy of no instruction adds none)
             k += return_at(k)
         return k
+
+    def _short_return_at(self, k):
+        """The length of the block at ``k`` when it is straight code of at most four
+        instructions ending in a RETURN_VALUE after at least one more (3.10 copies such exit
+        blocks into the jumps to them), else None."""
+        instrs = self.instrs
+        for size in range(2, 5):
+            end = k + size - 1
+            if end >= self.n or instrs[end - 1].target is not None or \
+                    instrs[end - 1].op in NO_FALLTHROUGH:
+                return None
+            if instrs[end].op == "RETURN_VALUE":
+                return size
+        return None
 
     def finally_reraise_ends_of(self, fstart, fend):
         """The RERAISEs in [fstart, fend) that are copies of the one at ``fend``: same

@@ -26,7 +26,7 @@ slots before 3.11, is one ``PrevExc`` value here as on 3.11.
 import ast
 
 from .expressions import CurrentExc, Null, PrevExc, WithEnter, WithExit
-from .legacy_structure import dead_after
+from .legacy_structure import dead_after, unwinding_line
 from .profile import PROFILE
 
 _END_OF_HANDLERS = ("RERAISE", "END_FINALLY")
@@ -190,6 +190,12 @@ class LegacyHandlerMixin(object):
                         not self._written_continue(clause):
                     handler.body.pop()
                     handler.body = handler.body or [ast.Pass()]
+        elif else_start is not None and join is None and after_copy is not None:
+            # 3.10: the code after the try was copied into a clause (its original is gone, no
+            # clause goes on to it), so what the body jumps to is the else, which cannot
+            # fall through either
+            orelse, _ = self.walk(else_start, self.range_end, list(stack), ctx)
+            nxt = self.range_end
         elif else_start is not None:
             nxt = else_start
             if join is not None and join > else_start:
@@ -238,9 +244,9 @@ class LegacyHandlerMixin(object):
         return None
 
     def _inlined_else(self, h):
-        """3.10: the start of an else body that returns, which the compiler copied (a block of
-        at most four instructions) between the try body's end and its handlers in place of the
-        jump to it; None if there is none."""
+        """3.10: the start of an else body that returns or raises, which the compiler copied
+        (a block of at most four instructions) between the try body's end and its handlers in
+        place of the jump to it; None if there is none."""
         if PROFILE.top_tested_while:
             return None
         instrs = self.instrs
@@ -249,7 +255,8 @@ class LegacyHandlerMixin(object):
             return None
         start = max(ends)
         if start < h and h - start <= 4 and instrs[start].line is not None and \
-                instrs[start].op != "RETURN_VALUE" and instrs[h - 1].op == "RETURN_VALUE" and \
+                instrs[start].op not in ("RETURN_VALUE", "RAISE_VARARGS") and \
+                instrs[h - 1].op in ("RETURN_VALUE", "RAISE_VARARGS") and \
                 all(instrs[k].target is None for k in range(start, h)):
             return start
         return None
@@ -368,9 +375,15 @@ class LegacyHandlerMixin(object):
         tail = self._inlined_tail(ins.index + 1, f, length) if pre == f else None
         if tail is not None:
             pre = tail
+        copied_tail = None
         if f in self.returning_copies:
-            pre, tail = self.returning_copies[f], None
-        body, _ = self.walk(ins.index + 1, pre, list(stack), ctx.but(finally_copies=copies))
+            (pre, copied_tail), tail = self.returning_copies[f], None
+        body_stack = list(stack)
+        body, _ = self.walk(ins.index + 1, pre, body_stack, ctx.but(finally_copies=copies))
+        if copied_tail is _VALUE:
+            # `try: ...; return v finally: <branches>`: each exit of the copy returns v
+            body.append(ast.Return(value=self.value(body_stack.pop(), instrs[pre])))
+            copied_tail = None
         if len(body) == 1 and isinstance(body[0], ast.Try) and not body[0].finalbody:
             body[0].finalbody = finalbody or [ast.Pass()]
             out.append(body[0])
@@ -380,6 +393,12 @@ class LegacyHandlerMixin(object):
         if tail is not None:
             self.walk(tail, f, stack, ctx, out=out)
         after = fend + 1
+        if copied_tail is not None and not (
+                after + copied_tail[1] <= self.n and
+                self._same_code(copied_tail[0], after, copied_tail[1])):
+            # 3.10: the code after the statement, copied into every exit of the normal path's
+            # copy of the finally body (its original is gone): it follows the statement
+            self.walk(copied_tail[0], copied_tail[0] + copied_tail[1], stack, ctx, out=out)
         if join is not None and join > after:
             return min(join, max(self.range_end, after))
         return after
@@ -403,7 +422,18 @@ class LegacyHandlerMixin(object):
                 return None
         return None
 
-    returning_copies = {}  # finally handler -> start of its normal path's returning copy
+    # finally handler -> (start of its normal path's returning copy, None or (start, length)
+    # of the code after the statement that the copy has at each exit instead of `return None`)
+    returning_copies = {}
+
+    def _returning_copy(self, f, start, tail):
+        self.returning_copies = dict(self.returning_copies)
+        self.returning_copies[f] = (start, tail)
+
+    def _splits_try(self, f, k):
+        """Whether a try statement starting in [f, k) has its handler after ``k``."""
+        return any(self.instrs[q].op in ("SETUP_FINALLY", "SETUP_WITH", "SETUP_ASYNC_WITH")
+                   and self.instrs[q].target > k for q in range(f, k))
 
     def _finally_end(self, body_start, f):
         """The RERAISE (3.8: END_FINALLY) that ends the finally handler at ``f``: the first
@@ -434,17 +464,33 @@ class LegacyHandlerMixin(object):
             if instrs[k].op == "RERAISE":
                 for start in range(body_start, pre):
                     if self._returning_copy_end(start, f, k) == pre:
-                        self.returning_copies = dict(self.returning_copies)
-                        self.returning_copies[f] = start
+                        self._returning_copy(f, start, None)
                         return k
         for k in candidates:
-            if instrs[k].op != "RERAISE":
+            if instrs[k].op != "RERAISE" or self._splits_try(f, k):
                 continue
             length = k - f
             if length == 0:
                 return k
             for start in range(body_start, f - length + 1):
                 if self._same_code(start, f, length):
+                    return k
+        for k in candidates:
+            # 3.10, a finally body with branches whose normal path's copy ends each way out
+            # with the code after the statement, copied (a short block that returns), or
+            # with the RETURN_VALUE of a value the try body computed before it (`return v`
+            # ending the body); with one way out only that reads as a `return` in the body
+            if instrs[k].op != "RERAISE" or PROFILE.top_tested_while or \
+                    not self.finally_reraise_ends_of(f, k):
+                continue
+            for start in range(body_start, pre):
+                tail = []
+                if self._returning_copy_end(start, f, k, copied_tail=tail) == pre and tail:
+                    self._returning_copy(f, start, tail[0])
+                    return k
+                if self._returning_copy_end(start, f, k, True) == pre and \
+                        self._returns_value(body_start, start, [], self.ctx):
+                    self._returning_copy(f, start, _VALUE)
                     return k
         if candidates:
             return candidates[0]
@@ -464,6 +510,12 @@ class LegacyHandlerMixin(object):
                 k -= 1
             if k >= 0 and self.instrs[k].op in self._UNWINDING:
                 return super(LegacyHandlerMixin, self)._is_implicit_return(self.instrs[k])
+            line = unwinding_line(self.code, load.offset)
+            if line is not None:
+                # the return's line is on a POP_BLOCK (dropped by normalization) before the
+                # unwinding: `return` in a try inside a named except clause
+                return super(LegacyHandlerMixin, self)._is_implicit_return(
+                    _LineAt(line, load.index))
         return super(LegacyHandlerMixin, self)._is_implicit_return(load)
 
     # -- 3.8 finally plumbing: no statement of their own -------------------------------------
@@ -575,3 +627,16 @@ class LegacyHandlerMixin(object):
 
     def op_WITH_CLEANUP_FINISH(self, ins, stack, out):
         pass
+
+
+_VALUE = "value"  # (returning_copies: each exit of the copy returns the body's value)
+
+
+class _LineAt(object):
+    """An instruction's line and index, for _is_implicit_return's judgement of a line that a
+    dropped instruction carried."""
+
+    __slots__ = ("line", "index")
+
+    def __init__(self, line, index):
+        self.line, self.index = line, index

@@ -26,6 +26,8 @@ from .decode import RAW_TUPLES, decode, exception_table
 PY = sys.version_info[:2]
 # Where CALL finds the NULL / self slot: below the callable before 3.13, above it after.
 NULL_FIRST = PY < (3, 13)
+# 3.15+: IMPORT_NAME's argument carries flags below the name index (1: `lazy import`, PEP 810)
+IMPORT_FLAGS = PY >= (3, 15)
 
 # `x is None` tests jump with POP_JUMP_IF_[NOT_]NONE from 3.11 on (so `is`/`is not` read the
 # same either way); before, they are IS_OP/COMPARE_OP with a polarity to keep.
@@ -285,8 +287,9 @@ class _LegacyState(object):
         retarget, reachable = legacy_layout(raws)
         self.retarget, self.reachable = dict(retarget), dict(reachable)  # (changed below)
         if PY < (3, 10):
-            # a dead JUMP_FORWARD right after a return, raise or break is the jump over an
-            # else branch: it keeps the if/else (elif) shape of the source
+            # a dead JUMP_FORWARD right after a return, raise, break or continue is the jump
+            # over an else branch: it keeps the if/else (elif) shape of the source, and its
+            # target is where the else ends
             self.reachable = dict(self.reachable)
             last_back = {}
             for raw in raws:
@@ -303,13 +306,29 @@ class _LegacyState(object):
                     # loop (and the try statement in it) ends there
                     self.reachable[raw.offset] = self.reachable[raws[k - 1].offset]
                     last_back[raw.argval] = raw.offset
+                elif raw.opname == "JUMP_ABSOLUTE" and raw.offset not in self.reachable and \
+                        raws[k - 1].offset in self.reachable and \
+                        raws[k - 1].opname == "RERAISE" and raw.argval < raw.offset and \
+                        k + 1 < len(raws) and raws[k + 1].opname == "JUMP_FORWARD" and \
+                        raws[k + 1].offset not in self.reachable:
+                    # a `continue` after a try statement whose handlers all re-raise, ending
+                    # an if body with an else (the dead jump over it follows): the try body's
+                    # exit was threaded to the loop head past it
+                    self.reachable[raw.offset] = self.reachable[raws[k - 1].offset]
+            sent_to = set(self.retarget.values())
             for k in range(1, len(raws)):
                 if raws[k].offset in self.reachable or raws[k - 1].offset not in self.reachable:
                     continue
+                if raws[k].offset in sent_to and raws[k].opname == "JUMP_ABSOLUTE" and \
+                        raws[k - 1].opname in ("JUMP_ABSOLUTE", "RETURN_VALUE", "RAISE_VARARGS",
+                                               "RERAISE"):
+                    # a dead loop back edge unthread() sends an if body's end to (every way
+                    # through the loop body left it)
+                    self.reachable[raws[k].offset] = self.reachable[raws[k - 1].offset]
+                    continue
                 if (raws[k].opname == "JUMP_FORWARD" and
                         (raws[k - 1].opname in ("RETURN_VALUE", "RAISE_VARARGS", "RERAISE") or
-                         raws[k - 1].opname == "JUMP_ABSOLUTE" and
-                         raws[k - 1].argval > raws[k - 1].offset)) or \
+                         raws[k - 1].opname == "JUMP_ABSOLUTE")) or \
                         raws[k].offset in self.retarget:  # a jump unthread() sends elsewhere
                     self.reachable[raws[k].offset] = self.reachable[raws[k - 1].offset]
                 elif raws[k].opname == "POP_EXCEPT" and k + 1 < len(raws) and \

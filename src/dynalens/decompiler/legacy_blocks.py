@@ -102,7 +102,11 @@ def unthread_with_stacks(raws):
                 k == 0 or raws[k - 1].opname not in ("RETURN_VALUE", "RAISE_VARARGS", "RERAISE",
                                                      "JUMP_ABSOLUTE", "JUMP_FORWARD"):
             continue
-        if raws[k - 1].offset not in stacks:
+        if raws[k - 1].offset not in stacks and not (
+                raw.argval < raw.offset and k >= 2 and raws[k - 1].opname == "JUMP_FORWARD" and
+                raws[k - 2].offset in stacks and raws[k - 2].opname in _TERMINAL):
+            # (an `else: continue` after an if body ending in break, return or raise has
+            # the dead jump over it in front: that jump is kept, so is the continue)
             continue
         target = raw.argval
         since = previous.get(target, -1)
@@ -134,6 +138,13 @@ def unthread_with_stacks(raws):
             if not tests:
                 continue
             since = max(since, min(tests))
+        if target < raw.offset:
+            # a jump back to a loop head: tests before the loop fall into it, not through here
+            since = max(since, target)
+        # a dead `continue` before the end of the loop body (the loop goes back again later)
+        inner_continue = target < raw.offset and any(
+            r.opname == "JUMP_ABSOLUTE" and r.argval == target for r in raws[k + 1:])
+        taken = False
         for q in range(k - 1, -1, -1):
             cond = raws[q]
             if cond.offset <= since:
@@ -141,6 +152,13 @@ def unthread_with_stacks(raws):
             if cond.opname in _CONDITIONAL and cond.argval == target and cond.offset in stacks \
                     and cond.offset not in retarget:
                 retarget[cond.offset] = raw.offset
+                taken = True
+            elif inner_continue and taken and (_is_jump(cond) or cond.opname.startswith("STORE_")):
+                # an `else: continue` of an if/elif chain: only the tests of the one
+                # `if` whose body ends before it went there, the operands of one condition
+                # evaluated in a row; a test further up, before other statements, is an
+                # enclosing if's, threaded from the loop's back edge
+                break
         previous[target] = raw.offset
     # a test at the end of a loop body jumps to the loop head: its `if` ended at the back edge
     # (loops have no test at the bottom before 3.10, so no other test jumps backwards)
@@ -179,11 +197,15 @@ def unthread_with_stacks(raws):
             retarget[raw.offset] = last_back[raw.argval]
     # a dead jump kept above that goes back to the loop head ended an if body before its else:
     # it first went to the if's end, the loop's last back edge
+    # (not after a jump forward: that ends an if body, and the dead jump is its `else:
+    # continue`)
     by_offset = dict((raw.offset, raw) for raw in raws) if retarget else {}
+    before = dict((raws[k].offset, raws[k - 1]) for k in range(1, len(raws))) if retarget else {}
     for dead in set(retarget.values()):
         raw = by_offset[dead]
         if raw.offset not in stacks and raw.argval < raw.offset and \
-                last_back.get(raw.argval, -1) > raw.offset:
+                last_back.get(raw.argval, -1) > raw.offset and \
+                before[raw.offset].opname != "JUMP_FORWARD":
             retarget[raw.offset] = last_back[raw.argval]
     # the same jump with no test sent back to it: dead after a continue or return, right
     # before an else body that earlier tests jump to
@@ -196,8 +218,15 @@ def unthread_with_stacks(raws):
             tested = set(r.argval for r in raws if r.opname in _CONDITIONAL and r.offset in stacks)
         if raw.offset not in retarget and raws[k - 1].offset in stacks and \
                 raws[k - 1].opname in _TERMINAL and raws[k + 1].offset in tested and \
-                raw.argval < raw.offset and last_back.get(raw.argval, -1) > raw.offset:
-            retarget[raw.offset] = last_back[raw.argval]
+                raw.argval < raw.offset:
+            end = last_back.get(raw.argval, -1)
+            if end < raw.offset:
+                # every way through the loop body leaves it (`if c: ...; break else: ...;
+                # break`): the loop's own back edge is dead too, the last jump back
+                end = max([r.offset for r in raws[k + 1:] if r.opname == "JUMP_ABSOLUTE" and
+                           r.argval == raw.argval and r.offset not in stacks] or [-1])
+            if end > raw.offset:
+                retarget[raw.offset] = end
     return retarget, stacks
 
 

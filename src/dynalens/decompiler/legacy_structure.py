@@ -78,6 +78,34 @@ def _raw_index(raws, offset):
     return lo if lo < len(raws) and raws[lo].offset == offset else None
 
 
+_RAW_UNWINDING = frozenset(["POP_BLOCK", "POP_EXCEPT", "CALL_FINALLY", "POP_FINALLY",
+                            "BEGIN_FINALLY", "POP_TOP", "ROT_TWO", "ROT_THREE", "ROT_FOUR",
+                            "WITH_CLEANUP_START", "WITH_CLEANUP_FINISH"])
+
+
+def unwinding_line(code, offset):
+    """The line a run of unwinding instructions right before the one at ``offset`` starts
+    (3.8/3.9 give a ``return`` inside ``try``/``except`` its line there, on a ``POP_BLOCK``
+    normalization drops), or None."""
+    raws = raw_instructions(code)
+    k = _raw_index(raws, offset)
+    if k is None:
+        return None
+    k -= 1
+    while k >= 0:
+        if k >= 2 and raws[k].opname.startswith("DELETE_") and \
+                raws[k - 1].opname.startswith("STORE_") and raws[k - 2].opname == "LOAD_CONST" \
+                and raws[k - 2].argval is None and raws[k - 2].starts_line is None:
+            k -= 3  # an except clause's name unbound (`e = None; del e`, 3.9)
+            continue
+        if raws[k].opname not in _RAW_UNWINDING:
+            break
+        if raws[k].starts_line is not None:
+            return raws[k].starts_line
+        k -= 1
+    return None
+
+
 def ends_with_dead_return(code):
     """Whether ``code`` ends with an unreachable ``LOAD_CONST None; RETURN_VALUE`` (3.8/3.9)."""
     raws = raw_instructions(code)

@@ -36,7 +36,9 @@ table). instructions.exception_entries, legacy_blocks.py, handlers_legacy.py, st
 (ExitBlocks folds lone RETURN_VALUE copies back for handlers_legacy's finally copies)."""),
     "inlined_exit_copies_310": ((3, 10), (3, 11), """\
 3.10 copies a small exit block into the jumps to it and leaves the original in place
-(instructions._LegacyState.exit_copies, legacy_blocks.inlined_exits)."""),
+(instructions._LegacyState.exit_copies, legacy_blocks.inlined_exits), unless nothing falls
+into it: then the copies fold back into jumps to the last one, which may end a branch of an
+else (branches._join_copied_into_else)."""),
     "jumps_to_return_inlined": ((3, 8), (3, 11), """\
 An unconditional jump to a small block that returns is replaced by a copy of that block
 (3.8/3.9's peephole pass: a jump to RETURN_VALUE becomes the return; 3.10: blocks of up to

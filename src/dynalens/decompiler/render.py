@@ -9,13 +9,14 @@ the code object's ``co_qualname`` so the recompiled object has the same qualifie
 import ast
 
 from .branches import BranchMixin
-from .definitions import (COMPREHENSIONS, CO_ASYNC_GENERATOR, CO_COROUTINE, DefinitionMixin,
-                          arguments_of)
+from .definitions import (COMPREHENSIONS, CO_ASYNC_GENERATOR, CO_COROUTINE, CO_GENERATOR,
+                          DefinitionMixin, arguments_of, is_lazy_value, lazy_value)
+from . import type_params
 from .annotate import (CO_FUTURE_ANNOTATIONS, AnnotationMixin, annotate_owner,
                        place_annotations)
 from .conditional_returns import fold_conditional_returns
 from .emit import (bare_returns, class_body, code_docstring, docstring_from_assign, is_docstring,
-                   reindent, returns_to_else, strip_trailing_return, unparse)
+                   keep_generator, reindent, returns_to_else, strip_trailing_return, unparse)
 from .errors import DecompilationError
 from .marking import finish
 from .signature import apply_signature, mark_signature
@@ -144,6 +145,8 @@ def decompile_body(code, kind=None, session=None):
         compound_ends_before_else(stmts)
     if kind in ("function", "lambda", "comprehension"):
         strip_trailing_return(stmts)
+    if kind == "function" and code.co_flags & (CO_GENERATOR | CO_ASYNC_GENERATOR):
+        keep_generator(stmts)
     if kind == "function" and code.co_flags & CO_ASYNC_GENERATOR:
         bare_returns(stmts)
     if kind == "module":
@@ -205,8 +208,16 @@ def definition_for(code, fname=None, session=None):
         node = ast.ClassDef(name=fname or code.co_name, bases=[], keywords=[], body=body or [ast.Pass()],
                             decorator_list=[])
         if hasattr(ast, "TypeAlias"):
-            node.type_params = []
+            node.type_params = (type_params.standalone_class_params(code)
+                                if type_params.TYPE_PARAMS.id in code.co_freevars else [])
         return [node]
+    if kind == "function" and type_params.is_generic_scope(code):  # 3.12+ `def f[T]` etc.
+        return _generic_definition(code, session)
+    if kind == "function" and is_lazy_value(code):  # 3.14+: the value of `type X = value`
+        value = lazy_value(code, lambda c, k: decompile_body(c, k, session))
+        if value is not None:
+            return [ast.TypeAlias(name=ast.Name(id=fname or code.co_name, ctx=ast.Store()),
+                                  type_params=[], value=value)]
     if kind == "function":
         body = decompile_body(code, kind, session)
         if code.co_name == "__annotate__" and PROFILE.annotate_functions:
@@ -233,6 +244,24 @@ def definition_for(code, fname=None, session=None):
     else:
         expr = walker.comprehension(fv, name(_iterable_name(code)), None)
     return [ast.Expr(value=expr)]
+
+
+def _generic_definition(code, session):
+    """The ``def``/``class``/``type`` statement whose annotation scope is ``code``."""
+    walker = CodeWalker(code, "function", session)
+    args = type_params.standalone_arguments(code, walker.instrs)
+    if args is None:
+        raise DecompilationError("unrecognised annotation scope parameters", code)
+    fv = FunctionValue(code)
+    if code.co_freevars:  # the cells come back from wrap_for_closure
+        fv.closure = ast.Tuple(elts=[], ctx=ast.Load())
+    value = type_params.read_scope(walker, fv, args, None)
+    out = []
+    defined = code.co_name[len(type_params.PREFIX):-1]
+    walker.emit_assign(ast.Name(id=defined, ctx=ast.Store()), value, out, None)
+    if len(out) != 1:
+        raise DecompilationError("unrecognised annotation scope", code)
+    return out
 
 
 def _iterable_name(code):
@@ -291,6 +320,9 @@ def wrap_for_closure(code, stmts):
     # cells the compiler makes for a class body: the class statement makes them again
     cells = [v for v in code.co_freevars
              if v not in ("__class__", "__classdict__", "__conditional_annotations__")]
+    if type_params.TYPE_PARAMS.id in cells:  # a generic class body: its brackets make these
+        made = set(p.name for p in type_params.standalone_class_params(code))
+        cells = [v for v in cells if v != type_params.TYPE_PARAMS.id and v not in made]
     # an asynchronous comprehension (before 3.12) is valid only inside an `async def`
     asynchronous = code_kind(code) == "comprehension" and bool(code.co_flags & CO_COROUTINE)
     if not parents and not cells and not asynchronous:
@@ -327,6 +359,12 @@ def wrap_for_closure(code, stmts):
             node = ast.ClassDef(name=pname, bases=[], keywords=[], body=body, decorator_list=[])
             if hasattr(ast, "TypeAlias"):
                 node.type_params = []
+                if cells and "__classdict__" in code.co_freevars and \
+                        not any(is_function for _, is_function in parents):
+                    # an annotation scope in a class (3.12+: `def m[U]` in `class C[T]`) that
+                    # reads names no function around it holds: the class's type parameters
+                    node.type_params = [ast.TypeVar(name=v) for v in cells]
+                    cells = []
             body = [node]
     if cells or asynchronous:
         prefix = [ast.Assign(targets=[name(v, ast.Store()) for v in cells],

@@ -31,7 +31,7 @@ from .expressions import (
     AugValue, ClassValue, CodeConst, CurrentExc, ExitCallResult, FunctionValue, ImportFromValue,
     ImportValue, IterMarker, LoopItem, Marker, Null, PrevExc, StackMachine, UnpackBuilder,
     TypeAliasValue, UnpackSlot, WithEnter, WithExit, const, name, store_ctx)
-from .instructions import KEEP_JUMPS, POP_JUMPS
+from .instructions import IMPORT_FLAGS, KEEP_JUMPS, POP_JUMPS
 from .profile import PROFILE
 
 
@@ -930,12 +930,13 @@ class StatementWalker(StackMachine):
             return
         if isinstance(value, TypeAliasValue) and isinstance(target, ast.Name) and \
                 value.name == target.id:
-            out.append(ast.TypeAlias(name=target, type_params=[], value=value.value))
+            out.append(ast.TypeAlias(name=target, type_params=value.type_params, value=value.value))
             return
         if isinstance(value, ImportFromValue) and value.source.fromlist is None:
             # `import a.b.c as d`: IMPORT_NAME a.b.c, then IMPORT_FROM down to c
             source = value.source
-            out.append(ast.Import(names=[ast.alias(name=source.module, asname=target.id)]))
+            out.append(_lazy_if(source, ast.Import(names=[ast.alias(name=source.module,
+                                                                  asname=target.id)])))
             source.names.append(None)
             return
         if isinstance(value, ImportFromValue):
@@ -1189,7 +1190,8 @@ class StatementWalker(StackMachine):
             return
         if isinstance(value, ImportValue):
             if value.names and value.names[0] is not None:
-                out.append(ast.ImportFrom(module=value.module or None, names=value.names, level=value.level))
+                out.append(_lazy_if(value, ast.ImportFrom(module=value.module or None,
+                                                          names=value.names, level=value.level)))
             return
         if isinstance(value, UnpackSlot) and PROFILE.repeated_store_pops:
             store = self._repeated_store(ins.index + 1)
@@ -1335,8 +1337,9 @@ class StatementWalker(StackMachine):
         fromlist = self.pop(stack, ins)
         level = self.pop(stack, ins)
         names = getattr(fromlist, "_const", None)
-        stack.append(ImportValue(ins.argval, names,
-                                 level.value if isinstance(level, ast.Constant) else 0))
+        value = ImportValue(ins.argval, names, level.value if isinstance(level, ast.Constant) else 0)
+        value.lazy = bool(IMPORT_FLAGS and (ins.arg or 0) & 1)
+        stack.append(value)
 
     def op_IMPORT_FROM(self, ins, stack, out):
         source = stack[-1]
@@ -1362,8 +1365,8 @@ class StatementWalker(StackMachine):
             module = value.module
             top = module.split(".")[0]
             if target.id == top and value.level == 0:
-                return ast.Import(names=[ast.alias(name=module, asname=None)])
-            return ast.Import(names=[ast.alias(name=module, asname=target.id)])
+                return _lazy_if(value, ast.Import(names=[ast.alias(name=module, asname=None)]))
+            return _lazy_if(value, ast.Import(names=[ast.alias(name=module, asname=target.id)]))
         self.fail("unexpected import form", ins)
 
     # -- markers through calls -------------------------------------------------------------
@@ -1405,3 +1408,11 @@ class StatementWalker(StackMachine):
         value = self.pop(stack, ins)
         if not isinstance(value, PrevExc):
             self.fail("POP_EXCEPT without a handled exception", ins)
+
+
+def _lazy_if(value, node):
+    """``node`` (an import statement) as ``lazy import`` when ``value``'s IMPORT_NAME said so
+    (3.15+, PEP 810)."""
+    if getattr(value, "lazy", False):
+        node.is_lazy = 1
+    return node
