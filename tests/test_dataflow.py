@@ -530,3 +530,121 @@ def test_local_the_original_never_touches_may_hold_a_value():
                   temporaries=True)
     assert not verify(stored, "def f(a):\n    t = g(a)\n    h()\n    x = t\n    return x\n",
                       temporaries=True)
+
+
+class _EveryPairKeyed(object):
+    """The dataflow check's explored set as it was before keys were computed lazily: every
+    pair keyed on arrival. Records how many pairs each check explored."""
+
+    counts = []
+
+    def __init__(self):
+        from dynalens.decompiler.dataflow import _canonical
+
+        self.keys, self.count, self._canonical = set(), 0, _canonical
+        self.counts.append(self)
+
+    def add(self, a, b):
+        key = self._canonical((a, b))
+        if key in self.keys:
+            return False
+        self.keys.add(key)
+        self.count += 1
+        return True
+
+    def settle(self, a, b):
+        pass
+
+
+@pytest.mark.parametrize("original, candidate", [
+    ("""
+        def f(items, a):
+            total = 0
+            for item in items:
+                if a:
+                    total = total + g(item)
+                else:
+                    total = h(total)
+            try:
+                x = g(total)
+            except ValueError:
+                x = None
+            return [x, total]
+    """, """
+        def f(items, a):
+            total = 0
+            for item in items:
+                if a:
+                    t = g(item)
+                    total = total + t
+                else:
+                    total = h(total)
+            try:
+                x = g(total)
+            except ValueError:
+                x = None
+            return [x, total]
+    """),
+    ("""
+        def f(a, b):
+            x = g(a) if b else h(a)
+            y = g(x) if a else h(b)
+            return k([x, y][0:1], y)
+    """, """
+        def f(a, b):
+            if b:
+                x = g(a)
+            else:
+                x = h(a)
+            y = g(x) if a else h(b)
+            return k([x, y][0:1], y)
+    """),
+])
+def test_lazy_keys_explore_what_keying_every_pair_explores(original, candidate, monkeypatch):
+    import dynalens.decompiler.dataflow as dataflow
+
+    explored = []
+    real = dataflow._SeenStates
+
+    class Recorded(real):
+        def __init__(self):
+            super().__init__()
+            explored.append(self)
+
+    monkeypatch.setattr(dataflow, "_SeenStates", Recorded)
+    lazy = check(original, candidate)
+    monkeypatch.setattr(dataflow, "_SeenStates", _EveryPairKeyed)
+    _EveryPairKeyed.counts = []
+    eager = check(original, candidate)
+    assert bool(lazy) == bool(eager) and lazy.how == "dataflow"
+    assert [s.count for s in explored] == [s.count for s in _EveryPairKeyed.counts]
+    assert any(s.keys for s in explored)   # joins and the loop were keyed
+
+
+def test_a_verdict_is_reused_only_for_the_same_code_with_other_line_numbers(monkeypatch):
+    # within one shared_disassembly block (the lens verifies a file as it rewrites it, then
+    # with its header and its line comments) the dataflow check runs once per recompiled shape
+    import dynalens.decompiler.verify as verify_module
+    from dynalens.decompiler.instructions import shared_disassembly
+
+    runs = []
+    real = verify_module._dataflow
+    monkeypatch.setattr(verify_module, "_dataflow",
+                        lambda *args: runs.append(args) or real(*args))
+    original = code_of("""
+        def f(a):
+            return h(a) + k(a, 1)
+    """)
+    good = "def f(a):\n    t = h(a)\n    return t + k(a, 1)\n"
+    with shared_disassembly():
+        first = verify(original, good, temporaries=True)
+        moved = verify(original, "# a note\n\n" + good.replace("t + ", "t + \\\n"),
+                       temporaries=True)
+        assert first and moved and first.how == moved.how == "dataflow"
+        assert len(runs) == 1
+        assert moved.compiled.co_firstlineno == 3   # the code of the text it was given
+        # one constant of another type is another shape: checked, and refused
+        assert not verify(original, good.replace("1)", "True)"), temporaries=True)
+        assert not verify(original, good.replace("h(a)", "k(a)"), temporaries=True)
+        assert len(runs) == 3
+    assert verify(original, good, temporaries=True) and len(runs) == 4   # outside: no memory

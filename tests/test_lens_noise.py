@@ -213,3 +213,25 @@ def test_unknown_form_in_a_real_run_is_a_warning_in_the_index(tmp_path, monkeypa
         assert entry["verified"] and entry["verified_by"] == "dataflow", entry["difference"]
     with open(tmp_path / entry["file"], encoding="utf-8") as fh:
         assert "record_pregraph_bytecode" in fh.read()
+
+
+def test_within_one_dump_each_code_object_is_simplified_once(monkeypatch):
+    from dynalens.lens import noise
+
+    code = _graph_call(_gated_enter(), _gated_exit())
+    runs = []
+    real = noise._simplify
+    monkeypatch.setattr(noise, "_simplify", lambda c: runs.append(c) or real(c))
+    with noise.simplified_once():
+        clean, notes, n = simplify(code, warn=pytest.fail)
+        again = simplify(code)
+        assert again == (clean, notes, n) and n == 2 and clean is not code
+        assert simplify(clean) == (clean, [], 0)   # the lens's view is its own view
+        notes.append("changed by the caller")
+        assert simplify(code)[1] == again[1]        # callers get their own list
+        assert runs == [code]
+        with noise.simplified_once():               # nested: the same table
+            simplify(code)
+        assert runs == [code]
+    simplify(code)
+    assert runs == [code, code]                     # outside: worked out afresh

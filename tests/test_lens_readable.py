@@ -360,3 +360,17 @@ def test_item_and_graph_result_are_named_after_what_they_are():
     assert "layers_0 = (tmp_2 := (tmp_1 := cache.layers)[0])" in out, out
     assert "layers_1 = (tmp_3 := tmp_1[1])" in out, out
     assert verify(code, out, temporaries=True)
+
+
+def test_a_copied_tree_is_the_same_tree_and_independent():
+    import ast
+
+    from dynalens.lens.temporaries import copied
+
+    tree = ast.parse("def f(a, *b, c=1):\n    x = [a, b[0:2]]\n    return g(x, k=c)  # c\n")
+    copy = copied(tree)
+    assert ast.dump(copy, include_attributes=True) == ast.dump(tree, include_attributes=True)
+    assert all(x is not y for x, y in zip(ast.walk(copy), ast.walk(tree)))
+    copy.body[0].body[0].targets[0].id = "y"
+    copy.body[0].body[1].value.args.append(ast.Name("z", ast.Load()))
+    assert ast.unparse(tree) == "def f(a, *b, c=1):\n    x = [a, b[0:2]]\n    return g(x, k=c)"

@@ -41,7 +41,8 @@ from dynalens.decompiler.comparison_keys import (
 from dynalens.decompiler.dataflow_lists import (canonical_lists, encode, is_list, list_contents,
                                                 list_step, loop_instructions, materialize)
 from dynalens.decompiler.decode import exception_table
-from dynalens.decompiler.instructions import CLOSURE_IS_LOAD_FAST, NULL_FIRST, raw_instructions
+from dynalens.decompiler.instructions import (CLOSURE_IS_LOAD_FAST, NULL_FIRST,
+                                              raw_instructions, shared_cache)
 
 __all__ = ["dataflow_difference", "SUPPORTED"]
 
@@ -174,6 +175,14 @@ class _Side(object):
         self.const_names = const_names or ()
         self.global_names = global_names or {}
         self.cells = frozenset(code.co_cellvars + code.co_freevars)
+        # what follows depends on the code object alone: worked out once per code object
+        # within a shared_disassembly block (the lens checks every rewrite of one file
+        # against the same original)
+        made = shared_cache("dataflow sides")
+        entry = made.get(id(code)) if made is not None else None
+        if entry is not None and entry[0] is code:
+            self.instructions, self.index_at, self.in_loop, self.handlers = entry[1]
+            return
         raw = _split_superinstructions(raw_instructions(code))
         self.instructions = [ins for ins in raw if ins.opname not in ("CACHE",)]
         self.index_at = {}
@@ -183,6 +192,9 @@ class _Side(object):
         self.handlers = []
         for start, end, target, depth, lasti in exception_table(code):
             self.handlers.append((start, end, self._index(target), depth, lasti))
+        if made is not None:
+            made[id(code)] = (code, (self.instructions, self.index_at, self.in_loop,
+                                     self.handlers))
 
     def _index(self, offset):
         if offset in self.index_at:
@@ -776,16 +788,62 @@ def _untouched_locals(code):
     user's local names in the transformed code though its code uses few of them. The other
     side may hold a value under such a name as it would in a temporary (a readable rewrite
     names values after the user's variables); ``code`` itself can never observe it."""
+    made = shared_cache("untouched locals")
+    entry = made.get(id(code)) if made is not None else None
+    if entry is not None and entry[0] is code:
+        return entry[1]
     used = set(_argument_names(code))
     for ins in _split_superinstructions(raw_instructions(code)):
         if "FAST" in ins.opname:
             used.add(ins.argval)
-    return set(code.co_varnames) - used
+    untouched = frozenset(code.co_varnames) - used
+    if made is not None:
+        made[id(code)] = (code, untouched)
+    return untouched
+
+
+class _SeenStates(object):
+    """The state pairs explored so far, keyed canonically (:func:`_canonical`) -- lazily.
+
+    Only a pair at the same two instructions as an earlier one can have the same key, and
+    most pairs are the only one at their instructions (straight-line code; joins and loops
+    are few): a pair's key is computed when a second pair arrives at its instructions, not
+    on arrival. Which pairs are explored is exactly what keying every pair would give."""
+
+    def __init__(self):
+        self.keys = set()
+        self.first = {}    # (pc, pc) -> the first pair there, not keyed yet (or None)
+        self.count = 0
+
+    def add(self, a, b):
+        """True (and recorded) when no pair explored so far has the key of ``(a, b)``."""
+        pcs = (a.pc, b.pc)
+        if pcs not in self.first:
+            self.first[pcs] = (a, b)
+        else:
+            self._key_first(pcs)
+            key = _canonical((a, b))
+            if key in self.keys:
+                return False
+            self.keys.add(key)
+        self.count += 1
+        return True
+
+    def settle(self, a, b):
+        """Key ``(a, b)`` now if it is still waiting (before anything changes it in place)."""
+        waiting = self.first.get((a.pc, b.pc))
+        if waiting is not None and waiting[0] is a:
+            self._key_first((a.pc, b.pc))
+
+    def _key_first(self, pcs):
+        if self.first[pcs] is not None:
+            self.keys.add(_canonical(self.first[pcs]))
+            self.first[pcs] = None
 
 
 def _explore(left, right, nested_check):
     fresh = [0]
-    seen = set()
+    seen = _SeenStates()
     nested = {}
     work = [(left.initial(), right.initial())]
     while work:
@@ -798,12 +856,10 @@ def _explore(left, right, nested_check):
             right.advance(b)
         except _Unsupported as exc:
             return "recompiled side: %s" % exc
-        key = _canonical((a, b))
-        if key in seen:
+        if not seen.add(a, b):
             continue
-        if len(seen) >= _MAX_STATES:
+        if seen.count > _MAX_STATES:
             raise _Unsupported("more than %d states to explore" % _MAX_STATES)
-        seen.add(key)
         step_a, step_b = _describe(left, a), _describe(right, b)
         where = "at expected %s / recompiled %s" % (_where(left, a), _where(right, b))
         if step_a.key != step_b.key:
@@ -815,6 +871,7 @@ def _explore(left, right, nested_check):
             return "%s: %s on different values" % (where, _key_text(step_a.key))
         if lists_a:
             # fresh lists escape here: from now on the same opaque value on both sides
+            seen.settle(a, b)   # (a and b change below: key them as they were reached)
             mapping_a, mapping_b = {}, {}
             for list_a, list_b in zip(lists_a, lists_b):
                 fresh[0] += 1

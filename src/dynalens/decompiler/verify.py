@@ -189,19 +189,53 @@ def verify(code, source, temporaries=False, reserved=None, strict=False):
                                 "recompiled source" % (_qualname(code),))
     first = None
     for candidate in candidates:
-        difference = _Comparer(code, candidate, strict=strict).run()
+        difference = _remembered(("bytecode", strict), code, candidate, (), lambda: _Comparer(
+            code, candidate, strict=strict).run())
         if difference is None:
             return VerifyResult(True, None, candidate, how="bytecode")
         if first is None:
             first = VerifyResult(False, "first difference: " + difference, candidate)
     if temporaries:
+        held = tuple(sorted((reserved or {}).items(), key=lambda item: item[0]))
         for candidate in candidates:
-            flow = _dataflow(code, candidate, reserved)
+            flow = _remembered("dataflow", code, candidate, held, lambda: _dataflow(
+                code, candidate, reserved))
             if flow is None:
                 return VerifyResult(True, None, candidate, how="dataflow")
             if candidate is first.compiled:
                 first.difference += "; as dataflow: " + flow
     return first
+
+
+def _remembered(kind, code, candidate, held, compare):
+    """``compare()``, the verdict on ``candidate`` against ``code`` -- computed once per shape
+    of ``candidate`` within a :func:`instructions.shared_disassembly` block.
+
+    The lens verifies one function's file several times as it is written (rewritten, then
+    with its header note and its line comments): the recompiled code differs only in line
+    numbers, which neither comparison reads, so the verdict cannot differ. ``held``: what
+    else the verdict depends on (reserved constants: names and the objects themselves, kept
+    alive here so that their ids stay theirs)."""
+    cache = shared_cache("verdicts")
+    if cache is None:
+        return compare()
+    key = (kind, id(code), _shape(candidate), tuple((name, id(obj)) for name, obj in held))
+    hit = cache.get(key)
+    if hit is not None and hit[0] is code:
+        return hit[1]
+    verdict = compare()
+    cache[key] = (code, verdict, held)
+    return verdict
+
+
+def _shape(code):
+    """Everything of ``code`` either comparison can read, line numbers left out."""
+    return (code.co_code, code.co_flags, code.co_argcount, getattr(code, "co_posonlyargcount", 0),
+            code.co_kwonlyargcount, code.co_stacksize, code.co_varnames, code.co_freevars,
+            code.co_cellvars, code.co_names, code.co_name, _qualname(code),
+            getattr(code, "co_exceptiontable", None),
+            tuple(_shape(c) if isinstance(c, _CodeType) else (type(c), _const_key(c))
+                  for c in code.co_consts))
 
 
 class Difference(object):

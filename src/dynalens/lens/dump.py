@@ -81,6 +81,12 @@ class Dumper:
     # -- entry point ---------------------------------------------------------------------
     def write(self, guard_info):
         """Write every captured compile; return (folder written, merged index)."""
+        from .noise import simplified_once
+
+        with simplified_once():   # a code object's simplified view is worked out once
+            return self._write_all(guard_info)
+
+    def _write_all(self, guard_info):
         records = self.capture.compiles()
         rank = next((r.rank for r in records if r.rank is not None), None)
         if rank is None:

@@ -42,8 +42,10 @@ Anything unexpected (a jump or exception-table edge into the removed instruction
 used elsewhere) leaves the code untouched.
 """
 
+import contextlib
 import re
 import sys
+import threading
 
 ENTER = "record_pregraph_bytecode_enter"
 EXIT = "record_pregraph_bytecode_exit"
@@ -391,6 +393,29 @@ def strip_unreachable(code, prune_locals=False):
     return (new_code, removed[0], moved[0]) if removed else (code, 0, 0)
 
 
+_SHARED = threading.local()
+
+
+@contextlib.contextmanager
+def simplified_once():
+    """Within the block, :func:`simplify` works each code object out once.
+
+    Writing a dump simplifies one code object several times (a resume function for the file
+    of the compile that calls it, for its own compile's full_code file, and again when the
+    decompiler reads the lens's view of it through ``generated.generated_view``), and each
+    time runs Dynamo's bytecode assembler. A code object `simplify` made is its own
+    simplification: it is the view the lens decompiles and verifies against. Outside the
+    block (and after it) everything is worked out afresh, so nothing outlives one dump."""
+    outer = getattr(_SHARED, "table", None)
+    if outer is None:
+        _SHARED.table = {}
+    try:
+        yield
+    finally:
+        if outer is None:
+            _SHARED.table = None
+
+
 def simplify(code, warn=None):
     """Dynamo's code as far as source can express it: (code object, notes for the header).
 
@@ -400,16 +425,29 @@ def simplify(code, warn=None):
     right before `return` (the frame drops its locals there anyway), and locals nothing live
     uses. Every step keeps what the code computes; each one that changed something adds a note.
     """
+    table = getattr(_SHARED, "table", None)
+    entry = table.get(id(code)) if table is not None else None
+    if entry is not None and entry[0] is code:
+        clean, notes, n = entry[1]
+    else:
+        clean, notes, n = _simplify(code)
+        if table is not None:
+            table[id(code)] = (code, (clean, notes, n))
+            if clean is not code:
+                table[id(clean)] = (clean, (clean, [], 0))
+    problem = unrecognised_bookkeeping(code, n)
+    if problem and warn is not None:
+        warn(problem)
+    return clean, list(notes), n
+
+
+def _simplify(code):
     notes = []
-    original = code
     code, n, form = _strip(code)
     if n:
         notes.append("torch's profiler bookkeeping (%d record_pregraph_bytecode_enter/exit "
                      "calls, which only open and close a profiler range%s)"
                      % (n, ", run only while a profiler is active" if form == "gated" else ""))
-    problem = unrecognised_bookkeeping(original, n)
-    if problem and warn is not None:
-        warn(problem)
     before = code.co_varnames
     code, m, moves = strip_unreachable(code, prune_locals=True)
     if m:

@@ -36,7 +36,7 @@ from dynalens.decompiler.fast_unparse import unparse as _unparse  # ast.unparse'
 
 from .relabel import _SKIP, _key
 from .resume_lists import collapse
-from .temporaries import TEMP_RE, function_named
+from .temporaries import TEMP_RE, copied, function_named
 
 _NESTED_ARGS = ("__nested_resume_fns", "__nested_frame_values")
 _MAX_CHECKS = 100  # checks spent inlining one at a time when all at once does not verify
@@ -107,26 +107,39 @@ def _inline_candidates(func):
     return found
 
 
-class _Replace(ast.NodeTransformer):
-    def __init__(self, name, value):
-        self.name, self.value = name, value
+def _replace_loads(node, name, value):
+    """Every read of ``name`` under ``node`` replaced by ``value`` (unparse adds any
+    parentheses)."""
+    pending = [node]
+    while pending:
+        current = pending.pop()
+        for field, child in ast.iter_fields(current):
+            if isinstance(child, list):
+                for index, item in enumerate(child):
+                    if isinstance(item, ast.Name) and item.id == name \
+                            and isinstance(item.ctx, ast.Load):
+                        child[index] = value
+                    elif isinstance(item, ast.AST):
+                        pending.append(item)
+            elif isinstance(child, ast.Name) and child.id == name \
+                    and isinstance(child.ctx, ast.Load):
+                setattr(current, field, value)
+            elif isinstance(child, ast.AST):
+                pending.append(child)
 
-    def visit_Name(self, node):
-        if node.id == self.name and isinstance(node.ctx, ast.Load):
-            return self.value
-        return node
 
-
-def _inline(tree, func_name, name):
-    """``tree`` with temporary ``name`` inlined (a new tree; None when it is not there)."""
-    tree = ast.parse(_unparse(tree))
+def _inline(tree, func_name, name, in_place=False):
+    """``tree`` with temporary ``name`` inlined (a new tree unless ``in_place``; None when it
+    is not there)."""
+    if not in_place:
+        tree = copied(tree)
     func = function_named(tree, func_name)
     for block in _blocks(func):
         for index, stmt in enumerate(block):
             if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 \
                     and isinstance(stmt.targets[0], ast.Name) and stmt.targets[0].id == name:
                 del block[index]
-                _Replace(name, stmt.value).visit(func)  # unparse adds any parentheses
+                _replace_loads(func, name, stmt.value)
                 return tree
     return None
 
@@ -345,9 +358,9 @@ def _inline_all(tree, func_name, check):
     candidates = _inline_candidates(function_named(tree, func_name))
     if not candidates:
         return tree, False
-    trial = tree
+    trial = copied(tree)
     for name in candidates:
-        trial = _inline(trial, func_name, name) or trial
+        _inline(trial, func_name, name, in_place=True)
     if check(_unparse(trial) + "\n"):
         return trial, True
     changed, checks, refused = False, 0, set()
@@ -368,7 +381,7 @@ def _inline_all(tree, func_name, check):
 
 
 def _renamed(tree, func_name, names):
-    renamed = ast.parse(_unparse(tree))
+    renamed = copied(tree)
     _Rename(names).visit(function_named(renamed, func_name))
     return renamed
 
@@ -410,7 +423,7 @@ def readable_source(text, func_name, code, check, resume_codes=()):
 
     changed = False
     collapsed = collapse(tree, func_name)
-    if collapsed is not None and check(ast.unparse(collapsed) + "\n"):
+    if collapsed is not None and check(_unparse(collapsed) + "\n"):
         tree, changed = collapsed, True
     tree, inlined = _inline_all(tree, func_name, check)
     changed |= inlined

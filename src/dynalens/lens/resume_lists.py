@@ -20,7 +20,7 @@ gives up (None), and the faithful form stays.
 import ast
 import copy
 
-from .temporaries import TEMP_RE, function_named
+from .temporaries import TEMP_RE, copied, function_named
 
 
 class _GiveUp(Exception):
@@ -38,7 +38,7 @@ class _List(object):
 def collapse(tree, func_name):
     """A new tree with the list temporaries of ``func_name`` collapsed, or None when there is
     nothing to collapse or a use is not followed."""
-    tree = copy.deepcopy(tree)
+    tree = copied(tree)
     func = function_named(tree, func_name)
     if func is None:
         return None
@@ -231,7 +231,7 @@ class _Collapse(object):
     def rendered(self, node, env):
         """``node`` with each temporary that holds a list or a value written as what it
         holds (a list display; in a call's ``*args``, the items themselves)."""
-        return _Render(env).visit(copy.deepcopy(node))
+        return _Render(env).visit(copied(node))
 
 
 class _Render(ast.NodeTransformer):
@@ -269,7 +269,7 @@ def _display(value, active):
             raise _GiveUp()  # a list that holds itself
         active = active | {id(value)}
         return ast.List(elts=[_display(v, active) for v in value.items], ctx=ast.Load())
-    return copy.deepcopy(value)
+    return copied(value)
 
 
 def _plain(node, stable):
