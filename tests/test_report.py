@@ -6,8 +6,6 @@ import json
 import os
 import re
 import shutil
-import subprocess
-import sys
 from html.parser import HTMLParser
 
 import pytest
@@ -97,7 +95,7 @@ def test_report_shows_breaks_recompiles_and_code(dump):
     files = [a for a in page.code if not a.endswith(("-source", "-side"))]
     assert len(files) == len(index["files"])
     source = page.code["f-toy_example_0-0-source"]
-    assert '<span class="nd">@torch.compile</span>' in source and "b.sum() &lt; " in source
+    assert "@torch</span>.compile" in source and "b.sum() &lt; " in source
     assert "toy_example_0 (your source, program_0.py:4)" in text
     guards = page.code["c-0-1-guards"]
     assert "__guard_1_for_toy_example_0" in guards and "torch.double" in guards
@@ -267,50 +265,13 @@ def test_explain_displays_inline_in_an_iframe(dump):
     assert explorer.write() == str(dump / "report.html")
 
 
-def test_code_is_coloured_without_any_optional_package(dump):
-    # the highlighter is dynalens's own: a page written where Pygments cannot be imported
-    # is coloured and linked as anywhere else
-    script = ("import sys; sys.modules['pygments'] = None\n"
-              "from dynalens.report.api import write_report; write_report(sys.argv[1])")
-    subprocess.run([sys.executable, "-c", script, str(dump)], check=True,
-                   env=dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path)))
-    text, page = parse(str(dump / "report.html"))
+def test_without_pygments_code_is_plain_but_linked(dump, monkeypatch):
+    monkeypatch.setattr(hl_module, "lex", None)
+    text, page = parse(write_report(str(dump)))
     transformed = page.code["c-0-0-transformed"]
-    assert '<span class="k">def</span>' in transformed
+    assert "<span" not in transformed
     assert 'href="#g-0-0-__compiled_fn_1"' in transformed
-    assert ".hl .k {" in text
-
-
-@pytest.mark.parametrize("code, expected", [
-    ("def f(x):\n", ['<span class="k">def</span>', '<span class="nf">f</span>']),
-    ("class C(Base):\n", ['<span class="nc">C</span>']),
-    ("x = None if a is not b else True\n",
-     ['<span class="kc">None</span>', '<span class="ow">is</span>', '<span class="kc">True</span>']),
-    ("from a import b\n", ['<span class="kn">from</span>', '<span class="kn">import</span>']),
-    ("y = len(x) + 0x1F + 1.5e3 + 2\n",
-     ['<span class="nb">len</span>', '<span class="mh">0x1F</span>',
-      '<span class="mf">1.5e3</span>', '<span class="mi">2</span>']),
-    ("t.len(x)\n", ["t.len(x)"]),                         # an attribute is no builtin
-    ("raise ValueError(self)\n",
-     ['<span class="ne">ValueError</span>', '<span class="bp">self</span>']),
-    ("s = rb'a\\'b' + \"c\"  # note\n",
-     ["<span class=\"s1\">rb'a\\'b'</span>", '<span class="s2">"c"</span>',
-      '<span class="c1"># note</span>']),
-    ('    """doc\n    more"""\nx = """not a doc"""\n',
-     ['<span class="sd">"""doc\n    more"""</span>', '<span class="s2">"""not a doc"""</span>']),
-    ("@torch.no_grad()\ndef g(): return a @b\n",
-     ['<span class="nd">@torch.no_grad</span>', "a @b"]),
-    ("match point:\n    case (0, 1):\n        match = 1\n",
-     ['<span class="k">match</span> point', '<span class="k">case</span> (',
-      "        match = "]),
-    ("a < b & c > d\n", ["a &lt; b &amp; c &gt; d"]),
-    ("s = 'unterminated\nx = 1\n", ["<span class=\"s1\">'unterminated</span>\nx"]),
-])
-def test_highlight_colours_python_tokens(code, expected):
-    out = hl_module.highlight(code)
-    for piece in expected:
-        assert piece in out, (piece, out)
-    assert html.unescape(re.sub(r"<[^>]+>", "", out)) == code
+    assert "install Pygments" in text
 
 
 def test_highlight_links_names_but_not_the_block_itself():

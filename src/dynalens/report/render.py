@@ -9,6 +9,7 @@ import os
 import re
 from urllib.parse import quote
 
+from .highlight import available as _highlight_available
 from .highlight import highlight, stylesheet
 from .load import SHOWN_REASONS
 from .progress import progress
@@ -167,5 +168,6 @@ def render(dump, base_href="", show_progress=None):
         token_css=stylesheet(".hl"),
         n_graphs=sum(len(c.graphs) for c in compiles),
         n_kernels=sum(len(g.kernels) for c in compiles for g in c.graphs),
+        highlighted=_highlight_available(),
         version=__version__,
     )
