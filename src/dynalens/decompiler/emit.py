@@ -300,6 +300,15 @@ def unmangle_private_names(stmts):
             inner = None if inner == "_" else inner
             todo.extend((child, inner) for child in node.body)
             continue
+        if prefix is None:
+            # outside a class nothing is renamed, and classes are statements: look only
+            # into statement lists (a function's body too)
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                todo.extend((child, None) for child in node.body)
+            elif isinstance(node, ast.stmt):
+                for block in statement_blocks(node):
+                    todo.extend((child, None) for child in block)
+            continue
         if prefix is not None:
             if isinstance(node, ast.Name):
                 node.id = _unmangled(node.id, prefix)

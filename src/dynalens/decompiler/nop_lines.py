@@ -85,7 +85,21 @@ def debug_blocks(stmts, code):
     blocks included) that followed a folded-away ``if __debug__:`` in one, and mark each
     ``try`` written with its body on its line (see the module docstring)."""
     nops = NopLines(code)
-    _block(stmts, code.co_firstlineno, set(nops.alone()), nops)
+    free = set(nops.alone())
+    if not free and not _holds_try(stmts):
+        return  # nothing to wrap and no try to mark: most functions (the walk is not free)
+    _block(stmts, code.co_firstlineno, free, nops)
+
+
+def _holds_try(stmts):
+    todo = list(stmts)
+    while todo:
+        stmt = todo.pop()
+        if isinstance(stmt, ast.Try):
+            return True
+        for block in statement_blocks(stmt):
+            todo.extend(block)
+    return False
 
 
 def _block(stmts, low, free, nops):

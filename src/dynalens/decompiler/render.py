@@ -520,5 +520,15 @@ def _render(code, name, temp_prefix, strict, function, validate, generated):
             # annotations were compiled as strings: only this import does that again
             stmts.insert(0, ast.ImportFrom(module="__future__", level=0, names=[
                 ast.alias(name="annotations", asname=None)]))
-    unmangle_private_names(stmts)
+    if _may_hold_mangled_names(code):
+        unmangle_private_names(stmts)
     return session, stmts, unparse(stmts), notes
+
+
+def _may_hold_mangled_names(code):
+    """Whether ``code`` or code nested in it names anything the compiler may have mangled
+    (``_C__x``): most code does not, and then the output needs no walk for them."""
+    for name_ in code.co_names + code.co_varnames + code.co_freevars + code.co_cellvars:
+        if "__" in name_[1:] and name_[:1] == "_":
+            return True
+    return any(_may_hold_mangled_names(c) for c in code.co_consts if hasattr(c, "co_code"))
