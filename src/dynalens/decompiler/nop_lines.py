@@ -27,7 +27,6 @@ import ast
 from .emit import statement_blocks
 from .line_breaks import INLINE_BODY
 from .instructions import raw_instructions, raw_lines
-from .line_breaks import first_line
 
 # statements that make NOPs of their own, or whose first stamped line is not their first line
 _OWN_NOPS = (ast.Pass, ast.Break, ast.Continue, ast.While, ast.Try, ast.FunctionDef,
@@ -102,42 +101,71 @@ def _holds_try(stmts):
     return False
 
 
-def _block(stmts, low, free, nops):
+def _block(stmts, low, free, nops, lines=None):
+    lines = lines or _Lines()
     previous = low
     for k, stmt in enumerate(stmts):
-        for block, header in _inner(stmt):
-            _block(block, header, free, nops)
+        for block, header in _inner(stmt, lines):
+            _block(block, header, free, nops, lines)
         if isinstance(stmt, ast.Try) and len(stmt.body) == 1 and \
                 isinstance(stmt.body[0], _SIMPLE) and previous is not None:
-            start = first_line(stmt.body[0])
+            start = lines.of(stmt.body[0])[0]
             if start is not None and start > previous and \
                     not nops.any_between(previous, start):
                 setattr(stmt, INLINE_BODY, True)
-        if isinstance(stmt, _OWN_NOPS) or any(isinstance(node, _OWN_NOPS)
-                                              for node in ast.walk(stmt)):
+        start, last, own_nops = lines.of(stmt)
+        if own_nops:
             previous = None  # (its NOPs may lie anywhere after it)
             continue
-        start = first_line(stmt)
         if start is not None and previous is not None:
             found = [line for line in free if previous < line < start]
             if found and max(found) == start - 1:
                 free.discard(start - 1)
                 stmts[k] = ast.If(test=ast.Name(id="__debug__", ctx=ast.Load()), body=[stmt],
                                   orelse=[])
-        last = _last_line(stmt)
         previous = last if last is not None else previous
 
 
-def _inner(stmt):
+def _inner(stmt, lines):
     """The blocks of ``stmt`` whose first statement comes right after a stamped header (an
     ``if``'s test: its body), each with that header's last line; others get None."""
     blocks = statement_blocks(stmt)
-    header = _last_line(stmt.test) if isinstance(stmt, ast.If) else None
+    header = lines.of(stmt.test)[1] if isinstance(stmt, ast.If) else None
     return [(block, header if block is getattr(stmt, "body", None) else None)
             for block in blocks]
 
 
-def _last_line(node):
-    lines = [getattr(part, "_line", None) for part in ast.walk(node)]
-    lines = [line for line in lines if line is not None]
-    return max(lines) if lines else None
+class _Lines(object):
+    """(first line, last line, holds a statement with NOPs of its own) of a node and all
+    inside it, worked out once per node for the whole body: asking each statement at each
+    nesting level with a walk of its own was quadratic in the nesting."""
+
+    def __init__(self):
+        self._memo = {}
+
+    def of(self, node):
+        memo = self._memo
+        found = memo.get(id(node))
+        if found is not None:
+            return found
+        todo = [(node, False)]
+        while todo:
+            current, children_done = todo.pop()
+            if id(current) in memo:
+                continue
+            if not children_done:
+                todo.append((current, True))
+                todo.extend((child, False) for child in ast.iter_child_nodes(current)
+                            if id(child) not in memo)
+                continue
+            low = high = getattr(current, "_line", None)
+            own = isinstance(current, _OWN_NOPS)
+            for child in ast.iter_child_nodes(current):
+                child_low, child_high, child_own = memo[id(child)]
+                if child_low is not None and (low is None or child_low < low):
+                    low = child_low
+                if child_high is not None and (high is None or child_high > high):
+                    high = child_high
+                own = own or child_own
+            memo[id(current)] = (low, high, own)
+        return memo[id(node)]
