@@ -1382,7 +1382,7 @@ class BranchMixin(object):
         ``if`` there): ``stop`` itself when they fall into it, or the start of a copy of the
         small returning block at ``stop`` that ends [start, stop). None when [start, stop)
         is not such statements."""
-        if stop <= start + 0 or any(
+        if stop <= start or any(
                 ins.target is not None and start < ins.target < stop and
                 not start <= ins.index < stop for ins in self.instrs):
             return None  # (statements reached from elsewhere: not only the body's end)
