@@ -167,34 +167,49 @@ def _has_handlers(stmts):
     return any(isinstance(node, _HANDLED) for stmt in stmts for node in ast.walk(stmt))
 
 
-def returns_to_else(stmts):
+def returns_to_else(stmts, in_loop=False):
     """Module and class bodies cannot ``return``: the compiler's duplicated implicit return at
-    the end of a branch means "skip the rest", so the rest becomes the branch's ``else``."""
+    the end of a branch means "skip the rest", so the rest becomes the branch's ``else`` (for
+    a ``try``: the ``else`` of a try whose clauses all end so: ``try: import x / except
+    ImportError: pass / else: ...`` at the end of a module, 3.12+). Whether a branch ends with
+    a return is read before its own returns are taken out. Inside a loop (``in_loop``) the
+    rest of the loop body is no such ``else``: a return there left the loop too."""
     out = []
     for k, stmt in enumerate(stmts):
         if isinstance(stmt, ast.If):
-            stmt.body = returns_to_else(stmt.body)
-            stmt.orelse = returns_to_else(stmt.orelse)
-            if _ends_with_return(stmt.body) and not stmt.orelse:
-                stmt.body.pop()
-                stmt.body = stmt.body or [ast.Pass()]
-                stmt.orelse = returns_to_else(stmts[k + 1:])
+            body_returns = _ends_with_return(stmt.body)
+            else_returns = _ends_with_return(stmt.orelse)
+            stmt.body = returns_to_else(stmt.body, in_loop) or [ast.Pass()]
+            stmt.orelse = returns_to_else(stmt.orelse, in_loop)
+            rest = [] if in_loop else stmts[k + 1:]
+            if body_returns and not else_returns and rest:
+                stmt.orelse = returns_to_else(stmt.orelse + rest)
                 out.append(stmt)
                 return out
-            if _ends_with_return(stmt.body):
-                stmt.body.pop()
-                stmt.body = stmt.body or [ast.Pass()]
+            if else_returns and not body_returns and rest:
+                stmt.body = returns_to_else(stmt.body + rest)
+                out.append(stmt)
+                return out
         elif getattr(ast, "Match", None) is not None and isinstance(stmt, ast.Match):
             for case in stmt.cases:
-                case.body = returns_to_else(case.body) or [ast.Pass()]
+                case.body = returns_to_else(case.body, in_loop) or [ast.Pass()]
         elif isinstance(stmt, (ast.For, ast.While, ast.With) + _TRY_NODES):
+            loop = in_loop or isinstance(stmt, (ast.For, ast.While))
+            clauses_return = isinstance(stmt, _TRY_NODES) and bool(stmt.handlers) and \
+                not stmt.finalbody and all(_ends_with_return(h.body) for h in stmt.handlers) \
+                and not _ends_with_return(stmt.body) and not _ends_with_return(stmt.orelse)
             for field in ("body", "orelse", "finalbody"):
                 block = getattr(stmt, field, None)
                 if block:
-                    setattr(stmt, field, returns_to_else(block) or [ast.Pass()])
+                    setattr(stmt, field, returns_to_else(block, loop) or [ast.Pass()])
             if isinstance(stmt, _TRY_NODES):
                 for h in stmt.handlers:
-                    h.body = returns_to_else(h.body) or [ast.Pass()]
+                    h.body = returns_to_else(h.body, loop) or [ast.Pass()]
+                rest = [] if in_loop else stmts[k + 1:]
+                if clauses_return and rest:
+                    stmt.orelse = returns_to_else(stmt.orelse + rest)
+                    out.append(stmt)
+                    return out
         elif isinstance(stmt, ast.Return):
             continue
         out.append(stmt)
@@ -226,13 +241,33 @@ def class_body(stmts):
         body.pop(0)
     docstring_from_assign(body)
     # epilogue: [__static_attributes__ = ...]; [__classcell__ = __class__]; return
-    while body and (isinstance(body[-1], ast.Return) or (
-            isinstance(body[-1], ast.Assign) and len(body[-1].targets) == 1 and
-            isinstance(body[-1].targets[0], ast.Name) and
-            body[-1].targets[0].id in ("__classcell__", "__static_attributes__",
-                                       "__classdictcell__"))):
+    while body and (isinstance(body[-1], ast.Return) or _is_epilogue_store(body[-1])):
         body.pop()
+    _drop_copied_epilogues(body)
     return returns_to_else(body)
+
+
+def _is_epilogue_store(stmt):
+    return isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and \
+        isinstance(stmt.targets[0], ast.Name) and \
+        stmt.targets[0].id in ("__classcell__", "__static_attributes__", "__classdictcell__")
+
+
+def _drop_copied_epilogues(stmts):
+    """The class epilogue copied with the implicit return into a branch (3.12+ copies the
+    small exit block: ``if c: x = 1 / else: ...`` ending a class body reads ``x = 1;
+    __static_attributes__ = (); return`` in the ``if`` body): keep the return, which
+    returns_to_else reads, and drop the stores before it."""
+    if stmts and _ends_with_return(stmts):
+        while len(stmts) > 1 and _is_epilogue_store(stmts[-2]):
+            del stmts[-2]
+    for stmt in stmts:
+        for field in ("body", "orelse", "finalbody"):
+            block = getattr(stmt, field, None)
+            if block:
+                _drop_copied_epilogues(block)
+        for part in list(getattr(stmt, "handlers", ())) + list(getattr(stmt, "cases", ())):
+            _drop_copied_epilogues(part.body)
 
 
 def _number_statements(stmts):
