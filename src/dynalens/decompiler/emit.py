@@ -216,6 +216,24 @@ def returns_to_else(stmts, in_loop=False):
     return out
 
 
+def else_after_implicit_return(stmts):
+    """3.12+ functions: ``if c: a`` whose body ends with a copy of the implicit ``return
+    None`` (line-less, or with a line already seen: ``_implicit``), followed by more code,
+    was ``if c: a / else: rest``: without an ``else`` the body would fall into the rest, not
+    jump to the function's end. Read as a written ``return`` the rest would lose the block
+    boundary the ``else`` left before the implicit return, and the compiler would copy the
+    join of a conditional expression in it (``self.write(a if x else b)``) into its
+    branches. ``stmts`` ends the function; so does each ``else`` made here."""
+    for k, stmt in enumerate(stmts):
+        if isinstance(stmt, ast.If) and not stmt.orelse and len(stmt.body) > 1 and \
+                k + 1 < len(stmts) and isinstance(stmt.body[-1], ast.Return) and \
+                getattr(stmt.body[-1], "_implicit", False):
+            stmt.orelse = stmts[k + 1:]
+            del stmts[k + 1:]
+            else_after_implicit_return(stmt.orelse)
+            return
+
+
 def _ends_with_return(body):
     return bool(body) and isinstance(body[-1], ast.Return) and (
         body[-1].value is None or (isinstance(body[-1].value, ast.Constant) and body[-1].value.value is None))

@@ -18,9 +18,9 @@ from .conditional_returns import fold_conditional_returns
 from .loop_exits import breaks_for_copied_exits, else_for_threaded_continues
 from .same_line import merge_with_items
 from .nop_lines import debug_blocks
-from .emit import (bare_returns, class_body, code_docstring, docstring_from_assign, is_docstring,
-                   keep_generator, reindent, returns_to_else, strip_trailing_return,
-                   unmangle_private_names, unparse)
+from .emit import (bare_returns, class_body, code_docstring, docstring_from_assign,
+                   else_after_implicit_return, is_docstring, keep_generator, reindent,
+                   returns_to_else, strip_trailing_return, unmangle_private_names, unparse)
 from .errors import DecompilationError
 from .marking import finish
 from .signature import apply_signature, mark_signature
@@ -153,6 +153,8 @@ def decompile_body(code, kind=None, session=None):
         breaks_for_copied_exits(stmts, code)  # (generated code has no layout to keep)
     if PROFILE.expanded_backward_jumps and kind == "function" and not session.generated:
         else_for_threaded_continues(stmts)
+    if PROFILE.lined_exit_copies and kind == "function" and not session.generated:
+        else_after_implicit_return(stmts)
     if not session.generated:
         merge_with_items(stmts, PROFILE.cold_handlers and kind == "function")
         if kind == "function":
