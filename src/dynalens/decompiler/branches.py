@@ -544,8 +544,11 @@ class BranchMixin(object):
                 continue
             if c.jump.op in KEEP_JUMPS:
                 # an and/or value only continues this condition if every jump so far stays
-                # inside it (`(a or b) and c`); otherwise it starts the body
-                if any(ch.jump.target >= c.jump.target for ch in chunks):
+                # inside it (`(a or b) and c`); otherwise it starts the body (a jump back
+                # to the loop head, `if key:` as the expanded backward jump of 3.12+ folds
+                # it, leaves it too)
+                if any(ch.jump.target >= c.jump.target or ch.jump.target <= ch.jump.index
+                       for ch in chunks):
                     break
                 join = c.jump.target
             chunks.append(c)
