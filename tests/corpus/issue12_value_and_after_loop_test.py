@@ -14,11 +14,11 @@ def select(fd_to_key_get, rw, r, w):
     return ready
 
 
-def first_match(items, wanted):
+def matches(items, wanted):
+    found = []
     while items:
         item = items.pop()
         if item:
-            found = item.name == wanted or item.alias
-            if found:
-                return item
-    return None
+            hit = item.name == wanted or item.alias
+            found.append(hit)
+    return found

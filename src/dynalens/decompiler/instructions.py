@@ -482,8 +482,8 @@ def _common_constant(raw, off, line):
 
 
 def _raw_rewrites(raws):
-    """3.14+ multi-instruction forms: ({offset: [Instr]} replacing one raw instruction,
-    {offsets dropped}).
+    """3.14+ multi-instruction forms (and 3.13+'s lone ``TO_BOOL``, _lone_to_bool):
+    ({offset: [Instr]} replacing one raw instruction, {offsets dropped}).
 
     * ``with``: ``COPY 1; LOAD_SPECIAL __exit__; SWAP 2; SWAP 3; LOAD_SPECIAL __enter__;
       CALL 0`` is 3.11's ``BEFORE_WITH`` (``__aexit__``: ``BEFORE_ASYNC_WITH``);
@@ -495,12 +495,18 @@ def _raw_rewrites(raws):
       ``__conditional_annotations__`` (compiler-made: ``x: T`` written back makes it again).
     """
     replace, skip = {}, set()
-    if PY < (3, 14):
+    if PY < (3, 13):
         return replace, skip
     n = len(raws)
     for k, raw in enumerate(raws):
         name = raw.opname
-        if name == "LOAD_SPECIAL" and 1 <= k and k + 4 < n and raws[k - 1].opname == "COPY" \
+        if name == "TO_BOOL":
+            if _lone_raw_to_bool(raws, k + 1):  # `not not x` (3.13+, see _lone_to_bool)
+                replace[raw.offset] = [Instr("UNARY_NOT", None, None, raw.offset, _line_of(raw)),
+                                       Instr("UNARY_NOT", None, None, raw.offset, _line_of(raw))]
+        elif PY < (3, 14):
+            continue
+        elif name == "LOAD_SPECIAL" and 1 <= k and k + 4 < n and raws[k - 1].opname == "COPY" \
                 and [r.opname for r in raws[k + 1:k + 5]] == ["SWAP", "SWAP", "LOAD_SPECIAL",
                                                               "CALL"]:
             copy = raws[k - 1]
@@ -804,6 +810,17 @@ def _normalize_code(code):
                 line = linestarts[offset]
         else:
             line = linestarts.get(offset)
+        if name == "TO_BOOL" and _lone_to_bool(data, offset + 2 + 2 * caches, opnames):
+            index = len(out)  # `not not x` (see _lone_to_bool)
+            append(Instr("UNARY_NOT", None, None, offset, line, index))
+            append(Instr("UNARY_NOT", None, None, offset, line, index + 1))
+            for off in pending:
+                offset_to_index[off] = index
+            pending = []
+            offset_to_index[offset] = index
+            after_end_for = False
+            offset += 2 + 2 * caches
+            continue
         if name in dropped:  # (what _normalize_one drops: no instruction, offset pending)
             pending.append(offset)
             after_end_for = end_for_pops and name == "END_FOR"
@@ -879,6 +896,26 @@ def _normalize_code(code):
             raw_jump_targets.append((last, target if target is not None else argval))
         offset += 2 + 2 * caches
     return _finish_normalize(code, out, offset_to_index, pending, raw_jump_targets)
+
+
+def _lone_to_bool(data, following, opnames):
+    """Whether the ``TO_BOOL`` (3.13+) before the instruction at byte offset ``following``
+    of ``data`` stands alone: what is left of ``not not x`` (the compiler folds the two
+    ``UNARY_NOT`` away). Elsewhere it feeds a conditional jump or ``UNARY_NOT`` and is
+    dropped; alone, it reads back as the two ``not`` (two ``UNARY_NOT``)."""
+    while following < len(data) and opnames[data[following]] == "EXTENDED_ARG":
+        following += 2
+    return following < len(data) and opnames[data[following]] not in _TO_BOOL_USERS
+
+
+_TO_BOOL_USERS = frozenset(["POP_JUMP_IF_TRUE", "POP_JUMP_IF_FALSE", "UNARY_NOT"])
+
+
+def _lone_raw_to_bool(raws, following):
+    """_lone_to_bool over raw instruction records (3.14+: normalize's general loop)."""
+    while following < len(raws) and raws[following].opname in ("EXTENDED_ARG", "CACHE"):
+        following += 1
+    return following < len(raws) and raws[following].opname not in _TO_BOOL_USERS
 
 
 # The instruction before a SEND loop says what the loop implements.
