@@ -1128,10 +1128,10 @@ class StatementWalker(StackMachine):
             op = ins.op
             if op in self._TARGET_LOADS:
                 extra += 1
-            elif op == "LOAD_ATTR":
+            elif op in ("LOAD_ATTR", "UNARY_NEGATIVE", "UNARY_INVERT"):
                 if extra < 1:
                     return False
-            elif op == "BINARY_SUBSCR":
+            elif op == "BINARY_SUBSCR" or op == "BINARY_OP":  # (a[n - i - 1] = ...)
                 if extra < 2:
                     return False
                 extra -= 1
