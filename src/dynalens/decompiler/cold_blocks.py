@@ -96,6 +96,16 @@ class ColdHandlerMixin(object):
             return None
         inside = [t for t in targets if body_end <= t <= min(h, self.range_end)]
         join = min(inside) if inside else body_end
+        end = self.range_end
+        if not inside and targets and body_end < end <= h and \
+                all(t == targets[0] > end for t in targets) and \
+                any(instrs[k].op == "JUMP" and instrs[k].target == targets[0]
+                    for k in (end - 1, end)):
+            # the clauses go where the enclosing block goes (past an enclosing else), and
+            # so does the end of that block (its last jump, or the jump over the else that
+            # follows it): the code after the body is the try's else
+            # (`elif c: try: ... except E: pass else: ...` then an else)
+            join = end
         if not targets:
             cold = self.cold_code()
             stop = body_end
