@@ -187,6 +187,28 @@ def _cell_loads(new, code):
             ins.op = "LOAD_CLOSURE"
 
 
+def _comprehension_locals_in_cells(out):
+    """3.13+: an inlined comprehension's variable whose name is a cell of the function
+    (``for base in ...: any(... base ...)``, then ``[f(base) for base in bases]``) is a plain
+    local inside the comprehension, read with LOAD_FAST on the cell's slot (saved first with
+    LOAD_FAST_AND_CLEAR), which _cell_loads took for a closure load. A closure load builds a
+    closure tuple (a run of them, then BUILD_TUPLE) or a class cell (COPY, then the store of
+    ``__classcell__``); any other load of a name a comprehension saves reads its value."""
+    saved = set(ins.argval for ins in out if ins.op == "LOAD_FAST_AND_CLEAR")
+    if not saved:
+        return
+    n = len(out)
+    for k, ins in enumerate(out):
+        if ins.op != "LOAD_CLOSURE" or ins.argval not in saved:
+            continue
+        j = k + 1
+        while j < n and out[j].op == "LOAD_CLOSURE":
+            j += 1
+        if j < n and (out[j].op == "BUILD_TUPLE" or (out[j].op == "COPY" and j == k + 1)):
+            continue
+        ins.op = "LOAD_FAST"
+
+
 # Opnames that _normalize_one translates by more than a rename (3.11+: before, every
 # instruction goes through the legacy translation first): normalize() renames any other
 # itself, without the call.
@@ -692,6 +714,8 @@ def _finish_normalize(code, out, offset_to_index, pending, raw_jump_targets):
     for ins, target_offset in raw_jump_targets:
         idx = offset_to_index.get(target_offset)
         ins.target = idx if idx is not None else _index_at(offset_to_index, target_offset, end)
+    if CLOSURE_IS_LOAD_FAST and code.co_cellvars:
+        _comprehension_locals_in_cells(out)
     return _collapse(out, offset_to_index)
 
 
