@@ -12,8 +12,7 @@ from .branches import BranchMixin
 from .definitions import (COMPREHENSIONS, CO_ASYNC_GENERATOR, CO_COROUTINE, CO_GENERATOR,
                           DefinitionMixin, arguments_of, is_lazy_value, lazy_value)
 from . import type_params
-from .annotate import (CO_FUTURE_ANNOTATIONS, AnnotationMixin, annotate_owner,
-                       place_annotations)
+from .annotate import CO_FUTURE_ANNOTATIONS, annotate_owner, place_annotations
 from .conditional_returns import fold_conditional_returns
 from .loop_exits import breaks_for_copied_exits, else_for_threaded_continues
 from .same_line import merge_with_items
@@ -36,13 +35,13 @@ from .legacy_structure import (LegacyLoopMixin, compound_ends_before_else, else_
 from .exception_groups import ExceptStarMixin
 from .patterns import MatchMixin
 from .profile import PROFILE
+from . import recognisers  # noqa: F401 (fills the registry: registry.py)
 from .statements import AppendStmt, Context, StatementWalker
 
 CO_OPTIMIZED = 0x01
 
 
-class CodeWalker(AnnotationMixin, MatchMixin, ExceptStarMixin, InlineComprehensionMixin,
-                 LegacyHandlerMixin,
+class CodeWalker(MatchMixin, ExceptStarMixin, InlineComprehensionMixin, LegacyHandlerMixin,
                  LegacyLoopMixin, HandlerMixin, BranchMixin, DefinitionMixin, StatementWalker):
     """The walker for one code object: statement, branch, handler and definition handlers."""
 

@@ -32,6 +32,7 @@ from .expressions import (
     TypeAliasValue, UnpackSlot, WithEnter, WithExit, const, name, store_ctx)
 from .instructions import IMPORT_FLAGS, KEEP_JUMPS, POP_JUMPS, instruction_lines
 from .profile import PROFILE
+from .registry import ENTRY
 
 
 def _defines(function_name, stored_name):
@@ -680,6 +681,7 @@ class StatementWalker(StackMachine):
         """Rebuild the else a range's last compound statement lost (3.8/3.9:
         legacy_structure.LegacyLoopMixin); nothing to do elsewhere."""
 
+    annotations_found = ()  # 3.14+: annotations of an __annotate__ function (annotate.py)
     kind = "function"
     made = 0
     disordered = False  # a SWAP reordered values: statements may run parts out of order
@@ -939,9 +941,9 @@ class StatementWalker(StackMachine):
                 if builder.parent is not None:
                     self.emit_assign(tgt, builder.parent, out, ins)
                 else:
-                    self._assign(tgt, builder.value, out, ins)
+                    ENTRY.assign(self, tgt, builder.value, out, ins)
             return
-        self._assign(target, value, out, ins)
+        ENTRY.assign(self, target, value, out, ins)
 
     def _assign(self, target, value, out, ins):
         if isinstance(value, Marker):  # (an expression is none of these: straight to the end)
