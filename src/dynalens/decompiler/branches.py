@@ -17,6 +17,7 @@ from .instructions import KEEP_JUMPS, NONE_JUMPS, POP_JUMPS
 from .profile import PROFILE
 from .statements import Chunk, ChunkEnd, Loop, NotAChunk, _NoStatements
 from .errors import DecompilationError
+from . import legacy_structure
 from .legacy_structure import else_jump_after
 
 # body ends after which 3.8/3.9 keep the (dead) jump over an else
@@ -1318,7 +1319,8 @@ class BranchMixin(object):
             if test is None:
                 continue
             if PROFILE.top_tested_while:
-                return self.top_tested_while(test, head, body_start, exit_, stack, out, ctx)
+                return legacy_structure.top_tested_while(self, test, head, body_start, exit_,
+                                                         stack, out, ctx)
             # no bottom test: the compiler adds one after a body that can end, so the
             # back edge must stay an explicit `continue`
             body_end = exit_

@@ -6,7 +6,7 @@ that one itself) and the functions that code below the family calls through ``EN
 Importing this module (render.py does) fills the registry.
 """
 
-from . import annotate
+from . import annotate, legacy_structure
 from .inline_comprehensions import InlineComprehensionMixin
 from .registry import ENTRY, OPCODES, chain
 
@@ -14,4 +14,5 @@ from .registry import ENTRY, OPCODES, chain
 ENTRY.assign = chain(annotate.assign_annotate_function,
                      InlineComprehensionMixin._assign)
 
-# -- AnnotationMixin (annotate.py)
+# -- 3.8/3.9 loops (legacy_structure.py): the else a range's last compound statement lost
+ENTRY.compound_end = legacy_structure.compound_end

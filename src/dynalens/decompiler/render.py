@@ -30,7 +30,7 @@ from .handlers import HandlerMixin
 from .handlers_legacy import LegacyHandlerMixin
 from .inline_comprehensions import InlineComprehensionMixin
 from .instructions import exception_entries, normalize, raw_instructions, shared_disassembly
-from .legacy_structure import (LegacyLoopMixin, compound_ends_before_else, else_for_dead_return,
+from .legacy_structure import (compound_ends_before_else, else_for_dead_return,
                                ends_with_dead_return)
 from .exception_groups import ExceptStarMixin
 from .patterns import MatchMixin
@@ -42,7 +42,7 @@ CO_OPTIMIZED = 0x01
 
 
 class CodeWalker(MatchMixin, ExceptStarMixin, InlineComprehensionMixin, LegacyHandlerMixin,
-                 LegacyLoopMixin, HandlerMixin, BranchMixin, DefinitionMixin, StatementWalker):
+                 HandlerMixin, BranchMixin, DefinitionMixin, StatementWalker):
     """The walker for one code object: statement, branch, handler and definition handlers."""
 
     def __init__(self, code, kind, session, relayout=False):
@@ -204,8 +204,6 @@ def _unused_free_variables(code, walker):
         return []
     used = set(ins.argval for ins in walker.instrs if ins.op in _CELL_OPS)
     return [v for v in code.co_freevars if v not in used and v not in _CLASS_CELLS]
-
-
 
 
 # -- standalone rendering ----------------------------------------------------------------------
@@ -446,7 +444,6 @@ def _module_imports(names, used=()):
 def arguments_of_empty():
     return ast.arguments(posonlyargs=[], args=[], vararg=None, kwonlyargs=[], kw_defaults=[],
                          kwarg=None, defaults=[])
-
 
 
 def decompile_code(code, indent="    ", temp_prefix="__temp_", name=None, strict=False,

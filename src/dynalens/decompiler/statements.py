@@ -672,14 +672,11 @@ class StatementWalker(StackMachine):
                             for v in stack)
                 i = ins.index + 1 if nxt is None else nxt
             if KEEPS_DEAD_CODE and len(out) > first and isinstance(out[-1], ast.Return):
-                self.compound_end(out, first, end)
+                # (3.8/3.9) rebuild the else a range's last compound statement lost
+                ENTRY.compound_end(self, out, first, end)
             return out, i
         finally:
             self.ctx, self.range_start, self.range_end, self.chunk_mode = saved
-
-    def compound_end(self, out, first, end):
-        """Rebuild the else a range's last compound statement lost (3.8/3.9:
-        legacy_structure.LegacyLoopMixin); nothing to do elsewhere."""
 
     annotations_found = ()  # 3.14+: annotations of an __annotate__ function (annotate.py)
     kind = "function"
