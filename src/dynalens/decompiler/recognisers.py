@@ -6,13 +6,20 @@ that one itself) and the functions that code below the family calls through ``EN
 Importing this module (render.py does) fills the registry.
 """
 
-from . import annotate, legacy_structure
-from .inline_comprehensions import InlineComprehensionMixin
+from . import annotate, inline_comprehensions, legacy_structure
 from .registry import ENTRY, OPCODES, chain
+from .statements import StatementWalker
 
 # -- stores: the steps that may take over a store before the walker core makes it a statement
 ENTRY.assign = chain(annotate.assign_annotate_function,
-                     InlineComprehensionMixin._assign)
+                     inline_comprehensions.assign_saved_local,
+                     StatementWalker._assign)
 
 # -- 3.8/3.9 loops (legacy_structure.py): the else a range's last compound statement lost
 ENTRY.compound_end = legacy_structure.compound_end
+
+# -- inline comprehensions (3.12+): a loop that builds a list/set/dict in place is read as
+# the comprehension; otherwise the plain for / async for handler runs (branches.py, handlers.py)
+OPCODES["FOR_ITER"] = inline_comprehensions.op_FOR_ITER
+OPCODES["GET_ANEXT"] = inline_comprehensions.op_GET_ANEXT
+OPCODES["LOAD_FAST_AND_CLEAR"] = inline_comprehensions.op_LOAD_FAST_AND_CLEAR

@@ -28,7 +28,6 @@ from .cold_blocks import exception_only_blocks
 from .generated_layout import move_jumped_over_handlers
 from .handlers import HandlerMixin
 from .handlers_legacy import LegacyHandlerMixin
-from .inline_comprehensions import InlineComprehensionMixin
 from .instructions import exception_entries, normalize, raw_instructions, shared_disassembly
 from .legacy_structure import (compound_ends_before_else, else_for_dead_return,
                                ends_with_dead_return)
@@ -41,8 +40,8 @@ from .statements import AppendStmt, Context, StatementWalker
 CO_OPTIMIZED = 0x01
 
 
-class CodeWalker(MatchMixin, ExceptStarMixin, InlineComprehensionMixin, LegacyHandlerMixin,
-                 HandlerMixin, BranchMixin, DefinitionMixin, StatementWalker):
+class CodeWalker(MatchMixin, ExceptStarMixin, LegacyHandlerMixin, HandlerMixin, BranchMixin,
+                 DefinitionMixin, StatementWalker):
     """The walker for one code object: statement, branch, handler and definition handlers."""
 
     def __init__(self, code, kind, session, relayout=False):

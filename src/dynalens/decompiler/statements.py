@@ -32,7 +32,7 @@ from .expressions import (
     TypeAliasValue, UnpackSlot, WithEnter, WithExit, const, name, store_ctx)
 from .instructions import IMPORT_FLAGS, KEEP_JUMPS, POP_JUMPS, instruction_lines
 from .profile import PROFILE
-from .registry import ENTRY
+from .registry import ENTRY, OPCODES
 
 
 def _defines(function_name, stored_name):
@@ -262,11 +262,12 @@ _HANDLERS = {}  # walker class -> {opname: function(walker, ins, stack, out)}
 
 
 def _handlers_of(cls):
-    """The op_* handlers of a walker class found so far (walk() looks each opname up once per
-    class, not per instruction: instances never override them)."""
+    """The opcode handlers of a walker class found so far: the recogniser families' (registry
+    OPCODES, filled once by recognisers.py), then the class's own op_* methods as walk() meets
+    them (looked up once per class, not per instruction: instances never override them)."""
     found = _HANDLERS.get(cls)
     if found is None:
-        found = _HANDLERS[cls] = {}
+        found = _HANDLERS[cls] = dict(OPCODES)
     return found
 
 
@@ -679,6 +680,9 @@ class StatementWalker(StackMachine):
             self.ctx, self.range_start, self.range_end, self.chunk_mode = saved
 
     annotations_found = ()  # 3.14+: annotations of an __annotate__ function (annotate.py)
+    # the list/set/dict an inline comprehension being read adds to (None outside one;
+    # inline_comprehensions.py)
+    comprehension_result = None
     kind = "function"
     made = 0
     disordered = False  # a SWAP reordered values: statements may run parts out of order
