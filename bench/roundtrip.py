@@ -20,7 +20,9 @@ Only the standard library is used, so the same script runs on CPython 3.8-3.15 a
 
 --digest prints a SHA-256 over every code object's output text (or its error's last line) and
 verdict, in walk order: a pure refactor of the decompiler must leave it unchanged, so two runs
-(before and after, same interpreter, same files) compare in one line.
+(before and after, same interpreter, same files) compare in one line. Set PYTHONHASHSEED=0
+(or any fixed value) for it: a frozenset constant (``x in {'a', 'b'}``) prints in the order of
+its strings' hashes, which differ from run to run otherwise.
 
 --strict adds the strict figure: of the exact outputs, how many are still exact when what the
 compiler decides from line layout counts too (NOPs, superinstructions, jump forms; see
@@ -682,7 +684,9 @@ def print_summary(summary, out):
             else "n/a (no resource module; use --memory)"),
     ]
     if "digest" in summary:
-        lines.append("digest of outputs and verdicts: %s" % summary["digest"])
+        lines.append("digest of outputs and verdicts: %s%s" % (
+            summary["digest"], "" if os.environ.get("PYTHONHASHSEED") else
+            " (PYTHONHASHSEED not set: frozenset constants print in a random order)"))
     if "traced_peak_mib" in summary:
         lines.append("peak traced memory, one file:   %s MiB" % summary["traced_peak_mib"])
     if summary["failures_by_cause"]:
