@@ -6,7 +6,7 @@ that one itself) and the functions that code below the family calls through ``EN
 Importing this module (render.py does) fills the registry.
 """
 
-from . import annotate, inline_comprehensions, legacy_structure
+from . import annotate, exception_groups, inline_comprehensions, legacy_structure
 from .registry import ENTRY, OPCODES, chain
 from .statements import StatementWalker
 
@@ -23,3 +23,6 @@ ENTRY.compound_end = legacy_structure.compound_end
 OPCODES["FOR_ITER"] = inline_comprehensions.op_FOR_ITER
 OPCODES["GET_ANEXT"] = inline_comprehensions.op_GET_ANEXT
 OPCODES["LOAD_FAST_AND_CLEAR"] = inline_comprehensions.op_LOAD_FAST_AND_CLEAR
+
+# -- try statements where the walk meets a protected range (statements._structure_at)
+ENTRY.do_try = exception_groups.do_try

@@ -885,7 +885,7 @@ class StatementWalker(StackMachine):
                 if e.lasti or self.instrs[e.target].op != "PUSH_EXC_INFO":
                     continue
                 if not self._loop_encloses(i, e.target, ctx):
-                    return self.do_try(i, e, stack, out, ctx)
+                    return ENTRY.do_try(self, i, e, stack, out, ctx)
                 break
         loop = self.while_loops.get(i)
         backs = self.back_jumps.get(i)
