@@ -19,6 +19,7 @@ from .statements import Chunk, ChunkEnd, Loop, NotAChunk, _NoStatements
 from .errors import DecompilationError
 from . import legacy_structure
 from .legacy_structure import else_jump_after
+from .registry import ENTRY
 
 # body ends after which 3.8/3.9 keep the (dead) jump over an else
 _ELSE_JUMP_KEPT = frozenset(["RAISE_VARARGS", "RERAISE", "JUMP"])
@@ -491,7 +492,7 @@ class BranchMixin(object):
             raise ChunkEnd(ins)
         first = self.pop(stack, ins)
         if isinstance(first, FunctionValue):  # `(lambda: 0) or v`
-            first = self.lambda_expr(first, ins)
+            first = ENTRY.lambda_expr(self, first, ins)
         first = Chunk(None, first, ins)
         chunks = [first]
         limit = self.range_end

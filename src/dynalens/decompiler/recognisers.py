@@ -6,7 +6,8 @@ that one itself) and the functions that code below the family calls through ``EN
 Importing this module (render.py does) fills the registry.
 """
 
-from . import annotate, exception_groups, inline_comprehensions, legacy_structure
+from . import (annotate, definitions, exception_groups, inline_comprehensions, legacy_structure,
+               type_params)
 from .registry import ENTRY, OPCODES, chain
 from .statements import StatementWalker
 
@@ -26,3 +27,17 @@ OPCODES["LOAD_FAST_AND_CLEAR"] = inline_comprehensions.op_LOAD_FAST_AND_CLEAR
 
 # -- try statements where the walk meets a protected range (statements._structure_at)
 ENTRY.do_try = exception_groups.do_try
+
+# -- definitions: def, lambda, class, comprehensions (their own code objects), PEP 695 generics;
+# the cell stores and loads that a class body's __classcell__ and generics change
+OPCODES["CALL_INTRINSIC_2"] = definitions.op_CALL_INTRINSIC_2
+OPCODES["LOAD_FROM_DICT_OR_DEREF"] = definitions.op_LOAD_FROM_DICT_OR_DEREF
+OPCODES["PUSH_VALUE"] = definitions.op_PUSH_VALUE
+OPCODES["STORE_DEREF"] = definitions.op_STORE_DEREF
+ENTRY.class_def = definitions.class_def
+ENTRY.comprehension = definitions.comprehension
+ENTRY.function_def = definitions.function_def
+ENTRY.generic_definition = definitions.generic_definition
+ENTRY.lambda_expr = definitions.lambda_expr
+ENTRY.type_param_intrinsic = definitions.type_param_intrinsic
+ENTRY.is_generic_scope = type_params.is_generic_scope

@@ -10,8 +10,8 @@ import ast
 
 from .branches import BranchMixin
 from .definitions import (COMPREHENSIONS, CO_ASYNC_GENERATOR, CO_COROUTINE, CO_GENERATOR,
-                          DefinitionMixin, arguments_of, is_lazy_value, lazy_value)
-from . import type_params
+                          arguments_of, is_lazy_value, lazy_value)
+from . import definitions, type_params
 from .annotate import CO_FUTURE_ANNOTATIONS, annotate_owner, place_annotations
 from .conditional_returns import fold_conditional_returns
 from .loop_exits import breaks_for_copied_exits, else_for_threaded_continues
@@ -39,8 +39,7 @@ from .statements import AppendStmt, Context, StatementWalker
 CO_OPTIMIZED = 0x01
 
 
-class CodeWalker(MatchMixin, LegacyHandlerMixin, HandlerMixin, BranchMixin, DefinitionMixin,
-                 StatementWalker):
+class CodeWalker(MatchMixin, LegacyHandlerMixin, HandlerMixin, BranchMixin, StatementWalker):
     """The walker for one code object: statement, branch, handler and definition handlers."""
 
     def __init__(self, code, kind, session, relayout=False):
@@ -250,9 +249,9 @@ def definition_for(code, fname=None, session=None):
     walker.module_names = session.module_names
     fv = FunctionValue(code)
     if kind == "lambda":
-        expr = walker.lambda_expr(fv, None)
+        expr = definitions.lambda_expr(walker, fv, None)
     else:
-        expr = walker.comprehension(fv, name(_iterable_name(code)), None)
+        expr = definitions.comprehension(walker, fv, name(_iterable_name(code)), None)
     return [ast.Expr(value=expr)]
 
 

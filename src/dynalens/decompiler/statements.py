@@ -953,11 +953,11 @@ class StatementWalker(StackMachine):
                 return
             if isinstance(value, FunctionValue) and isinstance(target, ast.Name) and \
                     _defines(value.code.co_name, target.id):
-                out.append(self.function_def(value, value.code.co_name, ins))
+                out.append(ENTRY.function_def(self, value, value.code.co_name, ins))
                 return
             if isinstance(value, ClassValue) and isinstance(target, ast.Name) and \
                     _defines(value.name, target.id):
-                out.append(self.class_def(value, ins))
+                out.append(ENTRY.class_def(self, value, ins))
                 return
             if isinstance(value, ImportValue):
                 out.append(self.import_stmt(value, target, ins))
