@@ -32,6 +32,7 @@ from .emit import strip_trailing_return
 from .expressions import CurrentExc, Marker, PrevExc
 from .profile import PROFILE
 from .handlers import HandlerMixin
+from . import patterns
 
 
 def _is_list_append_1(ins):
@@ -147,7 +148,7 @@ def _cold_try_star(walker, body, handlers, body_end, h, end, after_cleanup, copy
         # the handlers go straight back to the loop head (3.14 tests a `while` there):
         # past the else the body falls into, which runs to the end of the loop body
         # (except* clauses cannot `continue`)
-        join = max(body_end, min(walker._region_end(), h))
+        join = max(body_end, min(patterns._region_end(walker), h))
         end = None
     elif end is None:
         stop = copy_start

@@ -7,7 +7,7 @@ Importing this module (render.py does) fills the registry.
 """
 
 from . import (annotate, definitions, exception_groups, inline_comprehensions, legacy_structure,
-               type_params)
+               patterns, type_params)
 from .registry import ENTRY, OPCODES, chain
 from .statements import StatementWalker
 
@@ -41,3 +41,10 @@ ENTRY.generic_definition = definitions.generic_definition
 ENTRY.lambda_expr = definitions.lambda_expr
 ENTRY.type_param_intrinsic = definitions.type_param_intrinsic
 ENTRY.is_generic_scope = type_params.is_generic_scope
+
+# -- match statements (3.10+), read where the walk meets their first pattern: COPY 1 of the
+# subject (else the core's COPY) or a MATCH_* opcode
+OPCODES["COPY"] = patterns.op_COPY
+OPCODES["MATCH_CLASS"] = patterns.op_MATCH_CLASS
+OPCODES["MATCH_MAPPING"] = patterns.op_MATCH_MAPPING
+OPCODES["MATCH_SEQUENCE"] = patterns.op_MATCH_SEQUENCE

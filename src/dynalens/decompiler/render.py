@@ -31,7 +31,6 @@ from .handlers_legacy import LegacyHandlerMixin
 from .instructions import exception_entries, normalize, raw_instructions, shared_disassembly
 from .legacy_structure import (compound_ends_before_else, else_for_dead_return,
                                ends_with_dead_return)
-from .patterns import MatchMixin
 from .profile import PROFILE
 from . import recognisers  # noqa: F401 (fills the registry: registry.py)
 from .statements import AppendStmt, Context, StatementWalker
@@ -39,7 +38,7 @@ from .statements import AppendStmt, Context, StatementWalker
 CO_OPTIMIZED = 0x01
 
 
-class CodeWalker(MatchMixin, LegacyHandlerMixin, HandlerMixin, BranchMixin, StatementWalker):
+class CodeWalker(LegacyHandlerMixin, HandlerMixin, BranchMixin, StatementWalker):
     """The walker for one code object: statement, branch, handler and definition handlers."""
 
     def __init__(self, code, kind, session, relayout=False):
