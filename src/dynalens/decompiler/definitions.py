@@ -136,8 +136,6 @@ def class_def(walker, cv, ins):
 
 
 # -- PEP 695 generic definitions (type_params.py reads their annotation scopes) --------
-
-
 def generic_definition(walker, fv, args, ins):
     """What a called ``<generic parameters of X>`` scope binds; when its body is not the
     compiler's template, the scope stands as a function made from its original code

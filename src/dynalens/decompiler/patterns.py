@@ -42,6 +42,7 @@ from .expressions import const, name
 from .profile import PROFILE
 from .statements import NotAChunk
 from .expressions import StackMachine
+from . import handlers_legacy
 
 
 class _NotAPattern(Exception):
@@ -187,8 +188,8 @@ class _Case(object):
 
 # Recognises ``match`` statements where the walker meets their first pattern.
 
-# -- entry points ----------------------------------------------------------------------
 
+# -- entry points ----------------------------------------------------------------------
 def op_COPY(walker, ins, stack, out):
     if ins.argval == 1 and not walker.chunk_mode and stack and isinstance(stack[-1], ast.expr) \
             and hasattr(ast, "MatchAs"):  # no match statement before 3.10
@@ -217,8 +218,8 @@ op_MATCH_MAPPING = op_MATCH_SEQUENCE
 def op_MATCH_CLASS(walker, ins, stack, out):
     return _match_without_copy(walker, ins, stack, out, 2)
 
-# -- the statement ---------------------------------------------------------------------
 
+# -- the statement ---------------------------------------------------------------------
 def match_statement(walker, k, stack, out, copied, preloaded=0):
     """Parse the match whose subject is on ``stack`` and whose first case starts at
     ``k``; append an ``ast.Match`` and return where the code goes on, or None (and no
@@ -339,7 +340,7 @@ def _ends_with_exit_copy(walker, case):
         return False
     load, ret = walker.instrs[end - 2], walker.instrs[end - 1]
     return ret.op == "RETURN_VALUE" and load.op == "LOAD_CONST" and load.argval is None \
-        and walker._is_implicit_return(load)
+        and handlers_legacy.is_implicit_return(walker, load)
 
 
 def _region_end(walker):
@@ -385,8 +386,8 @@ def _body_jump_target(walker, cases):
             found = last.target
     return found
 
-# -- one case --------------------------------------------------------------------------
 
+# -- one case --------------------------------------------------------------------------
 def _read_case(walker, k, outer, subject, copied, pre):
     """A case at ``k``: with ``copied`` the template that copies the subject first and
     pops it after a match; without, the last case's, which consumes it."""
@@ -491,8 +492,8 @@ def _is_exit(walker, k):
     return k >= walker.n or (k + 1 < walker.n and walker.instrs[k].op == "LOAD_CONST" and
                            walker.instrs[k + 1].op == "RETURN_VALUE")
 
-# -- symbolic execution of pattern code ------------------------------------------------
 
+# -- symbolic execution of pattern code ------------------------------------------------
 def _pat_run(walker, k, stack, base, fails, alternative):
     """Execute pattern code from ``k`` until the stack is back at ``base`` (a case) or,
     for an or-pattern's alternative, until its jump to the shared end."""
@@ -871,8 +872,8 @@ def _p_DELETE_SUBSCR(walker, ins, stack, base, fails):
     if not isinstance(key, _KeyItem) or not isinstance(rest, _RestDict):
         raise _NotAPattern()
 
-# -- or-patterns -----------------------------------------------------------------------
 
+# -- or-patterns -----------------------------------------------------------------------
 def _or_pattern(walker, k, stack, base, fails):
     """``p1 | p2 | ...`` at ``COPY 1`` (``k``) over the node on top of ``stack``: each
     alternative matches a copy and jumps to the shared end; the last failure pops the
@@ -966,8 +967,8 @@ def _tail_end(walker, k):
             return None
     return None
 
-# -- building ast patterns -------------------------------------------------------------
 
+# -- building ast patterns -------------------------------------------------------------
 def _pat_build(walker, node):
     kind = node.kind
     if kind is None:

@@ -7,7 +7,7 @@ Importing this module (render.py does) fills the registry.
 """
 
 from . import (annotate, definitions, exception_groups, inline_comprehensions, legacy_structure,
-               patterns, type_params)
+               handlers_legacy, patterns, type_params)
 from .registry import ENTRY, OPCODES, chain
 from .statements import StatementWalker
 
@@ -48,3 +48,24 @@ OPCODES["COPY"] = patterns.op_COPY
 OPCODES["MATCH_CLASS"] = patterns.op_MATCH_CLASS
 OPCODES["MATCH_MAPPING"] = patterns.op_MATCH_MAPPING
 OPCODES["MATCH_SEQUENCE"] = patterns.op_MATCH_SEQUENCE
+
+# -- 3.8-3.10 only: the SETUP_* forms of try / with, the 3.8 finally plumbing, the *_UNPACK
+# builds; and their judgement of a written `return` (its line sits on the unwinding)
+OPCODES["BEFORE_ASYNC_WITH_LEGACY"] = handlers_legacy.op_BEFORE_ASYNC_WITH_LEGACY
+OPCODES["BEGIN_FINALLY"] = handlers_legacy.op_BEGIN_FINALLY
+OPCODES["BUILD_LIST_UNPACK"] = handlers_legacy.op_BUILD_LIST_UNPACK
+OPCODES["BUILD_MAP_UNPACK"] = handlers_legacy.op_BUILD_MAP_UNPACK
+OPCODES["BUILD_MAP_UNPACK_WITH_CALL"] = handlers_legacy.op_BUILD_MAP_UNPACK_WITH_CALL
+OPCODES["BUILD_SET_UNPACK"] = handlers_legacy.op_BUILD_SET_UNPACK
+OPCODES["BUILD_TUPLE_UNPACK"] = handlers_legacy.op_BUILD_TUPLE_UNPACK
+OPCODES["BUILD_TUPLE_UNPACK_WITH_CALL"] = handlers_legacy.op_BUILD_TUPLE_UNPACK_WITH_CALL
+OPCODES["CALL_FINALLY"] = handlers_legacy.op_CALL_FINALLY
+OPCODES["CALL_FUNCTION_EX_NO_NULL"] = handlers_legacy.op_CALL_FUNCTION_EX_NO_NULL
+OPCODES["END_FINALLY"] = handlers_legacy.op_END_FINALLY
+OPCODES["POP_FINALLY"] = handlers_legacy.op_POP_FINALLY
+OPCODES["SETUP_ASYNC_WITH"] = handlers_legacy.op_SETUP_ASYNC_WITH
+OPCODES["SETUP_FINALLY"] = handlers_legacy.op_SETUP_FINALLY
+OPCODES["SETUP_WITH"] = handlers_legacy.op_SETUP_WITH
+OPCODES["WITH_CLEANUP_FINISH"] = handlers_legacy.op_WITH_CLEANUP_FINISH
+OPCODES["WITH_CLEANUP_START"] = handlers_legacy.op_WITH_CLEANUP_START
+ENTRY.is_implicit_return = handlers_legacy.is_implicit_return

@@ -683,6 +683,10 @@ class StatementWalker(StackMachine):
     # the list/set/dict an inline comprehension being read adds to (None outside one;
     # inline_comprehensions.py)
     comprehension_result = None
+    # 3.8-3.10 (handlers_legacy.py): finally handler -> (start of its normal path's returning
+    # copy, None or (start, length) of the code after the statement that the copy has at each
+    # exit instead of `return None`)
+    returning_copies = {}
     kind = "function"
     made = 0
     disordered = False  # a SWAP reordered values: statements may run parts out of order
@@ -1354,7 +1358,7 @@ class StatementWalker(StackMachine):
             # (a return jumped to returns the value of an and/or: its constant is an operand)
             node._split = True  # see conditional_returns.py
         elif isinstance(value, ast.Constant) and value.value is None and ins.index > 0:
-            node._implicit = self._is_implicit_return(self.instrs[ins.index - 1])
+            node._implicit = ENTRY.is_implicit_return(self, self.instrs[ins.index - 1])
         out.append(node)
 
     def _is_implicit_return(self, load):
