@@ -518,8 +518,11 @@ def _render(code, name, temp_prefix, strict, function, validate, generated):
 
 def _may_hold_mangled_names(code):
     """Whether ``code`` or code nested in it names anything the compiler may have mangled
-    (``_C__x``): most code does not, and then the output needs no walk for them."""
+    (``_C__x``): most code does not, and then the output needs no walk for them. A mangled
+    name is ``_`` + the class name without its leading underscores + ``__name``, and names
+    ending in ``__`` are never mangled, so dunder names (``__init__``) do not count."""
     for name_ in code.co_names + code.co_varnames + code.co_freevars + code.co_cellvars:
-        if "__" in name_[1:] and name_[:1] == "_":
+        if name_[:1] == "_" and name_[1:2] != "_" and "__" in name_[2:] and \
+                not name_.endswith("__"):
             return True
     return any(_may_hold_mangled_names(c) for c in code.co_consts if hasattr(c, "co_code"))
