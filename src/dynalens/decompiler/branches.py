@@ -17,7 +17,9 @@ from .instructions import KEEP_JUMPS, NONE_JUMPS, POP_JUMPS
 from .profile import PROFILE
 from .statements import Chunk, ChunkEnd, Loop, NotAChunk, _NoStatements
 from .errors import DecompilationError
+from . import legacy_structure
 from .legacy_structure import else_jump_after
+from .registry import ENTRY
 
 # body ends after which 3.8/3.9 keep the (dead) jump over an else
 _ELSE_JUMP_KEPT = frozenset(["RAISE_VARARGS", "RERAISE", "JUMP"])
@@ -510,7 +512,7 @@ class BranchMixin(object):
             raise ChunkEnd(ins)
         first = self.pop(stack, ins)
         if isinstance(first, FunctionValue):  # `(lambda: 0) or v`
-            first = self.lambda_expr(first, ins)
+            first = ENTRY.lambda_expr(self, first, ins)
         first = Chunk(None, first, ins)
         chunks = [first]
         limit = self.range_end
@@ -1338,7 +1340,8 @@ class BranchMixin(object):
             if test is None:
                 continue
             if PROFILE.top_tested_while:
-                return self.top_tested_while(test, head, body_start, exit_, stack, out, ctx)
+                return legacy_structure.top_tested_while(self, test, head, body_start, exit_,
+                                                         stack, out, ctx)
             # no bottom test: the compiler adds one after a body that can end, so the
             # back edge must stay an explicit `continue`
             body_end = exit_
