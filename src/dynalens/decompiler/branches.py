@@ -978,6 +978,16 @@ class BranchMixin(object):
             (_negation_folds(test) or
              (self.handler_at[true] is None and self.handler_at[false] is not None))
 
+    def _after_pop_except(self, k):
+        """Whether instruction ``k`` follows a clause's POP_EXCEPT (and the unbinding of
+        ``except E as name``): the jump by which an except clause falls off its try."""
+        instrs = self.instrs
+        if k >= 4 and instrs[k - 4].op == "POP_EXCEPT" and instrs[k - 3].op == "LOAD_CONST" \
+                and instrs[k - 2].op.startswith("STORE_") and \
+                instrs[k - 1].op.startswith("DELETE_"):
+            return True
+        return k >= 1 and instrs[k - 1].op == "POP_EXCEPT"
+
     def _jump_past(self, start, stop, end):
         """The one place past ``stop`` (up to ``end``) that jumps in [start, stop) go to,
         loop jumps aside: where an if body whose end jumps over an else continues."""
@@ -991,6 +1001,32 @@ class BranchMixin(object):
             if loop is not None and (t in loop.continue_targets or t == loop.break_target):
                 continue
             found.add(t)
+        handlers = set(e.target for e in self.entries if start <= e.start < stop) \
+            if PROFILE.cold_handlers else ()
+        if handlers and not any(start <= ins.target < k for k, ins in
+                                enumerate(self.instrs[start:stop], start)
+                                if ins.target is not None):
+            # 3.12+: the clauses of a try in [start, stop) lie in the cold code at the end;
+            # their jumps back say where the try goes on too (`if a: try: return f() /
+            # except E: ...` then `elif b: ...`: the clause jumps past the elif). Not with a
+            # loop in the body: a clause's `break` may be threaded past the if as well
+            cold = self.cold_code()
+            for h in handlers:
+                cleanup = self.handler_at[h].target if h < self.n and \
+                    self.handler_at[h] is not None else None
+                if h < stop or h not in cold or cleanup is None or \
+                        self.instrs[h].op != "PUSH_EXC_INFO":
+                    continue
+                for k in range(h + 1, min(cleanup + 3, self.n)):
+                    ins = self.instrs[k]
+                    t = ins.target
+                    if ins.op != "JUMP" or t is None or t <= stop or t > end or t in cold or \
+                            not self._after_pop_except(k):
+                        continue
+                    if loop is not None and (t in loop.continue_targets or
+                                             t == loop.break_target):
+                        continue
+                    found.add(t)
         return found.pop() if len(found) == 1 else None
 
     def _loop_body_stop(self, end):
