@@ -1015,8 +1015,10 @@ class BranchMixin(object):
                 cleanup = self.handler_at[h].target if h < self.n and \
                     self.handler_at[h] is not None else None
                 if h < stop or h not in cold or cleanup is None or \
-                        self.instrs[h].op != "PUSH_EXC_INFO":
-                    continue
+                        self.instrs[h].op != "PUSH_EXC_INFO" or \
+                        any(e.target == h and e.start not in cold and
+                            not (start <= e.start and e.end <= stop) for e in self.entries):
+                    continue  # (a try around the if, whose table the body splits: 3.14)
                 for k in range(h + 1, min(cleanup + 3, self.n)):
                     ins = self.instrs[k]
                     t = ins.target
