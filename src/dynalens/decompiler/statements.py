@@ -997,7 +997,10 @@ class StatementWalker(StackMachine):
     def _store(self, target, ins, stack, out):
         value = self.pop(stack, ins)
         if stack and stack[-1] is value and isinstance(target, ast.Name) and isinstance(value, ast.expr) \
-                and not self._next_is_store(ins.index + 1):
+                and not self._next_is_store(ins.index + 1) and \
+                not (out and isinstance(out[-1], ast.Assign) and out[-1].value is value):
+            # (a name between attribute or subscript targets of a chained assignment, `a.x =
+            # b = c.y = v`, is one more of its targets: a walrus stores before any target)
             stack[-1] = ast.NamedExpr(target=target, value=value)
             return
         self.emit_assign(target, value, out, ins)
