@@ -20,6 +20,7 @@ from .errors import DecompilationError
 from . import legacy_structure
 from .legacy_structure import else_jump_after
 from .registry import ENTRY
+from . import handlers
 
 # body ends after which 3.8/3.9 keep the (dead) jump over an else
 _ELSE_JUMP_KEPT = frozenset(["RAISE_VARARGS", "RERAISE", "JUMP"])
@@ -764,7 +765,7 @@ class BranchMixin(object):
                 # its own copy, and the else runs to the end
                 body_stack = list(stack)
                 body, _ = self.walk(true, body_end - 1, body_stack, ctx)
-                size = self._short_return_at(last.target)
+                size = handlers._short_return_at(self, last.target)
                 self.walk(last.target, last.target + size, body_stack, ctx, out=body)
                 else_stack = list(stack)
                 orelse, _ = self.walk(body_end, end, else_stack, ctx)
@@ -876,7 +877,7 @@ class BranchMixin(object):
         if not PROFILE.inlined_exit_copies_310 or join >= end or \
                 self.instrs[end - 1].op not in _NO_FALL_THROUGH:
             return False
-        size = self._short_return_at(join)
+        size = handlers._short_return_at(self, join)
         if size is None or join + size >= end or self.instrs[join].line is None:
             return False
         return any(self.instrs[k].target is not None and self.instrs[k].target >= join + size
@@ -1161,7 +1162,7 @@ class BranchMixin(object):
         for e in self.entries:
             if not start <= e.start < end or e.target < end or e.target >= self.n or \
                     instrs[e.target].op != "PUSH_EXC_INFO" or \
-                    self._handler_kind(e.target) != "except":
+                    handlers._handler_kind(self, e.target) != "except":
                 continue  # (only except clauses: not an async for's END_ASYNC_FOR, a with exit)
             cleanup = self.handler_at[e.target]
             if cleanup is None:

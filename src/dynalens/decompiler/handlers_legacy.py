@@ -30,6 +30,7 @@ from .expressions import CurrentExc, Null, PrevExc, WithEnter, WithExit
 from .legacy_structure import dead_after, unwinding_line
 from .profile import PROFILE
 from .statements import StatementWalker
+from . import handlers
 
 _END_OF_HANDLERS = ("RERAISE", "END_FINALLY")
 
@@ -165,7 +166,7 @@ def _legacy_try_except(walker, ins, h, stack, out):
                 clause = clause[:4] + (tail[0],)
             cut.append(clause)
         clauses = cut
-    handlers = []
+    except_clauses = []
     for clause in clauses:
         exc_type, hname = clause[0], clause[1]
         hstack = list(stack) + [PrevExc()]
@@ -173,19 +174,19 @@ def _legacy_try_except(walker, ins, h, stack, out):
         hbody = []
         for start, end in _clause_ranges(walker, clause):
             walker.walk(start, end, hstack, hctx, out=hbody)
-        handlers.append(ast.ExceptHandler(type=exc_type, name=hname,
+        except_clauses.append(ast.ExceptHandler(type=exc_type, name=hname,
                                           body=hbody or [ast.Pass()]))
     orelse = []
     nxt = handlers_end
     if inlined_else is not None:
         orelse, _ = walker.walk(inlined_else, h, list(stack), ctx)
     ends_loop_body = PROFILE.top_tested_while and join is None and loop is not None and any(
-        body and isinstance(body[-1], ast.Continue) for body in [h.body for h in handlers])
+        body and isinstance(body[-1], ast.Continue) for body in [h.body for h in except_clauses])
     if ends_loop_body and else_start is None and (body_to_head or handlers_end >= loop.last):
         # the try is the last statement of the loop body: its exits were threaded to the
         # loop head, they are no `continue` (unless the clause's own exit is left after
         # them, dead)
-        for handler, clause in zip(handlers, clauses):
+        for handler, clause in zip(except_clauses, clauses):
             if handler.body and isinstance(handler.body[-1], ast.Continue) and \
                     not _written_continue(walker, clause):
                 handler.body.pop()
@@ -197,7 +198,7 @@ def _legacy_try_except(walker, ins, h, stack, out):
         end = walker.range_end - 1 if walker.range_end - 1 == loop.last else walker.range_end
         orelse, _ = walker.walk(else_start, end, list(stack), ctx)
         nxt = end
-        for handler, clause in zip(handlers, clauses):
+        for handler, clause in zip(except_clauses, clauses):
             if handler.body and isinstance(handler.body[-1], ast.Continue) and \
                     not _written_continue(walker, clause):
                 handler.body.pop()
@@ -215,7 +216,7 @@ def _legacy_try_except(walker, ins, h, stack, out):
             nxt = join
     elif join is not None:
         nxt = join
-    out.append(ast.Try(body=body or [ast.Pass()], handlers=handlers, orelse=orelse,
+    out.append(ast.Try(body=body or [ast.Pass()], handlers=except_clauses, orelse=orelse,
                        finalbody=[]))
     if after_copy is not None:
         walker.walk(after_copy[0], after_copy[1], stack, ctx, out=out)
@@ -376,7 +377,7 @@ def _legacy_try_finally(walker, ins, f, stack, out):
     ctx = walker.ctx
     fend = _finally_end(walker, ins.index + 1, f)
     length = fend - f
-    ends = dict((k, fend) for k in walker.finally_reraise_ends_of(f, fend)) \
+    ends = dict((k, fend) for k in handlers.finally_reraise_ends_of(walker, f, fend)) \
         if f in walker.returning_copies and instrs[fend].op == "RERAISE" else {}
     saved_ends = walker.finally_reraise_ends
     if ends:
@@ -479,7 +480,7 @@ def _finally_end(walker, body_start, f):
         # in the copy on the normal path (which then ends where the handler starts)
         if instrs[k].op == "RERAISE":
             for start in range(body_start, pre):
-                if walker._returning_copy_end(start, f, k) == pre:
+                if handlers._returning_copy_end(walker, start, f, k) == pre:
                     _returning_copy(walker, f, start, None)
                     return k
     for k in candidates:
@@ -497,15 +498,15 @@ def _finally_end(walker, body_start, f):
         # with the RETURN_VALUE of a value the try body computed before it (`return v`
         # ending the body); with one way out only that reads as a `return` in the body
         if instrs[k].op != "RERAISE" or PROFILE.top_tested_while or \
-                not walker.finally_reraise_ends_of(f, k):
+                not handlers.finally_reraise_ends_of(walker, f, k):
             continue
         for start in range(body_start, pre):
             tail = []
-            if walker._returning_copy_end(start, f, k, copied_tail=tail) == pre and tail:
+            if handlers._returning_copy_end(walker, start, f, k, copied_tail=tail) == pre and tail:
                 _returning_copy(walker, f, start, tail[0])
                 return k
-            if walker._returning_copy_end(start, f, k, True) == pre and \
-                    walker._returns_value(body_start, start, [], walker.ctx):
+            if handlers._returning_copy_end(walker, start, f, k, True) == pre and \
+                    handlers._returns_value(walker, body_start, start, [], walker.ctx):
                 _returning_copy(walker, f, start, _VALUE)
                 return k
     if candidates:

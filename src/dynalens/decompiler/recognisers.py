@@ -6,8 +6,8 @@ that one itself) and the functions that code below the family calls through ``EN
 Importing this module (render.py does) fills the registry.
 """
 
-from . import (annotate, definitions, exception_groups, inline_comprehensions, legacy_structure,
-               handlers_legacy, patterns, type_params)
+from . import (annotate, cold_blocks, definitions, exception_groups, handlers, handlers_legacy,
+               inline_comprehensions, legacy_structure, patterns, type_params)
 from .registry import ENTRY, OPCODES, chain
 from .statements import StatementWalker
 
@@ -69,3 +69,13 @@ OPCODES["SETUP_WITH"] = handlers_legacy.op_SETUP_WITH
 OPCODES["WITH_CLEANUP_FINISH"] = handlers_legacy.op_WITH_CLEANUP_FINISH
 OPCODES["WITH_CLEANUP_START"] = handlers_legacy.op_WITH_CLEANUP_START
 ENTRY.is_implicit_return = handlers_legacy.is_implicit_return
+
+# -- try / with / async for of 3.11+ (handlers.py) and the handlers 3.12+ moves past the code
+# after them (cold_blocks.py)
+OPCODES["BEFORE_ASYNC_WITH"] = handlers.op_BEFORE_ASYNC_WITH
+OPCODES["BEFORE_WITH"] = handlers.op_BEFORE_WITH
+OPCODES["RERAISE"] = handlers.op_RERAISE
+ENTRY.exit_call_start = handlers._exit_call_start
+ENTRY.with_handler_end = handlers._with_handler_end
+ENTRY.cold_code = cold_blocks.cold_code
+ENTRY.warm_protected_end = cold_blocks.warm_protected_end

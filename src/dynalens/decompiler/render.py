@@ -26,7 +26,6 @@ from .signature import apply_signature, mark_signature
 from .expressions import FunctionValue, IterMarker, name
 from .cold_blocks import exception_only_blocks
 from .generated_layout import move_jumped_over_handlers
-from .handlers import HandlerMixin
 from .instructions import exception_entries, normalize, raw_instructions, shared_disassembly
 from .legacy_structure import (compound_ends_before_else, else_for_dead_return,
                                ends_with_dead_return)
@@ -37,7 +36,7 @@ from .statements import AppendStmt, Context, StatementWalker
 CO_OPTIMIZED = 0x01
 
 
-class CodeWalker(HandlerMixin, BranchMixin, StatementWalker):
+class CodeWalker(BranchMixin, StatementWalker):
     """The walker for one code object: statement, branch, handler and definition handlers."""
 
     def __init__(self, code, kind, session, relayout=False):

@@ -687,6 +687,12 @@ class StatementWalker(StackMachine):
     # copy, None or (start, length) of the code after the statement that the copy has at each
     # exit instead of `return None`)
     returning_copies = {}
+    # 3.12+ (cold_blocks.py): jump targets that end a cold handler's clause (no statement),
+    # and the exception-only code, worked out on first use
+    cold_joins = frozenset()
+    _cold_code = None
+    # handlers.py: index of a copied RERAISE in a finally body -> its end
+    finally_reraise_ends = {}
     kind = "function"
     made = 0
     disordered = False  # a SWAP reordered values: statements may run parts out of order
@@ -926,10 +932,10 @@ class StatementWalker(StackMachine):
         if ctx.loop is not None and ctx.loop.head == i:
             return False
         limit = handler
-        if PROFILE.cold_handlers and handler in self.cold_code():
+        if PROFILE.cold_handlers and handler in ENTRY.cold_code(self):
             # the handler lies past everything: the loop holds the try if it goes on after
             # the try body
-            limit = self.warm_protected_end(handler) - 1
+            limit = ENTRY.warm_protected_end(self, handler) - 1
         loop = self.while_loops.get(i)
         if loop is not None:
             return loop[1] > limit
