@@ -34,6 +34,7 @@ from .profile import PROFILE
 from . import patterns
 from . import cold_blocks
 from . import handlers
+from . import branches
 
 
 def _is_list_append_1(ins):
@@ -107,7 +108,7 @@ def _try_star(walker, i, h, stack, out, ctx):
     pre_handler = h
     orelse_start = None
     before = instrs[h - 1] if h > 0 else None
-    if before is not None and before.op == "JUMP" and not walker._is_loop_jump(before):
+    if before is not None and before.op == "JUMP" and not branches._is_loop_jump(walker, before):
         target = before.target if before.original_target is None else before.original_target
         if target > h:
             orelse_start = target
@@ -198,7 +199,7 @@ def _star_clauses(walker, k, h, stack, ctx):
             m += 1
         if m + 3 >= walker.n or m == k:
             walker.fail("except* clause without its type", instrs[k])
-        exc_type = walker.read_value(k, m, stack)
+        exc_type = branches.read_value(walker, k, m, stack)
         if exc_type is None:
             walker.fail("unrecognised except* clause", instrs[m])
         hname = None

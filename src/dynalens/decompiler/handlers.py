@@ -26,6 +26,7 @@ from .profile import PROFILE
 from .statements import Loop
 from . import cold_blocks
 from .statements import StatementWalker
+from .registry import ENTRY
 
 # _returning_copy_end(falls_to=...): the statement goes on wherever the copy's first exit does
 _WHERE_THE_FIRST_EXIT_GOES = object()
@@ -63,7 +64,7 @@ def do_try(walker, i, entry, stack, out, ctx):
     pre_handler = h
     join = None
     if h > 0 and instrs[h - 1].op == "JUMP" and instrs[h - 1].target > h and \
-            not walker._is_loop_jump(instrs[h - 1]):
+            not ENTRY.is_loop_jump(walker, instrs[h - 1]):
         join = instrs[h - 1].target
         pre_handler = h - 1
     body, body_end = _try_body(walker, i, body_end, pre_handler, stack, ctx.but(open=opened))
@@ -136,7 +137,7 @@ def _after_try_in_clause(walker, h, cleanup, ctx):
         return None
     for ins in instrs[h:cleanup + 3]:
         if ins.op == "JUMP" and ins.target is not None and ins.target not in region and \
-                not walker._is_loop_jump(ins):
+                not ENTRY.is_loop_jump(walker, ins):
             return None  # a clause goes on to code elsewhere: that is after the try
     return found
 
@@ -208,7 +209,7 @@ def _return_jumped_over(walker, h, end):
     start = min(e.start for e in walker.entries if e.target == h)
     for q in range(start, end):
         ins = instrs[q]
-        if ins.target == k + 1 and ins.op != "FOR_ITER" and not walker._is_loop_jump(ins):
+        if ins.target == k + 1 and ins.op != "FOR_ITER" and not ENTRY.is_loop_jump(walker, ins):
             return k + 1
     return None
 
@@ -780,7 +781,7 @@ def op_GET_ANEXT(walker, ins, stack, out):
     while k < end and walker.instrs[k].op != "SEND_LOOP":
         k += 1
     loop_last = end - 1
-    break_target = walker._break_target(ins.index, end, end + 1)
+    break_target = ENTRY.break_target(walker, ins.index, end, end + 1)
     loop = Loop(ins.index, (ins.index,), break_target, loop_last, "async for", body_start=k + 1)
     body_stack = list(stack)
     item = LoopItem()

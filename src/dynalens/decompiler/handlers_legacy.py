@@ -31,6 +31,7 @@ from .legacy_structure import dead_after, unwinding_line
 from .profile import PROFILE
 from .statements import StatementWalker
 from . import handlers
+from . import branches
 
 _END_OF_HANDLERS = ("RERAISE", "END_FINALLY")
 
@@ -125,7 +126,7 @@ def _forward_jump_before(walker, h):
     """(index of the body's end, target) of the jump that skips the handlers, if any."""
     last = walker.instrs[h - 1] if h > 0 else None
     if last is not None and last.op == "JUMP" and last.target > h and \
-            not walker._is_loop_jump(last):
+            not branches._is_loop_jump(walker, last):
         return h - 1, last.target
     return h, None
 
@@ -154,7 +155,7 @@ def _legacy_try_except(walker, ins, h, stack, out):
             for q in range(start, min(end, walker.n)):
                 t = instrs[q].target
                 if instrs[q].op == "JUMP" and t is not None and t >= handlers_end and \
-                        not walker._is_loop_jump(instrs[q]) and (join is None or t < join):
+                        not branches._is_loop_jump(walker, instrs[q]) and (join is None or t < join):
                     join = t
     after_copy = None
     if not PROFILE.top_tested_while:  # 3.10 copies a short returning tail into each clause
@@ -356,7 +357,7 @@ def _bare_clause_end(walker, start, limit, clauses):
     for clause in clauses:
         for q in range(clause[3], min(clause[4], walker.n)):
             if instrs[q].op == "JUMP" and instrs[q].target > start and \
-                    not walker._is_loop_jump(instrs[q]):
+                    not branches._is_loop_jump(walker, instrs[q]):
                 join = instrs[q].target if join is None else min(join, instrs[q].target)
     if join is not None:
         return join
@@ -365,7 +366,7 @@ def _bare_clause_end(walker, start, limit, clauses):
             nxt = instrs[q + 1] if q + 1 < walker.n else None
             if nxt is None:
                 return q + 1
-            if nxt.op == "JUMP" and not walker._is_loop_jump(nxt):
+            if nxt.op == "JUMP" and not branches._is_loop_jump(walker, nxt):
                 return max(nxt.target, q + 2) if nxt.target <= limit else q + 2
             if nxt.op not in ("RETURN_VALUE", "JUMP", "LOAD_CONST"):
                 return q + 1

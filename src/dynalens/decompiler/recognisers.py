@@ -6,8 +6,8 @@ that one itself) and the functions that code below the family calls through ``EN
 Importing this module (render.py does) fills the registry.
 """
 
-from . import (annotate, cold_blocks, definitions, exception_groups, handlers, handlers_legacy,
-               inline_comprehensions, legacy_structure, patterns, type_params)
+from . import (annotate, branches, cold_blocks, definitions, exception_groups, handlers,
+               handlers_legacy, inline_comprehensions, legacy_structure, patterns, type_params)
 from .registry import ENTRY, OPCODES, chain
 from .statements import StatementWalker
 
@@ -79,3 +79,19 @@ ENTRY.exit_call_start = handlers._exit_call_start
 ENTRY.with_handler_end = handlers._with_handler_end
 ENTRY.cold_code = cold_blocks.cold_code
 ENTRY.warm_protected_end = cold_blocks.warm_protected_end
+
+# -- conditions, if / while / for, chained comparisons and the jumps that end them (branches.py;
+# FOR_ITER is the inline comprehension's first, above); the walker core asks do_while /
+# do_while_true where a loop starts
+OPCODES["JUMP"] = branches.op_JUMP
+OPCODES["JUMP_IF_FALSE_OR_POP"] = branches.op_JUMP_IF_FALSE_OR_POP
+OPCODES["JUMP_IF_TRUE_OR_POP"] = branches.op_JUMP_IF_TRUE_OR_POP
+OPCODES["POP_JUMP_IF_FALSE"] = branches.op_POP_JUMP_IF_FALSE
+OPCODES["POP_JUMP_IF_NONE"] = branches.op_POP_JUMP_IF_NONE
+OPCODES["POP_JUMP_IF_NOT_NONE"] = branches.op_POP_JUMP_IF_NOT_NONE
+OPCODES["POP_JUMP_IF_TRUE"] = branches.op_POP_JUMP_IF_TRUE
+OPCODES["SWAP"] = branches.op_SWAP
+ENTRY.break_target = branches._break_target
+ENTRY.is_loop_jump = branches._is_loop_jump
+ENTRY.do_while = branches.do_while
+ENTRY.do_while_true = branches.do_while_true

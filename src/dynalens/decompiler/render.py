@@ -8,7 +8,6 @@ the code object's ``co_qualname`` so the recompiled object has the same qualifie
 
 import ast
 
-from .branches import BranchMixin
 from .definitions import (COMPREHENSIONS, CO_ASYNC_GENERATOR, CO_COROUTINE, CO_GENERATOR,
                           arguments_of, is_lazy_value, lazy_value)
 from . import definitions, type_params
@@ -36,7 +35,7 @@ from .statements import AppendStmt, Context, StatementWalker
 CO_OPTIMIZED = 0x01
 
 
-class CodeWalker(BranchMixin, StatementWalker):
+class CodeWalker(StatementWalker):
     """The walker for one code object: statement, branch, handler and definition handlers."""
 
     def __init__(self, code, kind, session, relayout=False):

@@ -526,7 +526,7 @@ class StatementWalker(StackMachine):
                     break
             elif not (x.op == y.op and self._same_line(top, bottom) and (
                     same_argument(x, y) if x.target is None else
-                    y.target is not None and self.label(x.target) == self.label(y.target))):
+                    y.target is not None and self.exits.label(x.target) == self.exits.label(y.target))):
                 if not (x.op == y.op and self._same_line(top, bottom) and
                         x.target is not None and y.target is not None and
                         top < x.target < b and bottom < y.target <= j and
@@ -569,7 +569,7 @@ class StatementWalker(StackMachine):
         """Whether a jump to ``target`` leaves a loop the way falling into ``exit_`` does: the
         same label, or the jump there threaded (3.12+: a while's top test in a for body goes
         straight to the for's head, where the jump after the bottom test goes)."""
-        label = self.label
+        label = self.exits.label  # (branches.label: copies of one exit block are one label)
         if label(target) == label(exit_):
             return True
         after = self.instrs[exit_] if exit_ < self.n else None
@@ -693,6 +693,13 @@ class StatementWalker(StackMachine):
     _cold_code = None
     # handlers.py: index of a copied RERAISE in a finally body -> its end
     finally_reraise_ends = {}
+    # branches.py: the targets of the chunks beside the one being read; end of a range ->
+    # where the code goes on after it, when that is not the range's end (an if body whose way
+    # over the else is a jump from inside it, see op_FOR_ITER); line -> how many instructions
+    # are on it (_shares_line)
+    _sibling_targets = frozenset()
+    range_joins = {}
+    _line_counts = None
     kind = "function"
     made = 0
     disordered = False  # a SWAP reordered values: statements may run parts out of order
@@ -906,11 +913,11 @@ class StatementWalker(StackMachine):
         outer_first = loop is not None and backs and max(backs) > loop[1]
         inside = ctx.loop is not None and ctx.loop.head == i
         if loop is not None and not outer_first and not inside:
-            return self.do_while(i, loop, stack, out, ctx)
+            return ENTRY.do_while(self, i, loop, stack, out, ctx)
         if backs and not inside:
-            return self.do_while_true(i, self._last_back_edge(i, max(backs)), stack, out, ctx)
+            return ENTRY.do_while_true(self, i, self._last_back_edge(i, max(backs)), stack, out, ctx)
         if outer_first and inside and ctx.loop.kind == "while" and ctx.loop.last > loop[1]:
-            return self.do_while(i, loop, stack, out, ctx)
+            return ENTRY.do_while(self, i, loop, stack, out, ctx)
         return None
 
     def _last_back_edge(self, head, last):
