@@ -19,7 +19,6 @@ marker on the stack, so its unwinding before ``return``/``break`` needs no templ
 
 import ast
 import copy
-from types import MethodType
 
 from .annotate import CO_FUTURE_ANNOTATIONS, unstringify
 from .comparison_keys import same_argument
@@ -257,18 +256,6 @@ class ExitBlocks(object):
         """Where a jump to ``index`` goes, detached copies replaced by their virtual label."""
         return self.virtual.get(index, index)
 
-
-_HANDLERS = {}  # walker class -> {opname: function(walker, ins, stack, out)}
-
-
-def _handlers_of(cls):
-    """The opcode handlers of a walker class found so far: the recogniser families' (registry
-    OPCODES, filled once by recognisers.py), then the class's own op_* methods as walk() meets
-    them (looked up once per class, not per instruction: instances never override them)."""
-    found = _HANDLERS.get(cls)
-    if found is None:
-        found = _HANDLERS[cls] = dict(OPCODES)
-    return found
 
 
 def _falls_through(stmt):
@@ -618,7 +605,7 @@ class StatementWalker(StackMachine):
         try:
             i = start
             instrs = self.instrs
-            handlers = _handlers_of(type(self))
+            handlers = OPCODES  # opname -> handler(walker, ...) (registry.py, recognisers.py)
             # _skip and _structure_at have nothing to do at most instructions: their first
             # tests are repeated here, so those pay no call
             n = self.n
@@ -642,15 +629,9 @@ class StatementWalker(StackMachine):
                 ins = instrs[i]
                 before = len(out)
                 handler = handlers.get(ins.op)
-                if handler is not None:
-                    nxt = handler(self, ins, stack, out)
-                else:
-                    handler = getattr(self, "op_" + ins.op, None)
-                    if handler is None:
-                        self.fail("unsupported opcode", ins)
-                    if isinstance(handler, MethodType) and handler.__self__ is self:
-                        handlers[ins.op] = handler.__func__
-                    nxt = handler(ins, stack, out)
+                if handler is None:
+                    self.fail("unsupported opcode", ins)
+                nxt = handler(self, ins, stack, out)
                 # number new values in the order they were made: after SWAPs the stack order
                 # is not that order, and spilled values are assigned in it
                 made = self.made = self.made + 1
