@@ -31,7 +31,7 @@ their tuple *and* a success flag and sub-patterns index into the tuple
 (``PROFILE.match_success_flag`` in those two handlers), ``**rest`` is COPY_DICT_WITHOUT_KEYS,
 rotations are ROT_N; from 3.12 on (and sometimes before) the code after an or-pattern is a
 short exit that the compiler copies into every alternative instead of jumping to it, which
-:meth:`MatchMixin._or_pattern` reads as an alternative's "tail".
+:func:`_or_pattern` reads as an alternative's "tail".
 """
 
 import ast

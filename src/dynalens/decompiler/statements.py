@@ -457,7 +457,7 @@ class StatementWalker(StackMachine):
         # 3.12+: a handler laid out after the code jumps back to its join: not a loop
         cold = ()
         if PROFILE.cold_handlers:
-            # (kept for cold_blocks.ColdHandlerMixin.cold_code: the jumps are fixed by now)
+            # (kept for cold_blocks.cold_code: the jumps are fixed by now)
             cold = self._cold_code = exception_only_code(instrs)
         cold_backs = []
         for ins in instrs:
