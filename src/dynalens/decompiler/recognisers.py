@@ -5,16 +5,15 @@ walker core's; a family that refines another family's handler calls that one by 
 here) and the functions that code below the family calls through ``ENTRY``. Importing this
 module (render.py does) fills the registry; nothing else writes to it.
 
-Where a walk meets a construct: at an opcode, through this table; at a structure point (a
-protected range or a loop head starts at the index), through ``statements._structure_at``, which
-asks, in this order, ``ENTRY.do_try`` (except* first, then any other try), ``ENTRY.do_while``
-(a loop with a bottom test) and ``ENTRY.do_while_true`` (one without).
+Where a walk meets a construct: at an opcode, through the opcode table; at a structure point
+(a protected range or a loop head starts at the index), through ``STRUCTURE_POINTS``, in the
+order given at the end.
 """
 
 from . import (annotate, branches, cold_blocks, comprehension_bodies, definitions,
                exception_groups, handlers, handlers_legacy, inline_comprehensions, legacy_structure,
                patterns, type_params)
-from .registry import ENTRY, chain, register, register_core
+from .registry import ENTRY, STRUCTURE_POINTS, chain, register, register_core
 from .statements import StatementWalker
 
 # -- the walker core (expressions.py, statements.py): every opcode no family below claims
@@ -124,3 +123,13 @@ ENTRY.comprehension = definitions.comprehension
 ENTRY.generic_definition = definitions.generic_definition
 ENTRY.type_param_intrinsic = definitions.type_param_intrinsic
 ENTRY.is_generic_scope = type_params.is_generic_scope
+
+# -- structure points, in order (statements._structure_at): a try first (unless a loop that starts
+# at the same index holds it: then the loop), then a tested while, a while True, and the tested
+# while that opens a while True's body
+STRUCTURE_POINTS[:] = [
+    StatementWalker.try_here,  # -> ENTRY.do_try: except* first, then any other try
+    StatementWalker.tested_while_here,  # -> ENTRY.do_while
+    StatementWalker.while_true_here,  # -> ENTRY.do_while_true
+    StatementWalker.enclosed_tested_while_here,  # -> ENTRY.do_while
+]

@@ -13,6 +13,10 @@ on: the walker core's ``op_*`` methods (:func:`register_core`), then each family
 (an inline comprehension's ``FOR_ITER`` before the plain ``for`` loop's) registers its own and
 calls the one it refines by name, so two families never claim one opname.
 
+``STRUCTURE_POINTS``: where a construct starts at an index rather than at an opcode (a
+protected range, a loop head), the ordered list of the walker core's tests that hand it to the
+family that reads it.
+
 ``ENTRY``: the families' functions that code below them calls (the core asks ``ENTRY.do_try``
 to read a ``try`` that starts where it walks), each set by ``recognisers.py``.
 
@@ -43,6 +47,11 @@ def register(handlers):
             raise ValueError("two recogniser families claim %s" % opname)
         OPCODES[opname] = handler
         _CORE.discard(opname)
+
+
+# the structure points, in order: fn(walker, i, stack, out, ctx) -> where the walk goes on after
+# the construct that starts at i, or DECLINE (statements._structure_at asks them in this order)
+STRUCTURE_POINTS = []
 
 
 class Entries(object):

@@ -31,7 +31,7 @@ from .expressions import (
     TypeAliasValue, UnpackSlot, WithEnter, WithExit, const, name, store_ctx)
 from .instructions import IMPORT_FLAGS, KEEP_JUMPS, POP_JUMPS, instruction_lines
 from .profile import PROFILE
-from .registry import ENTRY, OPCODES
+from .registry import DECLINE, ENTRY, OPCODES, STRUCTURE_POINTS
 
 
 def _defines(function_name, stored_name):
@@ -870,11 +870,23 @@ class StatementWalker(StackMachine):
             self.restore(state)
 
     def _structure_at(self, i, stack, out, ctx):
-        """Start a construct at ``i`` if one starts here: try, while (the one that encloses
-        the other first, when both start here)."""
+        """Start a construct at ``i`` if one starts here: the first of the structure points
+        (registry.STRUCTURE_POINTS, in the order recognisers.py gives) that applies reads it;
+        where it goes on, or None."""
         if (i >= self.n or self.handler_at[i] is None) and i not in self.while_loops and \
                 i not in self.back_jumps:
             return None  # most instructions: nothing starts here (checked before any work)
+        for starts_here in STRUCTURE_POINTS:
+            nxt = starts_here(self, i, stack, out, ctx)
+            if nxt is not DECLINE:
+                return nxt
+        return None
+
+    # -- structure points (registered in recognisers.py): each reads the construct that starts
+    # at ``i`` through the registry, or returns DECLINE when none of its kind does
+    def try_here(self, i, stack, out, ctx):
+        """A try whose protected range starts at ``i``, unless a loop starting here holds it
+        (that loop is read first, the try inside its body)."""
         entries = self.chain(i)
         if entries:
             for e in reversed(entries):
@@ -885,6 +897,12 @@ class StatementWalker(StackMachine):
                 if not self._loop_encloses(i, e.target, ctx):
                     return ENTRY.do_try(self, i, e, stack, out, ctx)
                 break
+        return DECLINE
+
+    def _loop_heads(self, i, ctx):
+        """(tested while at ``i`` or None, back edges to ``i`` of a loop without a bottom test,
+        whether a `while True:` encloses a tested `while` that both start here, whether the
+        walk is inside the loop at ``i`` already)."""
         loop = self.while_loops.get(i)
         backs = self.back_jumps.get(i)
         if backs and self.instrs[i].op in ("FOR_ITER", "GET_ANEXT"):
@@ -893,13 +911,31 @@ class StatementWalker(StackMachine):
         # enclosing one's back edge lies past the inner one's bottom test
         outer_first = loop is not None and backs and max(backs) > loop[1]
         inside = ctx.loop is not None and ctx.loop.head == i
+        return loop, backs, outer_first, inside
+
+    def tested_while_here(self, i, stack, out, ctx):
+        """``while test:`` (its test copied to the bottom) starting at ``i``, unless a
+        `while True:` starting here encloses it."""
+        loop, backs, outer_first, inside = self._loop_heads(i, ctx)
         if loop is not None and not outer_first and not inside:
             return ENTRY.do_while(self, i, loop, stack, out, ctx)
+        return DECLINE
+
+    def while_true_here(self, i, stack, out, ctx):
+        """A loop without a bottom test (``while True:``, or a body that never ends) at ``i``."""
+        loop, backs, outer_first, inside = self._loop_heads(i, ctx)
         if backs and not inside:
-            return ENTRY.do_while_true(self, i, self._last_back_edge(i, max(backs)), stack, out, ctx)
+            return ENTRY.do_while_true(self, i, self._last_back_edge(i, max(backs)), stack, out,
+                                       ctx)
+        return DECLINE
+
+    def enclosed_tested_while_here(self, i, stack, out, ctx):
+        """The tested ``while`` that starts a `while True:` body at the same index, once the
+        walk is inside the enclosing loop."""
+        loop, backs, outer_first, inside = self._loop_heads(i, ctx)
         if outer_first and inside and ctx.loop.kind == "while" and ctx.loop.last > loop[1]:
             return ENTRY.do_while(self, i, loop, stack, out, ctx)
-        return None
+        return DECLINE
 
     def _last_back_edge(self, head, last):
         """The back edge that ends the loop at ``head``: ``last``, or (3.14+, where an inner
