@@ -74,6 +74,23 @@ def _negated_without_not(expr):
     return None if _holds_folding_not(flipped) else flipped
 
 
+def _assert_for(failing, msg):
+    """``assert`` for ``if failing: raise AssertionError(msg)``; ``if a: assert b`` where
+    ``failing`` is ``a and not b`` and no written test is both exact and one ``assert``: the
+    negation puts a ``not`` on an ``is``/``in`` comparison, which the compiler turns into
+    ``is not``/``not in`` (pickletools.dis: ``if markobject in before: assert before[-1] is
+    stackslice``)."""
+    test = negate(failing)
+    if isinstance(failing, ast.BoolOp) and isinstance(failing.op, ast.And) and \
+            _holds_folding_not(failing) and isinstance(test, ast.UnaryOp):
+        first = failing.values[:-1]
+        last = negate(failing.values[-1])
+        if not _holds_folding_not(last) and not any(_holds_folding_not(v) for v in first):
+            guard = first[0] if len(first) == 1 else ast.BoolOp(op=ast.And(), values=first)
+            return ast.If(test=guard, body=[ast.Assert(test=last, msg=msg)], orelse=[])
+    return ast.Assert(test=test, msg=msg)
+
+
 def _negation_folds(expr):
     """Whether the compiler turns ``not expr`` (or a part of it) into another operator
     (``in`` -> ``not in``, ``is`` -> ``is not``) rather than a negated jump."""
@@ -157,15 +174,19 @@ class _Jump(object):
 # -- reading chunks --------------------------------------------------------------------
 
 
-def read_chunk(walker, k, stack, limit, siblings=()):
+def read_chunk(walker, k, stack, limit, siblings=(), operand=False):
     """The chunk starting at ``k``, or None if the code there is not one.  ``siblings``
     are the targets of the chunks read so far: a jump to one of them ends this chunk
-    (it is the next test of the same condition, not a conditional expression inside)."""
+    (it is the next test of the same condition, not a conditional expression inside).
+    ``operand``: the chunk is an operand of a value ``and``/``or`` joining at ``limit``,
+    so an ``and``/``or`` that joins before ``limit`` lies inside the operand."""
     if k >= limit or k >= walker.n:
         return None
     trial = list(stack)
-    saved = walker._sibling_targets
+    saved = walker._sibling_targets, walker._operand_end, walker._chunk_depth
     walker._sibling_targets = frozenset(c.jump.target for c in siblings)
+    walker._operand_end = limit if operand else -1
+    walker._chunk_depth = len(stack) + 1
     state = walker.fork()
     try:
         _, stop = walker.walk(k, limit, trial, walker.ctx, out=_NoStatements(), chunk_mode=True)
@@ -175,7 +196,7 @@ def read_chunk(walker, k, stack, limit, siblings=()):
     except (NotAChunk, DecompilationError):
         pass
     finally:
-        walker._sibling_targets = saved
+        walker._sibling_targets, walker._operand_end, walker._chunk_depth = saved
     walker.restore(state)
     return None
 
@@ -408,18 +429,27 @@ def chain_compare(walker, ins, stack, out):
 def _cleanup_before_false_branch(walker, start, cleanup):
     """The final comparison of a chain tested by a jump whose target is just after the
     cleanup (``POP_TOP`` at ``cleanup``), with nothing that falls into the cleanup from
-    before it; None otherwise."""
+    before it; None otherwise. In a loop the false branch may be the jump back to the
+    loop head that the cleanup goes on with (``for ...: if a < b < c: return``): the final
+    test jumps there itself (the compiler threads its jump to that jump)."""
     instrs = walker.instrs
     if cleanup + 1 >= walker.n or instrs[cleanup].op != "POP_TOP" or \
             instrs[cleanup - 1].op not in _NO_FALL_THROUGH:
         return None
+    after = instrs[cleanup + 1]
+    false_branch = [cleanup + 1]
+    if after.op == "JUMP" and after.target < cleanup:
+        false_branch.append(after.target)
+        if cleanup + 2 < walker.n and instrs[cleanup + 2].op == "JUMP" and \
+                instrs[cleanup + 2].target == after.target:
+            false_branch.append(cleanup + 2)  # (3.8-3.10: the same jump once more)
     final = None
     for j in range(start + 4, cleanup):
         jump = instrs[j]
         if _link_at(walker, j - 3, cleanup):
             final = None  # a later link: the final comparison comes after it
         elif final is None and jump.op in POP_JUMPS and \
-                cleanup + 1 in (jump.target, jump.original_target) and \
+                (jump.target in false_branch or jump.original_target in false_branch) and \
                 instrs[j - 1].op in _COMPARES:
             final = j - 1
     return final
@@ -493,9 +523,14 @@ def _copied_cleanup(walker, start, cleanup):
 
 def conditional(walker, ins, stack, out):
     if walker.chunk_mode:
-        if ins.op in KEEP_JUMPS and ins.index < ins.target < walker.n and \
-                walker.instrs[ins.target].op in _TESTS:
-            # a value `and`/`or` whose result another test takes: part of this chunk
+        if ins.op in KEEP_JUMPS and ins.index < ins.target < walker.n and (
+                walker.instrs[ins.target].op in _TESTS or len(stack) > walker._chunk_depth or
+                ins.target < walker._operand_end and ins.target not in walker._sibling_targets):
+            # a value `and`/`or` whose result another test takes, one that is an operand
+            # of an operation still waiting on the stack (`f(a or b)`: a chunk ends with
+            # one new value), or one inside an operand of a value `and`/`or` (`c or -(a or
+            # b)`: it joins before the operand ends, where an operation takes its value):
+            # part of this chunk
             walker.chunk_mode = False
             try:
                 return conditional(walker, ins, stack, out)
@@ -518,7 +553,7 @@ def conditional(walker, ins, stack, out):
     while True:
         if join is not None:
             # value context: the rest up to the join is either more chunks or the last value
-            c = read_chunk(walker, k, stack, join, chunks)
+            c = read_chunk(walker, k, stack, join, chunks, operand=True)
             if c is not None:
                 if c.jump.op in KEEP_JUMPS and c.jump.target != join:
                     break
@@ -1042,7 +1077,7 @@ def _as_assert(node):
     only = node.body[0]
     if isinstance(only, ast.Assert) and isinstance(only.test, ast.Constant) and \
             only.test.value is False:
-        return ast.Assert(test=negate(node.test), msg=only.msg)
+        return _assert_for(node.test, only.msg)
     if not isinstance(only, ast.Raise):
         return None
     exc = node.body[0].exc
@@ -1051,7 +1086,7 @@ def _as_assert(node):
         exc, msg = exc.func, exc.args[0]
     if not getattr(exc, "_assertion", False) or node.body[0].cause is not None:
         return None
-    return ast.Assert(test=negate(node.test), msg=msg)
+    return _assert_for(node.test, msg)
 
 _TERMINAL_STATEMENTS = (ast.Return, ast.Raise, ast.Break, ast.Continue)
 

@@ -679,6 +679,8 @@ class StatementWalker(StackMachine):
     # over the else is a jump from inside it, see op_FOR_ITER); line -> how many instructions
     # are on it (_shares_line)
     _sibling_targets = frozenset()
+    _operand_end = -1  # reading an operand of a value and/or that joins here (read_chunk)
+    _chunk_depth = 1 << 30  # the stack's depth when the chunk being read ends
     range_joins = {}
     _line_counts = None
     kind = "function"
@@ -1027,7 +1029,10 @@ class StatementWalker(StackMachine):
     def _store(self, target, ins, stack, out):
         value = self.pop(stack, ins)
         if stack and stack[-1] is value and isinstance(target, ast.Name) and isinstance(value, ast.expr) \
-                and not self._next_is_store(ins.index + 1):
+                and not self._next_is_store(ins.index + 1) and \
+                not (out and isinstance(out[-1], ast.Assign) and out[-1].value is value):
+            # (a name between attribute or subscript targets of a chained assignment, `a.x =
+            # b = c.y = v`, is one more of its targets: a walrus stores before any target)
             stack[-1] = ast.NamedExpr(target=target, value=value)
             return
         self.emit_assign(target, value, out, ins)
