@@ -30,6 +30,7 @@ from .expressions import (
     ImportValue, IterMarker, LoopItem, Marker, Null, PrevExc, StackMachine, UnpackBuilder,
     TypeAliasValue, UnpackSlot, WithEnter, WithExit, const, name, store_ctx)
 from .instructions import IMPORT_FLAGS, KEEP_JUMPS, POP_JUMPS, instruction_lines
+from .line_breaks import STORE_LINE
 from .profile import PROFILE
 from .registry import DECLINE, ENTRY, OPCODES, STRUCTURE_POINTS
 
@@ -973,6 +974,8 @@ class StatementWalker(StackMachine):
         if isinstance(value, UnpackSlot):
             builder = value.builder
             builder.targets[value.position] = target
+            if not getattr(getattr(self, "session", None), "generated", False):
+                setattr(target, STORE_LINE, self.lines[ins.index])  # (line_breaks.py)
             if builder.complete():
                 tgt = builder.as_target()
                 if builder.parent is not None:
