@@ -73,6 +73,23 @@ def _negated_without_not(expr):
     return None if _holds_folding_not(flipped) else flipped
 
 
+def _assert_for(failing, msg):
+    """``assert`` for ``if failing: raise AssertionError(msg)``; ``if a: assert b`` where
+    ``failing`` is ``a and not b`` and no written test is both exact and one ``assert``: the
+    negation puts a ``not`` on an ``is``/``in`` comparison, which the compiler turns into
+    ``is not``/``not in`` (pickletools.dis: ``if markobject in before: assert before[-1] is
+    stackslice``)."""
+    test = negate(failing)
+    if isinstance(failing, ast.BoolOp) and isinstance(failing.op, ast.And) and \
+            _holds_folding_not(failing) and isinstance(test, ast.UnaryOp):
+        first = failing.values[:-1]
+        last = negate(failing.values[-1])
+        if not _holds_folding_not(last) and not any(_holds_folding_not(v) for v in first):
+            guard = first[0] if len(first) == 1 else ast.BoolOp(op=ast.And(), values=first)
+            return ast.If(test=guard, body=[ast.Assert(test=last, msg=msg)], orelse=[])
+    return ast.Assert(test=test, msg=msg)
+
+
 def _negation_folds(expr):
     """Whether the compiler turns ``not expr`` (or a part of it) into another operator
     (``in`` -> ``not in``, ``is`` -> ``is not``) rather than a negated jump."""
@@ -1033,7 +1050,7 @@ class BranchMixin(object):
         only = node.body[0]
         if isinstance(only, ast.Assert) and isinstance(only.test, ast.Constant) and \
                 only.test.value is False:
-            return ast.Assert(test=negate(node.test), msg=only.msg)
+            return _assert_for(node.test, only.msg)
         if not isinstance(only, ast.Raise):
             return None
         exc = node.body[0].exc
@@ -1042,7 +1059,7 @@ class BranchMixin(object):
             exc, msg = exc.func, exc.args[0]
         if not getattr(exc, "_assertion", False) or node.body[0].cause is not None:
             return None
-        return ast.Assert(test=negate(node.test), msg=msg)
+        return _assert_for(node.test, msg)
 
     _TERMINAL_STATEMENTS = (ast.Return, ast.Raise, ast.Break, ast.Continue)
 

@@ -31,6 +31,7 @@ from .expressions import (
     ImportValue, IterMarker, LoopItem, Marker, Null, PrevExc, StackMachine, UnpackBuilder,
     TypeAliasValue, UnpackSlot, WithEnter, WithExit, const, name, store_ctx)
 from .instructions import IMPORT_FLAGS, KEEP_JUMPS, POP_JUMPS, instruction_lines
+from .line_breaks import STORE_LINE
 from .profile import PROFILE
 from .registry import ENTRY, OPCODES
 
@@ -941,6 +942,8 @@ class StatementWalker(StackMachine):
         if isinstance(value, UnpackSlot):
             builder = value.builder
             builder.targets[value.position] = target
+            if not getattr(getattr(self, "session", None), "generated", False):
+                setattr(target, STORE_LINE, self.lines[ins.index])  # (line_breaks.py)
             if builder.complete():
                 tgt = builder.as_target()
                 if builder.parent is not None:
@@ -997,7 +1000,10 @@ class StatementWalker(StackMachine):
     def _store(self, target, ins, stack, out):
         value = self.pop(stack, ins)
         if stack and stack[-1] is value and isinstance(target, ast.Name) and isinstance(value, ast.expr) \
-                and not self._next_is_store(ins.index + 1):
+                and not self._next_is_store(ins.index + 1) and \
+                not (out and isinstance(out[-1], ast.Assign) and out[-1].value is value):
+            # (a name between attribute or subscript targets of a chained assignment, `a.x =
+            # b = c.y = v`, is one more of its targets: a walrus stores before any target)
             stack[-1] = ast.NamedExpr(target=target, value=value)
             return
         self.emit_assign(target, value, out, ins)
