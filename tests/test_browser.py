@@ -164,6 +164,35 @@ def test_code_is_coloured_in_the_page_and_keeps_its_links(browser, tmp_path):
     page.close()
 
 
+def test_huge_blocks_stay_uncoloured_but_linked(browser, tmp_path):
+    """Colouring a generated file of megabytes would hold the tab up when it is unfolded."""
+    import json
+
+    from dynalens.report.api import write_report
+    from dynalens.report.synthetic import make_dump
+
+    dump = tmp_path / "dump"
+    make_dump(str(dump), functions=1, compiles_per_function=2)
+    index = json.loads((dump / "index.json").read_text())
+    rel = next(c for c in index["compiles"] if c["compile_id"] == "0/1")[
+        "transformed_code"]["file"]
+    with open(dump / rel, "a") as f:
+        f.write("    y = __compiled_fn_2(a, b)  # %s\n" % ("z" * 60) * 5000)   # ~500 kB
+    page, errors = _coloured_page(browser, write_report(str(dump)))
+    transformed = page.locator("#c-0-1-transformed")
+    _unfold(transformed)
+    pre = transformed.locator("pre")
+    expect(pre.locator("a.xref", has_text="__compiled_fn_2").last).to_be_attached()
+    assert pre.locator("a.xref").count() > 5000
+    assert pre.locator("span.token").count() == 0
+    # a small block of the same page is coloured
+    guards = page.locator("#c-0-1-guards")
+    _unfold(guards)
+    expect(guards.locator("pre span.token.keyword").first).to_be_visible()
+    assert not errors, errors
+    page.close()
+
+
 def test_code_stays_readable_and_linked_when_the_highlighter_fails(browser, tmp_path):
     from dynalens.report.api import write_report
     from dynalens.report.synthetic import make_dump
