@@ -128,8 +128,12 @@ def annotate_owner(body, code=None):
 def place_annotations(stmts, annotations):
     """Put ``x: T`` back into a module or class body from its ``__annotate__``: an assignment
     to ``x`` after the previous annotation becomes ``x: T = value``; an annotation without one
-    (it compiles to nothing in the body) is written where the order of the dict needs it."""
+    (it compiles to nothing in the body) is written where the order of the dict needs it,
+    never before the docstring (the compiler stores ``__doc__`` first, whatever follows)."""
     at = 0
+    if stmts and isinstance(stmts[0], ast.Expr) and isinstance(stmts[0].value, ast.Constant) \
+            and isinstance(stmts[0].value.value, str):
+        at = 1
     for ann in annotations:
         key = ann.target.id
         for k in range(at, len(stmts)):

@@ -693,9 +693,9 @@ class BranchMixin(object):
         if false < true:
             # a jump back to the loop head: `if not test: continue`
             if loop is not None and false in loop.continue_targets:
-                if ins.index == loop.last and true == ins.index + 1 and \
-                        loop.kind in ("while", "while-top"):
+                if true - 1 == loop.last and loop.kind in ("while", "while-top"):
                     # the back edge itself is conditional: falling through leaves the loop
+                    # (the last of the test's jumps: `if a or b: break`)
                     out.append(ast.If(test=test, body=[ast.Break()], orelse=[]))
                     return true
                 if PROFILE.expanded_backward_jumps and true < end and (
@@ -1328,14 +1328,15 @@ class BranchMixin(object):
             break_target, else_end, nxt = false, None, body_end
             tail = self.instrs[exit_ - 1]
             exit_copy = None
+            tested_last = tail.op in POP_JUMPS and tail.target == head
             if PROFILE.while_tested_at_top_only_again and false <= self.range_end:
-                exit_copy = self._break_into_exit_copy(exit_, false)
+                exit_copy = self._break_into_exit_copy(exit_, false, tested_last)
             if exit_copy is not None:
                 # 3.14: statements, then `break`, end the body after its back edges: the
                 # break falls into a copy of the small exit the loop's test leaves to
                 loop = Loop(head, (head,), false, exit_ - 1, "while-top", body_start=body_start)
                 body, _ = self.walk(body_start, exit_copy, list(stack), ctx.but(loop=loop))
-                if not _break_where_it_falls(body, tail.op in POP_JUMPS and tail.target == head):
+                if not _break_where_it_falls(body, tested_last):
                     return None
                 out.append(ast.While(test=test, body=body, orelse=[]))
                 return false
@@ -1372,16 +1373,30 @@ class BranchMixin(object):
         if test is None:
             return None
         loop = Loop(head, (head,), leave, exit_ - 1, "while-top", body_start=k + 1)
+        tail = self.instrs[exit_ - 1]
+        if exit_ < leave <= self.range_end and tail.op in POP_JUMPS and tail.target == head:
+            # the body ends with `if c: statements` laid out after the back edge (as in
+            # _while_without_bottom_test), up to where the test leaves to
+            stop = self._break_into_exit_copy(exit_, leave, True)
+            if stop is not None:
+                state = self.fork()
+                body, _ = self.walk(k + 1, stop, list(stack), ctx.but(loop=loop))
+                if _break_where_it_falls(body, True):
+                    out.append(ast.While(test=test, body=body, orelse=[]))
+                    return leave
+                self.restore(state)
         body, _ = self.walk(k + 1, exit_, list(stack), ctx.but(loop=loop))
         out.append(ast.While(test=test, body=body or [ast.Pass()], orelse=[]))
         return exit_
 
-    def _break_into_exit_copy(self, start, stop):
+    def _break_into_exit_copy(self, start, stop, tested_last=False):
         """Where the loop body's last statements, laid out after its back edges [start, ...),
         fall into the loop's exit ``stop`` (a ``break``: 3.14 lays the body of the last
         ``if`` there): ``stop`` itself when they fall into it, or the start of a copy of the
-        small returning block at ``stop`` that ends [start, stop). None when [start, stop)
-        is not such statements."""
+        small returning block at ``stop`` that ends [start, stop). Where the last back edge
+        is conditional (``tested_last``: the body ends with ``if c: statements``), statements
+        that leave by themselves (a raise, a return) are that if's whole body: ``stop`` too.
+        None when [start, stop) is not such statements."""
         if stop <= start or any(
                 ins.target is not None and start < ins.target < stop and
                 not start <= ins.index < stop for ins in self.instrs):
@@ -1397,9 +1412,12 @@ class BranchMixin(object):
         begin = stop - length
         if end >= limit or begin <= start or any(
                 self.instrs[k].target is not None for k in range(stop, end + 1)) or any(
-                self.instrs[k].is_target for k in range(begin + 1, stop)):
-            return None
-        return begin if self._same_code(begin, stop, length) else None
+                self.instrs[k].is_target for k in range(begin + 1, stop)) or \
+                not self._same_code(begin, stop, length):
+            # no copy: statements that leave by themselves (`if c: x; raise E`) are that
+            # if's whole body, no break
+            return stop if tested_last and last.op in _LEAVING else None
+        return begin
 
     def _copied_after_loop(self, start, stop):
         """Where the returning block [start, stop) (the code after a loop, copied into the
@@ -1456,6 +1474,10 @@ class BranchMixin(object):
         return exit_
 
 
+_LEAVING = frozenset(["RETURN_VALUE", "RAISE_VARARGS", "RERAISE"])
+_LEAVING_STATEMENTS = (ast.Return, ast.Raise)
+
+
 def _break_where_it_falls(body, tested_last):
     """End a loop body read up to a copy of the loop's exit with the ``break`` that falls into
     it. When the body's last test jumped back (``tested_last``), the statements before the
@@ -1465,7 +1487,8 @@ def _break_where_it_falls(body, tested_last):
         last = body[-1] if body else None
         if isinstance(last, ast.If) and not last.orelse and last.body and \
                 not isinstance(last.body[-1], ast.Break):
-            last.body.append(ast.Break())  # `if test: statements` (test of several jumps)
+            if not isinstance(last.body[-1], _LEAVING_STATEMENTS):
+                last.body.append(ast.Break())  # `if test: statements` (test of several jumps)
             return True
         # or the walk read the test that jumps back as `if test: break`, and the statements
         # after it as the body's: they are that if's, before its break
@@ -1477,6 +1500,8 @@ def _break_where_it_falls(body, tested_last):
                     return False
                 stmt.body[:0] = body[k + 1:]
                 del body[k + 1:]
+                if isinstance(stmt.body[-2], _LEAVING_STATEMENTS):
+                    stmt.body.pop()  # (`if test: x; raise E`: no break after it)
                 return True
         return False
     if not body or isinstance(body[-1], (ast.Break, ast.Continue, ast.Return, ast.Raise)):
