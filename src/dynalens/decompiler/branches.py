@@ -13,7 +13,7 @@ import ast
 from .expressions import (ITER_SLOTS, FunctionValue, IterMarker, LoopItem, PrevExc, StackMachine,
                           UnpackBuilder, UnpackSlot, const, name)
 from .cfg import NO_FALLTHROUGH
-from .instructions import KEEP_JUMPS, NONE_JUMPS, POP_JUMPS
+from .instructions import KEEP_JUMPS, NONE_JUMPS, POP_JUMPS, raw_instructions, raw_lines
 from .profile import PROFILE
 from .statements import Chunk, ChunkEnd, Loop, NotAChunk, _NoStatements
 from .errors import DecompilationError
@@ -734,6 +734,16 @@ class BranchMixin(object):
                 return true
             self.fail("backward conditional jump outside a loop", ins)
         if loop is not None and false == loop.break_target and false >= end:
+            if PROFILE.while_tested_at_top_only_again and true < end == loop.last + 1 and \
+                    self._break_line_at(false):
+                # 3.14: `if test: rest-of-body else: break`, the break a NOP on its own
+                # line where the loop's exit starts (a written `if not test: break` puts
+                # its break right after the test)
+                body, _ = self.walk(true, end, list(stack), ctx)
+                if body and isinstance(body[-1], ast.Continue):
+                    body.pop()  # the loop's own back edge
+                out.append(ast.If(test=test, body=body or [ast.Pass()], orelse=[ast.Break()]))
+                return end
             out.append(ast.If(test=negate(test), body=[ast.Break()], orelse=[]))
             return true
         if any(isinstance(v, ast.expr) for v in stack):
@@ -1127,6 +1137,24 @@ class BranchMixin(object):
         if t >= self.range_end or t in self.cold_joins:
             return None  # the end of the construct, or of a 3.12+ cold handler's clause
         self.fail("unstructured jump", ins)
+
+    _lone_nops = None  # offsets of the raw instructions right after a NOP alone on its line
+
+    def _break_line_at(self, k):
+        """Whether a ``break`` that falls into the code after its loop comes right before
+        instruction ``k``: a line-number NOP alone on its line (normalization drops it)."""
+        if k >= self.n:
+            return False
+        found = self._lone_nops
+        if found is None:
+            found = self._lone_nops = set()
+            raws = raw_instructions(self.code)
+            lines = raw_lines(raws)
+            for j in range(1, len(raws) - 1):
+                if raws[j].opname == "NOP" and lines[j] is not None and \
+                        lines[j - 1] != lines[j] != lines[j + 1]:
+                    found.add(raws[j + 1].offset)
+        return self.instrs[k].offset in found
 
     def _falls_to_back_edge(self, ins, loop):
         """Whether the jump to the loop head ``ins`` is a copy of the back edge right after
