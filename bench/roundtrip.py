@@ -16,6 +16,13 @@ Only the standard library is used, so the same script runs on CPython 3.8-3.15 a
     python bench/roundtrip.py --baseline     # hand verify() the true source: must be 100%
     python bench/roundtrip.py --strict       # also count outputs exact under verify(strict=True)
     python bench/roundtrip.py --strict --strict-failures OUT   # ... and write the strict misses
+    python bench/roundtrip.py --digest       # one hash over every output and verdict
+
+--digest prints a SHA-256 over every code object's output text (or its error's last line) and
+verdict, in walk order: a pure refactor of the decompiler must leave it unchanged, so two runs
+(before and after, same interpreter, same files) compare in one line. Set PYTHONHASHSEED=0
+(or any fixed value) for it: a frozenset constant (``x in {'a', 'b'}``) prints in the order of
+its strings' hashes, which differ from run to run otherwise.
 
 --strict adds the strict figure: of the exact outputs, how many are still exact when what the
 compiler decides from line layout counts too (NOPs, superinstructions, jump forms; see
@@ -24,6 +31,7 @@ verify.py). With --baseline unparse it gives the ceiling an ast-based renderer c
 
 import argparse
 import collections
+import hashlib
 import io
 import json
 import os
@@ -195,6 +203,13 @@ class FileResult(object):
         self.strict_failures = []  # --strict-failures: (kind, qualname, cause, difference,
         #                            decompiled source, the original's lines)
         self.source_lines = None  # the file's lines, kept for --strict-failures
+        self.digest = ""  # hex SHA-256 chained over every output (or error) and verdict
+
+
+def _digest_text(result, text):
+    """Chain ``text`` into the file's digest (kept as a string so results pickle for -j)."""
+    result.digest = hashlib.sha256((result.digest + "\0" + text).encode(
+        "utf-8", "surrogatepass")).hexdigest()
 
 
 def _qualname(code):
@@ -207,6 +222,7 @@ def round_trip(code, kind, decompile_code, result, keep_sources, true_source, qu
     exact = _round_trip(code, kind, decompile_code, result, keep_sources, true_source)
     cause = "exact" if exact else result.failures[-1][2]
     result.verdicts.append((qualname or _qualname(code), code.co_firstlineno, cause))
+    _digest_text(result, "%s %s" % (qualname or _qualname(code), cause))
     return exact
 
 
@@ -222,6 +238,7 @@ def _round_trip(code, kind, decompile_code, result, keep_sources, true_source):
         result.seconds[kind] += time.perf_counter() - started
         result.seconds[kind + "_cpu"] += time.process_time() - started_cpu
         cause = bucket_for_error(exc)
+        _digest_text(result, str(exc))
         result.buckets[cause] += 1
         result.failures.append((kind, _qualname(code), cause, str(exc), None))
         return False
@@ -233,11 +250,13 @@ def _round_trip(code, kind, decompile_code, result, keep_sources, true_source):
         if len(result.tracebacks) < MAX_TRACEBACKS:
             result.tracebacks.append("%s (%s):\n%s" % (_qualname(code), result.path, formatted))
         cause = "crash: " + formatted.strip().splitlines()[-1][:70]
+        _digest_text(result, formatted.strip().splitlines()[-1])  # (not the line numbers)
         result.buckets[cause] += 1
         result.failures.append((kind, _qualname(code), cause, formatted, None))
         return False
     result.seconds[kind] += time.perf_counter() - started
     result.seconds[kind + "_cpu"] += time.process_time() - started_cpu
+    _digest_text(result, text if isinstance(text, str) else text.decode("utf-8", "replace"))
 
     outcome = verify(code, text)
     if outcome:
@@ -601,6 +620,10 @@ def summarize(results, wall, options):
     summary["peak_rss_mib"] = _round(peak_rss_mib())
     summary["failures_by_cause"] = buckets.most_common(options.top)
     summary["first_tracebacks"] = tracebacks[:MAX_TRACEBACKS]
+    if options.digest:
+        # (file paths left out: the same files under another root give the same digest)
+        summary["digest"] = hashlib.sha256(" ".join(
+            r.digest for r in results).encode("ascii")).hexdigest()
     return summary
 
 
@@ -660,6 +683,10 @@ def print_summary(summary, out):
             "%s MiB" % summary["peak_rss_mib"] if summary["peak_rss_mib"] is not None
             else "n/a (no resource module; use --memory)"),
     ]
+    if "digest" in summary:
+        lines.append("digest of outputs and verdicts: %s%s" % (
+            summary["digest"], "" if os.environ.get("PYTHONHASHSEED") else
+            " (PYTHONHASHSEED not set: frozenset constants print in a random order)"))
     if "traced_peak_mib" in summary:
         lines.append("peak traced memory, one file:   %s MiB" % summary["traced_peak_mib"])
     if summary["failures_by_cause"]:
@@ -735,6 +762,9 @@ def parse_args(argv):
                         help="(implies --strict) write every output that is exact but not "
                              "strictly exact, with the original's lines and the decompiled "
                              "source")
+    parser.add_argument("--digest", action="store_true",
+                        help="print one SHA-256 over every output text and verdict (the "
+                             "check of a pure refactor: it must not change)")
     parser.add_argument("--verdicts", metavar="PATH",
                         help="write every code object's verdict (bench/ratchet.py reads it)")
     parser.add_argument("--ratchet", nargs="?", const="", metavar="BASELINE",

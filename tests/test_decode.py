@@ -18,7 +18,7 @@ SRC = os.path.join(os.path.dirname(HERE), "src")
 if SRC not in sys.path:
     sys.path.insert(0, SRC)
 
-from dynalens.decompiler.decode import decode  # noqa: E402
+from dynalens.decompiler.decode import decode, nop_lines, unit_lines  # noqa: E402
 
 _FIELDS = ("opname", "opcode", "arg", "argval", "argrepr", "offset", "starts_line",
            "is_jump_target")
@@ -60,10 +60,45 @@ def differences(code):
                              % (where, want.offset, have.jump_target, want.argval))
         if len(found) > 20:
             break
+    by_unit = unit_lines(code)
+    if by_unit is not None:
+        carried = [line for _, line in _lines_from_dis(expected)]
+        read = [by_unit[ins.offset // 2] for ins in expected]
+        if read != carried:
+            found.append("%s: unit_lines() gives %r, dis %r" % (where, read, carried))
+    lines = nop_lines(code)
+    if lines is not None and lines != _nop_lines_from_dis(expected):
+        found.append("%s: nop_lines() gives %r, dis %r"
+                     % (where, lines, _nop_lines_from_dis(expected)))
     for const in code.co_consts:
         if hasattr(const, "co_code"):
             found.extend(differences(const))
     return found
+
+
+def _lines_from_dis(instructions):
+    """(instruction, its line) from dis: its line number (3.13+) or the last line that
+    started at or before it."""
+    line = None
+    for ins in instructions:
+        if sys.version_info >= (3, 13):
+            line = ins.line_number
+        elif ins.starts_line is not None:
+            line = ins.starts_line
+        yield ins, line
+
+
+def _nop_lines_from_dis(instructions):
+    """(NOP lines, other lines) from dis's instructions."""
+    nops, other = [], set()
+    for ins, line in _lines_from_dis(instructions):
+        if line is None:
+            continue
+        if ins.opname == "NOP":
+            nops.append(line)
+        else:
+            other.add(line)
+    return nops, other
 
 
 def _compile(source, path):

@@ -12,6 +12,7 @@ it: a ``def`` with those annotations, or annotated names in the owning class or 
 import ast
 
 from .expressions import name
+from .registry import DECLINE
 
 # How the owner of a standalone ``__annotate__`` is called in the output; the owner's own code
 # object is not the one being reproduced, so its name is free.
@@ -221,29 +222,27 @@ def _find_markers(block, top, markers):
             _find_markers(part.body, holder, markers)
 
 
-class AnnotationMixin(object):
-    """Module and class bodies (3.14+) store their ``__annotate__`` function: no statement, its
-    annotations are put back by :func:`place_annotations`."""
-
-    annotations_found = ()
-
-    def _assign(self, target, value, out, ins):
-        code = None  # (the name first: every store of every walk comes through here)
-        if isinstance(target, ast.Name) and target.id in ("__annotate__", "__annotate_func__"):
-            code = getattr(value, "code", None)
-        if code is not None and code.co_name == "__annotate__" and \
-                self.kind in ("module", "class"):
-            found = annotate_owner(self.decompile_nested(code, "function"), code)
-            if not found or not all(isinstance(s, ast.AnnAssign) for s in found):
-                self.fail("unrecognised __annotate__ function", ins)
-            self.annotations_found = list(self.annotations_found) + found
-            return None
-        return super(AnnotationMixin, self)._assign(target, value, out, ins)
-
-    def op_ANNOTATED(self, ins, stack, out):
-        """``__conditional_annotations__.add(i)``: annotation ``i`` ran here; a marker that
-        :func:`place_annotations` replaces with the annotation."""
-        marker = ast.Pass()
-        marker._annotated = ins.argval
-        out.append(marker)
+def assign_annotate_function(walker, target, value, out, ins):
+    """A step of the store chain (recognisers.py): module and class bodies (3.14+) store their
+    ``__annotate__`` function; no statement, its annotations are put back by
+    :func:`place_annotations` (they collect in ``walker.annotations_found``)."""
+    code = None  # (the name first: every store of every walk comes through here)
+    if isinstance(target, ast.Name) and target.id in ("__annotate__", "__annotate_func__"):
+        code = getattr(value, "code", None)
+    if code is not None and code.co_name == "__annotate__" and \
+            walker.kind in ("module", "class"):
+        found = annotate_owner(walker.decompile_nested(code, "function"), code)
+        if not found or not all(isinstance(s, ast.AnnAssign) for s in found):
+            walker.fail("unrecognised __annotate__ function", ins)
+        walker.annotations_found = list(walker.annotations_found) + found
         return None
+    return DECLINE
+
+
+def op_ANNOTATED(walker, ins, stack, out):
+    """``__conditional_annotations__.add(i)`` (the pseudo-instruction ``ANNOTATED i``):
+    annotation ``i`` ran here; a marker that :func:`place_annotations` replaces with the
+    annotation."""
+    marker = ast.Pass()
+    marker._annotated = ins.argval
+    out.append(marker)

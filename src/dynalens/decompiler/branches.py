@@ -17,7 +17,9 @@ from .instructions import KEEP_JUMPS, NONE_JUMPS, POP_JUMPS, raw_instructions, r
 from .profile import PROFILE
 from .statements import Chunk, ChunkEnd, Loop, NotAChunk, _NoStatements
 from .errors import DecompilationError
+from . import legacy_structure
 from .legacy_structure import else_jump_after
+from .registry import ENTRY
 
 # body ends after which 3.8/3.9 keep the (dead) jump over an else
 _ELSE_JUMP_KEPT = frozenset(["RAISE_VARARGS", "RERAISE", "JUMP"])
@@ -153,16 +155,22 @@ class BranchMixin(object):
 
     # -- reading chunks --------------------------------------------------------------------
     _sibling_targets = frozenset()
+    _operand_end = -1  # reading an operand of a value and/or that joins here (see below)
+    _chunk_depth = 1 << 30  # the stack's depth when the chunk being read ends
 
-    def read_chunk(self, k, stack, limit, siblings=()):
+    def read_chunk(self, k, stack, limit, siblings=(), operand=False):
         """The chunk starting at ``k``, or None if the code there is not one.  ``siblings``
         are the targets of the chunks read so far: a jump to one of them ends this chunk
-        (it is the next test of the same condition, not a conditional expression inside)."""
+        (it is the next test of the same condition, not a conditional expression inside).
+        ``operand``: the chunk is an operand of a value ``and``/``or`` joining at ``limit``,
+        so an ``and``/``or`` that joins before ``limit`` lies inside the operand."""
         if k >= limit or k >= self.n:
             return None
         trial = list(stack)
-        saved = self._sibling_targets
+        saved = self._sibling_targets, self._operand_end, self._chunk_depth
         self._sibling_targets = frozenset(c.jump.target for c in siblings)
+        self._operand_end = limit if operand else -1
+        self._chunk_depth = len(stack) + 1
         state = self.fork()
         try:
             _, stop = self.walk(k, limit, trial, self.ctx, out=_NoStatements(), chunk_mode=True)
@@ -172,7 +180,7 @@ class BranchMixin(object):
         except (NotAChunk, DecompilationError):
             pass
         finally:
-            self._sibling_targets = saved
+            self._sibling_targets, self._operand_end, self._chunk_depth = saved
         self.restore(state)
         return None
 
@@ -394,18 +402,27 @@ class BranchMixin(object):
     def _cleanup_before_false_branch(self, start, cleanup):
         """The final comparison of a chain tested by a jump whose target is just after the
         cleanup (``POP_TOP`` at ``cleanup``), with nothing that falls into the cleanup from
-        before it; None otherwise."""
+        before it; None otherwise. In a loop the false branch may be the jump back to the
+        loop head that the cleanup goes on with (``for ...: if a < b < c: return``): the final
+        test jumps there itself (the compiler threads its jump to that jump)."""
         instrs = self.instrs
         if cleanup + 1 >= self.n or instrs[cleanup].op != "POP_TOP" or \
                 instrs[cleanup - 1].op not in _NO_FALL_THROUGH:
             return None
+        after = instrs[cleanup + 1]
+        false_branch = [cleanup + 1]
+        if after.op == "JUMP" and after.target < cleanup:
+            false_branch.append(after.target)
+            if cleanup + 2 < self.n and instrs[cleanup + 2].op == "JUMP" and \
+                    instrs[cleanup + 2].target == after.target:
+                false_branch.append(cleanup + 2)  # (3.8-3.10: the same jump once more)
         final = None
         for j in range(start + 4, cleanup):
             jump = instrs[j]
             if self._link_at(j - 3, cleanup):
                 final = None  # a later link: the final comparison comes after it
             elif final is None and jump.op in POP_JUMPS and \
-                    cleanup + 1 in (jump.target, jump.original_target) and \
+                    (jump.target in false_branch or jump.original_target in false_branch) and \
                     instrs[j - 1].op in self._COMPARES:
                 final = j - 1
         return final
@@ -475,9 +492,14 @@ class BranchMixin(object):
     # -- the conditional-jump handler ------------------------------------------------------
     def conditional(self, ins, stack, out):
         if self.chunk_mode:
-            if ins.op in KEEP_JUMPS and ins.index < ins.target < self.n and \
-                    self.instrs[ins.target].op in _TESTS:
-                # a value `and`/`or` whose result another test takes: part of this chunk
+            if ins.op in KEEP_JUMPS and ins.index < ins.target < self.n and (
+                    self.instrs[ins.target].op in _TESTS or len(stack) > self._chunk_depth or
+                    ins.target < self._operand_end and ins.target not in self._sibling_targets):
+                # a value `and`/`or` whose result another test takes, one that is an operand
+                # of an operation still waiting on the stack (`f(a or b)`: a chunk ends with
+                # one new value), or one inside an operand of a value `and`/`or` (`c or -(a or
+                # b)`: it joins before the operand ends, where an operation takes its value):
+                # part of this chunk
                 self.chunk_mode = False
                 try:
                     return self.conditional(ins, stack, out)
@@ -490,7 +512,7 @@ class BranchMixin(object):
             raise ChunkEnd(ins)
         first = self.pop(stack, ins)
         if isinstance(first, FunctionValue):  # `(lambda: 0) or v`
-            first = self.lambda_expr(first, ins)
+            first = ENTRY.lambda_expr(self, first, ins)
         first = Chunk(None, first, ins)
         chunks = [first]
         limit = self.range_end
@@ -500,7 +522,7 @@ class BranchMixin(object):
         while True:
             if join is not None:
                 # value context: the rest up to the join is either more chunks or the last value
-                c = self.read_chunk(k, stack, join, chunks)
+                c = self.read_chunk(k, stack, join, chunks, operand=True)
                 if c is not None:
                     if c.jump.op in KEEP_JUMPS and c.jump.target != join:
                         break
@@ -1346,7 +1368,8 @@ class BranchMixin(object):
             if test is None:
                 continue
             if PROFILE.top_tested_while:
-                return self.top_tested_while(test, head, body_start, exit_, stack, out, ctx)
+                return legacy_structure.top_tested_while(self, test, head, body_start, exit_,
+                                                         stack, out, ctx)
             # no bottom test: the compiler adds one after a body that can end, so the
             # back edge must stay an explicit `continue`
             body_end = exit_

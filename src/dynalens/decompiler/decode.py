@@ -222,6 +222,59 @@ def _line_starts(code):
     return starts
 
 
+_NOP = dis.opmap.get("NOP")
+
+
+def nop_lines(code):
+    """(the line of each NOP, the set of lines of every other instruction) of ``code``, as its
+    instructions from :func:`decode` with their carried lines would give them, read from
+    ``co_lines()`` and the opcode bytes alone; None where that reading is not known to match
+    (3.8/3.9 keep no NOPs with lines; versions past :data:`_CHECKED`).
+
+    Why: nop_lines.py asks this of every function it looks at, and decoding every instruction
+    only to find the NOPs was a fifth of what that pass cost."""
+    if not _CHECKED or PY < (3, 10):
+        return None
+    data, caches_of = code.co_code, _CACHES
+    nops, other = [], set()
+    carry = PY < (3, 13)  # before 3.13 an instruction without a line has the one before's
+    line = None
+    offset = 0  # the next instruction's (a range may end inside an instruction's caches)
+    for start, end, given in code.co_lines():
+        if given is not None or not carry:
+            line = given
+        if offset < start:
+            offset = start
+        while offset < end:
+            op = data[offset]
+            if line is not None:
+                if op == _NOP:
+                    nops.append(line)
+                else:
+                    other.add(line)
+            offset += 2 + 2 * caches_of[op]
+    return nops, other
+
+
+def unit_lines(code):
+    """The line of the instruction at each code unit of ``code`` (index: offset // 2) as
+    :func:`decode`'s records with their carried lines give it (the last line that started at
+    or before it), read from ``co_lines()`` alone; None where that reading is not known to
+    match (3.8/3.9 have no ``co_lines``; from 3.13 every record has its own line).
+
+    Why: the walker stamps each value with its instruction's line, and decoding the whole code
+    object a second time only for the lines cost as much as a tenth of a decompilation."""
+    if not _CHECKED or not (3, 10) <= PY < (3, 13):
+        return None
+    lines = [None] * (len(code.co_code) // 2)
+    line = None
+    for start, end, given in code.co_lines():
+        if given is not None:
+            line = given
+        lines[start // 2:end // 2] = [line] * ((end - start) // 2)
+    return lines
+
+
 def decode(code):
     """The instructions of ``code``: like ``list(dis.get_instructions(code))``."""
     if not _CHECKED:

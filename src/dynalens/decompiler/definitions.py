@@ -53,157 +53,163 @@ def arguments_of(code, defaults=(), kwdefaults=None, annotations=None):
         kwarg=kwarg, defaults=list(defaults))
 
 
-class DefinitionMixin(object):
+def function_def(walker, fv, fname, ins):
+    code = fv.code
+    try:
+        body = walker.decompile_nested(code, "function")
+        fallback.check_renders(body, getattr(walker, "session", None))
+    except Exception as exc:  # its own failure: the enclosing code goes on around a stub
+        body = fallback.function_stub(code, exc, getattr(walker, "session", None))
+        if body is None:
+            raise
+    annotations = fv.annotations
+    annotate = getattr(fv, "annotate", None)
+    if not annotations and annotate is not None:  # 3.14+: an __annotate__ function
+        annotations = function_annotations(
+            walker.decompile_nested(annotate.code, "function"), annotate.code)
+        if annotations is None:
+            walker.fail("unrecognised __annotate__ function", ins)
+    elif annotations and code.co_flags & CO_FUTURE_ANNOTATIONS:
+        # compiled as strings: the expressions are what compiles to those strings again
+        annotations = dict((k, unstringify(v)) for k, v in annotations.items())
+    args = arguments_of(code, fv.defaults, fv.kwdefaults, annotations)
+    is_async = bool(code.co_flags & (CO_COROUTINE | CO_ASYNC_GENERATOR))
+    node_type = ast.AsyncFunctionDef if is_async else ast.FunctionDef
+    node = node_type(name=fname, args=args, body=body or [ast.Pass()],
+                     decorator_list=list(fv.decorators), returns=annotations.get("return"),
+                     type_comment=None)
+    if hasattr(ast, "TypeAlias"):
+        node.type_params = list(getattr(fv, "type_params", ()))
+    return node
 
-    def function_def(self, fv, fname, ins):
-        code = fv.code
-        try:
-            body = self.decompile_nested(code, "function")
-            fallback.check_renders(body, getattr(self, "session", None))
-        except Exception as exc:  # its own failure: the enclosing code goes on around a stub
-            body = fallback.function_stub(code, exc, getattr(self, "session", None))
-            if body is None:
-                raise
-        annotations = fv.annotations
-        annotate = getattr(fv, "annotate", None)
-        if not annotations and annotate is not None:  # 3.14+: an __annotate__ function
-            annotations = function_annotations(
-                self.decompile_nested(annotate.code, "function"), annotate.code)
-            if annotations is None:
-                self.fail("unrecognised __annotate__ function", ins)
-        elif annotations and code.co_flags & CO_FUTURE_ANNOTATIONS:
-            # compiled as strings: the expressions are what compiles to those strings again
-            annotations = dict((k, unstringify(v)) for k, v in annotations.items())
-        args = arguments_of(code, fv.defaults, fv.kwdefaults, annotations)
-        is_async = bool(code.co_flags & (CO_COROUTINE | CO_ASYNC_GENERATOR))
-        node_type = ast.AsyncFunctionDef if is_async else ast.FunctionDef
-        node = node_type(name=fname, args=args, body=body or [ast.Pass()],
-                         decorator_list=list(fv.decorators), returns=annotations.get("return"),
-                         type_comment=None)
-        if hasattr(ast, "TypeAlias"):
-            node.type_params = list(getattr(fv, "type_params", ()))
-        return node
 
-    def lambda_expr(self, fv, ins):
-        code = fv.code
-        if is_lazy_value(code):
-            return self._lazy_value(code, ins)
-        if code.co_name in COMPREHENSIONS:
-            self.fail("comprehension function used as a value", ins)
-        try:
-            body = self.decompile_nested(code, "lambda")
-            fallback.check_renders(body, getattr(self, "session", None))
-            expr = _lambda_expression(body)
-            if expr is None:
-                self.fail("lambda body is not one expression", ins)
-        except Exception as exc:
-            # a lambda, or an annotation scope called where it is made (3.12+: the
-            # `<generic parameters of C>` function of `class C[T]:`), can be rebuilt from its
-            # original code as an expression (fallback.py)
-            made = fallback.function_expression(code, fv, exc, getattr(self, "session", None))
-            if made is None:
-                raise
-            return made
-        args = arguments_of(code, fv.defaults, fv.kwdefaults, fv.annotations)
-        return ast.Lambda(args=args, body=expr)
-
-    def _lazy_value(self, code, ins):
-        """A lazily evaluated value (3.14+ ``type X = value``) as ``lambda: value``, the form
-        the type alias reader takes (the function's ``.format`` parameter and the check on it
-        are the compiler's, so the lambda has none)."""
-        value = lazy_value(code, self.decompile_nested)
-        if value is None:
-            self.fail("unrecognised lazily evaluated value", ins)
-        args = ast.arguments(posonlyargs=[], args=[], vararg=None, kwonlyargs=[],
-                             kw_defaults=[], kwarg=None, defaults=[])
-        return ast.Lambda(args=args, body=value)
-
-    def class_def(self, cv, ins):
-        fv = cv.function
-        try:
-            body = self.decompile_nested(fv.code, "class")
-            fallback.check_renders(body, getattr(self, "session", None))
-        except Exception as exc:
-            body = fallback.class_stub(fv.code, exc, getattr(self, "session", None))
-            if body is None:
-                raise
-        node = ast.ClassDef(name=cv.name, bases=cv.bases, keywords=cv.keywords,
-                            body=body or [ast.Pass()], decorator_list=list(cv.decorators))
-        if hasattr(ast, "TypeAlias"):
-            node.type_params = list(getattr(cv, "type_params", ()))
-        return node
-
-    # -- PEP 695 generic definitions (type_params.py reads their annotation scopes) --------
-    is_generic_scope = staticmethod(type_params.is_generic_scope)
-
-    def generic_definition(self, fv, args, ins):
-        """What a called ``<generic parameters of X>`` scope binds; when its body is not the
-        compiler's template, the scope stands as a function made from its original code
-        (fallback.py), as before this reader existed."""
-        state = self.fork()
-        try:
-            return type_params.read_scope(self, fv, args, ins)
-        except DecompilationError:
-            self.restore(state)
-            return ast.Call(self.value(fv, ins), [self.value(a, ins) for a in args], [])
-
-    def type_param_intrinsic(self, kind, ins, stack):
-        """``CALL_INTRINSIC_1 TYPEVAR`` (PARAMSPEC, TYPEVARTUPLE): a type parameter from its
-        name (only inside an annotation scope, where type_params.py reads it)."""
-        param_name = self.pop(stack, ins)
-        if not isinstance(getattr(param_name, "value", None), str):
-            self.fail("type parameter without a name", ins)
-        stack.append(type_params.new_param(kind, param_name.value))
-
-    def op_CALL_INTRINSIC_2(self, ins, stack, out):
-        value = self.pop(stack, ins)
-        first = self.pop(stack, ins)
-        kind = ins.argval
-        made = None
-        if kind in (type_params.TYPEVAR_WITH_BOUND, type_params.TYPEVAR_WITH_CONSTRAINTS):
-            made = type_params.with_bound(getattr(first, "value", None), self.value(value, ins),
-                                          kind == type_params.TYPEVAR_WITH_CONSTRAINTS)
-        elif kind == type_params.SET_TYPEPARAM_DEFAULT:
-            made = type_params.with_default(first, self.value(value, ins))
-        elif kind == type_params.SET_FUNCTION_TYPE_PARAMS and isinstance(first, FunctionValue):
-            return self.fail("type parameters set outside their annotation scope", ins)
+def lambda_expr(walker, fv, ins):
+    code = fv.code
+    if is_lazy_value(code):
+        return _lazy_value(walker, code, ins)
+    if code.co_name in COMPREHENSIONS:
+        walker.fail("comprehension function used as a value", ins)
+    try:
+        body = walker.decompile_nested(code, "lambda")
+        fallback.check_renders(body, getattr(walker, "session", None))
+        expr = _lambda_expression(body)
+        if expr is None:
+            walker.fail("lambda body is not one expression", ins)
+    except Exception as exc:
+        # a lambda, or an annotation scope called where it is made (3.12+: the
+        # `<generic parameters of C>` function of `class C[T]:`), can be rebuilt from its
+        # original code as an expression (fallback.py)
+        made = fallback.function_expression(code, fv, exc, getattr(walker, "session", None))
         if made is None:
-            self.fail("unsupported intrinsic %r" % (kind,), ins)
-        stack.append(made)
+            raise
+        return made
+    args = arguments_of(code, fv.defaults, fv.kwdefaults, fv.annotations)
+    return ast.Lambda(args=args, body=expr)
 
-    def op_STORE_DEREF(self, ins, stack, out):
-        if ins.argval == "__classdict__" and stack and isinstance(stack[-1], ClassNamespace):
-            # a class body that holds an annotation scope keeps its namespace in a cell for
-            # it (3.12+); the class statement makes that again
-            self.pop(stack, ins)
-            return
-        StatementWalker.op_STORE_DEREF(self, ins, stack, out)
 
-    def op_PUSH_VALUE(self, ins, stack, out):
-        """Not CPython's: a load that a recogniser resolved to a value it already has (an
-        annotation scope's parameters, type_params.py)."""
-        stack.append(ins.argval)
+def _lazy_value(walker, code, ins):
+    """A lazily evaluated value (3.14+ ``type X = value``) as ``lambda: value``, the form
+    the type alias reader takes (the function's ``.format`` parameter and the check on it
+    are the compiler's, so the lambda has none)."""
+    value = lazy_value(code, walker.decompile_nested)
+    if value is None:
+        walker.fail("unrecognised lazily evaluated value", ins)
+    args = ast.arguments(posonlyargs=[], args=[], vararg=None, kwonlyargs=[],
+                         kw_defaults=[], kwarg=None, defaults=[])
+    return ast.Lambda(args=args, body=value)
 
-    def op_LOAD_FROM_DICT_OR_DEREF(self, ins, stack, out):
-        if ins.argval == type_params.TYPE_PARAMS.id:  # a generic class body's __type_params__
-            self.pop(stack, ins)
-            stack.append(type_params.TYPE_PARAMS)
-            return
-        StatementWalker.op_LOAD_FROM_DICT_OR_DEREF(self, ins, stack, out)
 
-    def comprehension(self, fv, iterable, ins):
-        code = fv.code
-        stmts = self.decompile_nested(code, "comprehension")
-        node = comprehension_from_statements(code.co_name, stmts, iterable.iterable
-                                             if hasattr(iterable, "iterable") else iterable)
-        if node is None:
-            self.fail("unrecognised comprehension body", ins)
-        mark_comprehension(node, getattr(self, "session", None))
-        if code.co_flags & CO_COROUTINE:
-            # an asynchronous list/set/dict comprehension (one that awaits) is a coroutine
-            # the compiler awaits where it is called: that await is not written in source
-            node._awaited_by_compiler = True
-        return node
+def class_def(walker, cv, ins):
+    fv = cv.function
+    try:
+        body = walker.decompile_nested(fv.code, "class")
+        fallback.check_renders(body, getattr(walker, "session", None))
+    except Exception as exc:
+        body = fallback.class_stub(fv.code, exc, getattr(walker, "session", None))
+        if body is None:
+            raise
+    node = ast.ClassDef(name=cv.name, bases=cv.bases, keywords=cv.keywords,
+                        body=body or [ast.Pass()], decorator_list=list(cv.decorators))
+    if hasattr(ast, "TypeAlias"):
+        node.type_params = list(getattr(cv, "type_params", ()))
+    return node
+
+
+# -- PEP 695 generic definitions (type_params.py reads their annotation scopes) --------
+def generic_definition(walker, fv, args, ins):
+    """What a called ``<generic parameters of X>`` scope binds; when its body is not the
+    compiler's template, the scope stands as a function made from its original code
+    (fallback.py), as before this reader existed."""
+    state = walker.fork()
+    try:
+        return type_params.read_scope(walker, fv, args, ins)
+    except DecompilationError:
+        walker.restore(state)
+        return ast.Call(walker.value(fv, ins), [walker.value(a, ins) for a in args], [])
+
+
+def type_param_intrinsic(walker, kind, ins, stack):
+    """``CALL_INTRINSIC_1 TYPEVAR`` (PARAMSPEC, TYPEVARTUPLE): a type parameter from its
+    name (only inside an annotation scope, where type_params.py reads it)."""
+    param_name = walker.pop(stack, ins)
+    if not isinstance(getattr(param_name, "value", None), str):
+        walker.fail("type parameter without a name", ins)
+    stack.append(type_params.new_param(kind, param_name.value))
+
+
+def op_CALL_INTRINSIC_2(walker, ins, stack, out):
+    value = walker.pop(stack, ins)
+    first = walker.pop(stack, ins)
+    kind = ins.argval
+    made = None
+    if kind in (type_params.TYPEVAR_WITH_BOUND, type_params.TYPEVAR_WITH_CONSTRAINTS):
+        made = type_params.with_bound(getattr(first, "value", None), walker.value(value, ins),
+                                      kind == type_params.TYPEVAR_WITH_CONSTRAINTS)
+    elif kind == type_params.SET_TYPEPARAM_DEFAULT:
+        made = type_params.with_default(first, walker.value(value, ins))
+    elif kind == type_params.SET_FUNCTION_TYPE_PARAMS and isinstance(first, FunctionValue):
+        return walker.fail("type parameters set outside their annotation scope", ins)
+    if made is None:
+        walker.fail("unsupported intrinsic %r" % (kind,), ins)
+    stack.append(made)
+
+
+def op_STORE_DEREF(walker, ins, stack, out):
+    if ins.argval == "__classdict__" and stack and isinstance(stack[-1], ClassNamespace):
+        # a class body that holds an annotation scope keeps its namespace in a cell for
+        # it (3.12+); the class statement makes that again
+        walker.pop(stack, ins)
+        return
+    StatementWalker.op_STORE_DEREF(walker, ins, stack, out)
+
+
+def op_PUSH_VALUE(walker, ins, stack, out):
+    """Not CPython's: a load that a recogniser resolved to a value it already has (an
+    annotation scope's parameters, type_params.py)."""
+    stack.append(ins.argval)
+
+
+def op_LOAD_FROM_DICT_OR_DEREF(walker, ins, stack, out):
+    if ins.argval == type_params.TYPE_PARAMS.id:  # a generic class body's __type_params__
+        walker.pop(stack, ins)
+        stack.append(type_params.TYPE_PARAMS)
+        return
+    StatementWalker.op_LOAD_FROM_DICT_OR_DEREF(walker, ins, stack, out)
+
+
+def comprehension(walker, fv, iterable, ins):
+    code = fv.code
+    stmts = walker.decompile_nested(code, "comprehension")
+    node = comprehension_from_statements(code.co_name, stmts, iterable.iterable
+                                         if hasattr(iterable, "iterable") else iterable)
+    if node is None:
+        walker.fail("unrecognised comprehension body", ins)
+    mark_comprehension(node, getattr(walker, "session", None))
+    if code.co_flags & CO_COROUTINE:
+        # an asynchronous list/set/dict comprehension (one that awaits) is a coroutine
+        # the compiler awaits where it is called: that await is not written in source
+        node._awaited_by_compiler = True
+    return node
 
 
 def comprehension_from_statements(kind, stmts, outer_iterable):

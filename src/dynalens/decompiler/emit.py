@@ -34,6 +34,31 @@ def is_docstring(stmt):
 
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
 
+_CHILD_FIELDS = {}  # node class -> the fields that may hold nodes
+
+
+def child_nodes(node):
+    """The nodes directly inside ``node``, as ``ast.iter_child_nodes`` finds them but as a list
+    and without expression contexts (``Load``/``Store``/``Del``, which no post-pass reads).
+
+    Why not ``ast.iter_child_nodes``: the post-passes that look at every node of an output
+    (line facts, private names, generators) spent most of their time in its generic
+    ``iter_fields`` machinery; the fields of each node class are looked up once here."""
+    cls = node.__class__
+    fields = _CHILD_FIELDS.get(cls)
+    if fields is None:
+        fields = _CHILD_FIELDS[cls] = tuple(f for f in cls._fields if f != "ctx")
+    found = []
+    for field in fields:
+        value = getattr(node, field, None)
+        if value.__class__ is list:
+            for item in value:
+                if isinstance(item, ast.AST):
+                    found.append(item)
+        elif isinstance(value, ast.AST):
+            found.append(value)
+    return found
+
 
 def statement_blocks(stmt):
     """The statement lists directly inside ``stmt``, not those of a nested scope (a nested
@@ -58,7 +83,7 @@ def keep_generator(stmts):
             return
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
             continue
-        todo.extend(ast.iter_child_nodes(node))
+        todo.extend(child_nodes(node))
     stmts.append(ast.If(test=ast.Constant(value=False),
                         body=[ast.Expr(value=ast.Yield(value=None))], orelse=[]))
 
@@ -75,7 +100,7 @@ def bare_returns(stmts):
             continue
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
             continue
-        todo.extend(ast.iter_child_nodes(node))
+        todo.extend(child_nodes(node))
 
 
 def strip_trailing_return(stmts):
@@ -355,7 +380,7 @@ def unmangle_private_names(stmts):
                 node.name = _unmangled(node.name, prefix)
             elif isinstance(node, (ast.Global, ast.Nonlocal)):
                 node.names = [_unmangled(n, prefix) for n in node.names]
-        todo.extend((child, prefix) for child in ast.iter_child_nodes(node))
+        todo.extend((child, prefix) for child in child_nodes(node))
 
 
 def _unmangled(name, prefix):

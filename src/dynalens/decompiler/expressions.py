@@ -16,6 +16,7 @@ import math
 from .errors import DecompilationError
 from .instructions import NULL_FIRST
 from .profile import PROFILE
+from .registry import ENTRY
 
 
 class Marker(object):
@@ -449,7 +450,7 @@ class StackMachine(object):
         elif kind == "INTRINSIC_TYPEALIAS":
             stack.append(self._type_alias(self.pop(stack, ins), ins))
         elif kind in ("INTRINSIC_TYPEVAR", "INTRINSIC_PARAMSPEC", "INTRINSIC_TYPEVARTUPLE"):
-            self.type_param_intrinsic(kind, ins, stack)
+            ENTRY.type_param_intrinsic(self, kind, ins, stack)
         else:
             self.fail("unsupported intrinsic %s" % kind, ins)
 
@@ -833,10 +834,10 @@ class StackMachine(object):
             return
         if isinstance(func, FunctionValue) and func.code.co_name.startswith("<"):
             if func.code.co_name in ("<listcomp>", "<setcomp>", "<dictcomp>", "<genexpr>"):
-                stack.append(self.comprehension(func, args[0], ins))
+                stack.append(ENTRY.comprehension(self, func, args[0], ins))
                 return
-            if self.is_generic_scope(func.code) and not keywords:
-                stack.append(self.generic_definition(func, args, ins))
+            if ENTRY.is_generic_scope(func.code) and not keywords:
+                stack.append(ENTRY.generic_definition(self, func, args, ins))
                 return
         if len(args) == 1 and not keywords and isinstance(func, ast.expr) and (
                 isinstance(args[0], ClassValue) or (isinstance(args[0], FunctionValue) and
@@ -862,7 +863,7 @@ class StackMachine(object):
         if isinstance(v, ast.AST):
             return v
         if isinstance(v, FunctionValue):
-            return self.lambda_expr(v, ins)
+            return ENTRY.lambda_expr(self, v, ins)
         if isinstance(v, LoopItem):
             return v
         self.fail("internal value %r used as an expression" % (v,), ins)

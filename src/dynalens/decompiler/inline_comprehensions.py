@@ -25,7 +25,9 @@ import ast
 from .branches import BranchMixin
 from .definitions import comprehension_from_statements
 from .expressions import ITER_SLOTS, IterMarker, Marker
+from .handlers import HandlerMixin
 from .line_breaks import mark_comprehension
+from .registry import DECLINE
 
 _KINDS = {"BUILD_LIST": ("<listcomp>", ast.List), "BUILD_SET": ("<setcomp>", ast.Set),
           "BUILD_MAP": ("<dictcomp>", ast.Dict)}
@@ -38,72 +40,76 @@ class SavedLocal(Marker):
         self.name = name
 
 
-class InlineComprehensionMixin(object):
-    """Handlers for the save/restore around an inline comprehension and for its loop."""
+# Handlers for the save/restore around an inline comprehension and for its loop (the list/set/
+# dict being built while one is read is ``walker.comprehension_result``).
 
-    # the list/set/dict an inline comprehension being read adds to (None outside one)
-    comprehension_result = None
 
-    def op_LOAD_FAST_AND_CLEAR(self, ins, stack, out):
-        stack.append(SavedLocal(ins.argval))
+def op_LOAD_FAST_AND_CLEAR(walker, ins, stack, out):
+    stack.append(SavedLocal(ins.argval))
 
-    def _assign(self, target, value, out, ins):
-        if isinstance(value, SavedLocal):
-            return  # the comprehension's names get their old values back
-        return super(InlineComprehensionMixin, self)._assign(target, value, out, ins)
 
-    def _inline_comprehension_kind(self, ins, stack, slots=ITER_SLOTS):
-        head = ins.index
-        if head < 2 or len(stack) < 1 + slots or \
-                not isinstance(stack[-slots], IterMarker):
-            return None
-        if self.instrs[head - 1].op in ("GET_ITER", "GET_AITER") and head >= 3:
-            head -= 1  # 3.15 makes the iterator after the save, right before the loop
-        build, swap = self.instrs[head - 2], self.instrs[head - 1]
-        kind = _KINDS.get(build.op)
-        if kind is None or build.argval != 0 or swap.op != "SWAP" or swap.argval != 2:
-            return None
-        if not isinstance(stack[-1 - slots], kind[1]):
-            return None
-        return kind[0]
+def assign_saved_local(walker, target, value, out, ins):
+    """A step of the store chain (recognisers.py): storing what LOAD_FAST_AND_CLEAR saved
+    gives the comprehension's names their old values back, no statement."""
+    if isinstance(value, SavedLocal):
+        return None
+    return DECLINE
 
-    def op_FOR_ITER(self, ins, stack, out):
-        kind = self._inline_comprehension_kind(ins, stack)
-        if kind is None:
-            return BranchMixin.op_FOR_ITER(self, ins, stack, out)
-        return self._inline_loop(kind, BranchMixin.op_FOR_ITER, ins, stack, ITER_SLOTS)
 
-    def op_GET_ANEXT(self, ins, stack, out):
-        # an asynchronous comprehension in an async function (``async for``, GET_AITER's one
-        # slot): inline as well
-        kind = self._inline_comprehension_kind(ins, stack, 1)
-        if kind is None:
-            return super(InlineComprehensionMixin, self).op_GET_ANEXT(ins, stack, out)
-        return self._inline_loop(kind, super(InlineComprehensionMixin, self).op_GET_ANEXT.__func__,
-                                 ins, stack, 1)
+def _inline_comprehension_kind(walker, ins, stack, slots=ITER_SLOTS):
+    head = ins.index
+    if head < 2 or len(stack) < 1 + slots or \
+            not isinstance(stack[-slots], IterMarker):
+        return None
+    if walker.instrs[head - 1].op in ("GET_ITER", "GET_AITER") and head >= 3:
+        head -= 1  # 3.15 makes the iterator after the save, right before the loop
+    build, swap = walker.instrs[head - 2], walker.instrs[head - 1]
+    kind = _KINDS.get(build.op)
+    if kind is None or build.argval != 0 or swap.op != "SWAP" or swap.argval != 2:
+        return None
+    if not isinstance(stack[-1 - slots], kind[1]):
+        return None
+    return kind[0]
 
-    def _inline_loop(self, kind, walk_loop, ins, stack, slots):
-        """Walk the comprehension's loop (``walk_loop``: the for/async for handler) as a
-        comprehension body and leave the comprehension where its list/set/dict was."""
-        iterator = stack[-slots]
-        loop_stack = list(stack)
-        body = []
-        saved = self.kind, self.comprehension_result
-        self.kind = "comprehension"  # appends are the element, nothing is spilled
-        self.comprehension_result = stack[-1 - slots]
-        try:
-            nxt = walk_loop(self, ins, loop_stack, body)
-        finally:
-            self.kind, self.comprehension_result = saved
-        if body and isinstance(body[-1], ast.AsyncFor) and body[-1].body and \
-                isinstance(body[-1].body[-1], ast.Continue):
-            # (the throw path of the awaited __anext__ lies between the back edge and the
-            # loop's end: the back edge reads as `continue`)
-            body[-1].body.pop()
-        node = comprehension_from_statements(kind, body, iterator.iterable)
-        if node is None:
-            self.fail("unrecognised inline comprehension", ins)
-        mark_comprehension(node, getattr(self, "session", None))
-        del stack[-slots:]
-        stack[-1] = node
-        return nxt
+
+def op_FOR_ITER(walker, ins, stack, out):
+    kind = _inline_comprehension_kind(walker, ins, stack)
+    if kind is None:
+        return BranchMixin.op_FOR_ITER(walker, ins, stack, out)
+    return _inline_loop(walker, kind, BranchMixin.op_FOR_ITER, ins, stack, ITER_SLOTS)
+
+
+def op_GET_ANEXT(walker, ins, stack, out):
+    # an asynchronous comprehension in an async function (``async for``, GET_AITER's one
+    # slot): inline as well
+    kind = _inline_comprehension_kind(walker, ins, stack, 1)
+    if kind is None:
+        return HandlerMixin.op_GET_ANEXT(walker, ins, stack, out)
+    return _inline_loop(walker, kind, HandlerMixin.op_GET_ANEXT, ins, stack, 1)
+
+
+def _inline_loop(walker, kind, walk_loop, ins, stack, slots):
+    """Walk the comprehension's loop (``walk_loop``: the for/async for handler) as a
+    comprehension body and leave the comprehension where its list/set/dict was."""
+    iterator = stack[-slots]
+    loop_stack = list(stack)
+    body = []
+    saved = walker.kind, walker.comprehension_result
+    walker.kind = "comprehension"  # appends are the element, nothing is spilled
+    walker.comprehension_result = stack[-1 - slots]
+    try:
+        nxt = walk_loop(walker, ins, loop_stack, body)
+    finally:
+        walker.kind, walker.comprehension_result = saved
+    if body and isinstance(body[-1], ast.AsyncFor) and body[-1].body and \
+            isinstance(body[-1].body[-1], ast.Continue):
+        # (the throw path of the awaited __anext__ lies between the back edge and the
+        # loop's end: the back edge reads as `continue`)
+        body[-1].body.pop()
+    node = comprehension_from_statements(kind, body, iterator.iterable)
+    if node is None:
+        walker.fail("unrecognised inline comprehension", ins)
+    mark_comprehension(node, getattr(walker, "session", None))
+    del stack[-slots:]
+    stack[-1] = node
+    return nxt

@@ -22,7 +22,7 @@ import sys
 import threading
 
 from . import decode as _decoding
-from .decode import RAW_TUPLES, carried_lines, decode, exception_table
+from .decode import RAW_TUPLES, carried_lines, decode, exception_table, unit_lines
 
 _UNKNOWN = dis.UNKNOWN if hasattr(dis, "UNKNOWN") else None  # (3.11's unresolved constants)
 
@@ -170,6 +170,9 @@ def instruction_lines(code, instrs):
     the line of the instruction before would stand for it."""
     if _LINE_NUMBERS:
         return [ins.line for ins in instrs]
+    by_unit = unit_lines(code)
+    if by_unit is not None:
+        return [by_unit[ins.offset // 2] for ins in instrs]
     raws = raw_instructions(code)
     line_at = dict(zip([raw.offset for raw in raws], raw_lines(raws)))
     return [line_at.get(ins.offset) for ins in instrs]

@@ -15,41 +15,42 @@ import ast
 from .instructions import legacy_layout, raw_instructions
 from .statements import Loop
 
-
-class LegacyLoopMixin(object):
-
-    def top_tested_while(self, test, head, body_start, exit_, stack, out, ctx):
-        """``while test: body [else: orelse]`` whose test sits at ``head`` only."""
-        break_target = self._break_target(body_start, exit_, exit_)
-        if break_target > self.range_end:
-            break_target = exit_
-        loop = Loop(head, (head,), break_target, exit_ - 1, "while", body_start=body_start)
-        body, _ = self.walk(body_start, exit_, list(stack), ctx.but(loop=loop))
-        orelse = []
-        nxt = exit_
-        if break_target > exit_:
-            orelse, _ = self.walk(exit_, break_target, list(stack), ctx)
-            nxt = break_target
-        out.append(ast.While(test=test, body=body or [ast.Pass()], orelse=orelse))
-        return nxt
+# The 3.8-3.10 loop forms (a ``while`` tested at its top only) and what 3.8/3.9's dead code
+# says about the compound statement a range ended with.
 
 
-    def compound_end(self, out, first, end):
-        """``out[first:]``, the statements of a range ending in a ``return``: when dead code
-        follows that return inside the range, the range ended with a compound statement.
+def top_tested_while(walker, test, head, body_start, exit_, stack, out, ctx):
+    """``while test: body [else: orelse]`` whose test sits at ``head`` only."""
+    break_target = walker._break_target(body_start, exit_, exit_)
+    if break_target > walker.range_end:
+        break_target = exit_
+    loop = Loop(head, (head,), break_target, exit_ - 1, "while", body_start=body_start)
+    body, _ = walker.walk(body_start, exit_, list(stack), ctx.but(loop=loop))
+    orelse = []
+    nxt = exit_
+    if break_target > exit_:
+        orelse, _ = walker.walk(exit_, break_target, list(stack), ctx)
+        nxt = break_target
+    out.append(ast.While(test=test, body=body or [ast.Pass()], orelse=orelse))
+    return nxt
 
-        The peephole pass deletes what follows a ``return`` up to the end of its basic block;
-        something is left only where a label started a new block, the end of a compound
-        statement (the jump over an ``else``, a loop's back edge, a ``try`` body's
-        ``POP_BLOCK``). So the statements after the last ``if`` that cannot fall through are
-        its ``else`` (the function's dead ``return None`` is the same signal,
-        :func:`ends_with_dead_return`)."""
-        last = min(end, self.n) - 1
-        if last < 0 or self.instrs[last].op != "RETURN_VALUE":
-            return
-        stop = self.instrs[end].offset if end < self.n else None
-        if dead_after(self.code, self.instrs[last].offset, stop) is not None:
-            out[first:] = else_for_dead_return(out[first:])
+
+def compound_end(walker, out, first, end):
+    """``out[first:]``, the statements of a range ending in a ``return``: when dead code
+    follows that return inside the range, the range ended with a compound statement.
+
+    The peephole pass deletes what follows a ``return`` up to the end of its basic block;
+    something is left only where a label started a new block, the end of a compound
+    statement (the jump over an ``else``, a loop's back edge, a ``try`` body's
+    ``POP_BLOCK``). So the statements after the last ``if`` that cannot fall through are
+    its ``else`` (the function's dead ``return None`` is the same signal,
+    :func:`ends_with_dead_return`)."""
+    last = min(end, walker.n) - 1
+    if last < 0 or walker.instrs[last].op != "RETURN_VALUE":
+        return
+    stop = walker.instrs[end].offset if end < walker.n else None
+    if dead_after(walker.code, walker.instrs[last].offset, stop) is not None:
+        out[first:] = else_for_dead_return(out[first:])
 
 
 def dead_after(code, offset, stop=None):

@@ -24,8 +24,9 @@ unparser (``INLINE_BODY``, fast_unparse.py).
 
 import ast
 
-from .emit import statement_blocks
+from .emit import child_nodes, statement_blocks
 from .line_breaks import INLINE_BODY
+from .decode import nop_lines
 from .instructions import raw_instructions, raw_lines
 
 # statements that make NOPs of their own, or whose first stamped line is not their first line
@@ -48,15 +49,19 @@ class NopLines(object):
         self._nop = self._alone = self._all = None
 
     def _read(self):
-        raws = raw_instructions(self.code)
-        nop, other = [], set()
-        for raw, line in zip(raws, raw_lines(raws)):
-            if line is None:
-                continue
-            if raw.opname == "NOP":
-                nop.append(line)
-            else:
-                other.add(line)
+        found = nop_lines(self.code)
+        if found is not None:
+            nop, other = found
+        else:
+            raws = raw_instructions(self.code)
+            nop, other = [], set()
+            for raw, line in zip(raws, raw_lines(raws)):
+                if line is None:
+                    continue
+                if raw.opname == "NOP":
+                    nop.append(line)
+                else:
+                    other.add(line)
         self._nop = nop
         self._alone = sorted(set(nop) - other)
         self._all = sorted(other.union(nop))
@@ -148,19 +153,19 @@ class _Lines(object):
         found = memo.get(id(node))
         if found is not None:
             return found
-        todo = [(node, False)]
+        todo = [(node, None)]
         while todo:
-            current, children_done = todo.pop()
-            if id(current) in memo:
-                continue
-            if not children_done:
-                todo.append((current, True))
-                todo.extend((child, False) for child in ast.iter_child_nodes(current)
-                            if id(child) not in memo)
+            current, children = todo.pop()
+            if children is None:
+                if id(current) in memo:
+                    continue
+                children = child_nodes(current)
+                todo.append((current, children))
+                todo.extend((child, None) for child in children if id(child) not in memo)
                 continue
             low = high = getattr(current, "_line", None)
             own = isinstance(current, _OWN_NOPS)
-            for child in ast.iter_child_nodes(current):
+            for child in children:
                 child_low, child_high, child_own = memo[id(child)]
                 if child_low is not None and (low is None or child_low < low):
                     low = child_low

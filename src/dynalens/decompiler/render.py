@@ -10,10 +10,9 @@ import ast
 
 from .branches import BranchMixin
 from .definitions import (COMPREHENSIONS, CO_ASYNC_GENERATOR, CO_COROUTINE, CO_GENERATOR,
-                          DefinitionMixin, arguments_of, is_lazy_value, lazy_value)
-from . import type_params
-from .annotate import (CO_FUTURE_ANNOTATIONS, AnnotationMixin, annotate_owner,
-                       place_annotations)
+                          arguments_of, is_lazy_value, lazy_value)
+from . import definitions, type_params
+from .annotate import CO_FUTURE_ANNOTATIONS, annotate_owner, place_annotations
 from .conditional_returns import fold_conditional_returns
 from .loop_exits import breaks_for_copied_exits, else_for_threaded_continues
 from .same_line import merge_with_items
@@ -28,22 +27,17 @@ from .expressions import FunctionValue, IterMarker, name
 from .cold_blocks import exception_only_blocks
 from .generated_layout import move_jumped_over_handlers
 from .handlers import HandlerMixin
-from .handlers_legacy import LegacyHandlerMixin
-from .inline_comprehensions import InlineComprehensionMixin
 from .instructions import exception_entries, normalize, raw_instructions, shared_disassembly
-from .legacy_structure import (LegacyLoopMixin, compound_ends_before_else, else_for_dead_return,
+from .legacy_structure import (compound_ends_before_else, else_for_dead_return,
                                ends_with_dead_return)
-from .exception_groups import ExceptStarMixin
-from .patterns import MatchMixin
 from .profile import PROFILE
+from . import recognisers  # noqa: F401 (fills the registry: registry.py)
 from .statements import AppendStmt, Context, StatementWalker
 
 CO_OPTIMIZED = 0x01
 
 
-class CodeWalker(AnnotationMixin, MatchMixin, ExceptStarMixin, InlineComprehensionMixin,
-                 LegacyHandlerMixin,
-                 LegacyLoopMixin, HandlerMixin, BranchMixin, DefinitionMixin, StatementWalker):
+class CodeWalker(HandlerMixin, BranchMixin, StatementWalker):
     """The walker for one code object: statement, branch, handler and definition handlers."""
 
     def __init__(self, code, kind, session, relayout=False):
@@ -207,8 +201,6 @@ def _unused_free_variables(code, walker):
     return [v for v in code.co_freevars if v not in used and v not in _CLASS_CELLS]
 
 
-
-
 # -- standalone rendering ----------------------------------------------------------------------
 
 def definition_for(code, fname=None, session=None):
@@ -255,9 +247,9 @@ def definition_for(code, fname=None, session=None):
     walker.module_names = session.module_names
     fv = FunctionValue(code)
     if kind == "lambda":
-        expr = walker.lambda_expr(fv, None)
+        expr = definitions.lambda_expr(walker, fv, None)
     else:
-        expr = walker.comprehension(fv, name(_iterable_name(code)), None)
+        expr = definitions.comprehension(walker, fv, name(_iterable_name(code)), None)
     return [ast.Expr(value=expr)]
 
 
@@ -449,7 +441,6 @@ def arguments_of_empty():
                          kwarg=None, defaults=[])
 
 
-
 def decompile_code(code, indent="    ", temp_prefix="__temp_", name=None, strict=False,
                    function=None, generated=False):
     """Source text that compiles back to ``code`` (see module docstring), verified: a code
@@ -527,8 +518,11 @@ def _render(code, name, temp_prefix, strict, function, validate, generated):
 
 def _may_hold_mangled_names(code):
     """Whether ``code`` or code nested in it names anything the compiler may have mangled
-    (``_C__x``): most code does not, and then the output needs no walk for them."""
+    (``_C__x``): most code does not, and then the output needs no walk for them. A mangled
+    name is ``_`` + the class name without its leading underscores + ``__name``, and names
+    ending in ``__`` are never mangled, so dunder names (``__init__``) do not count."""
     for name_ in code.co_names + code.co_varnames + code.co_freevars + code.co_cellvars:
-        if "__" in name_[1:] and name_[:1] == "_":
+        if name_[:1] == "_" and name_[1:2] != "_" and "__" in name_[2:] and \
+                not name_.endswith("__"):
             return True
     return any(_may_hold_mangled_names(c) for c in code.co_consts if hasattr(c, "co_code"))

@@ -32,6 +32,7 @@ from .expressions import (
     TypeAliasValue, UnpackSlot, WithEnter, WithExit, const, name, store_ctx)
 from .instructions import IMPORT_FLAGS, KEEP_JUMPS, POP_JUMPS, instruction_lines
 from .profile import PROFILE
+from .registry import ENTRY, OPCODES
 
 
 def _defines(function_name, stored_name):
@@ -261,11 +262,12 @@ _HANDLERS = {}  # walker class -> {opname: function(walker, ins, stack, out)}
 
 
 def _handlers_of(cls):
-    """The op_* handlers of a walker class found so far (walk() looks each opname up once per
-    class, not per instruction: instances never override them)."""
+    """The opcode handlers of a walker class found so far: the recogniser families' (registry
+    OPCODES, filled once by recognisers.py), then the class's own op_* methods as walk() meets
+    them (looked up once per class, not per instruction: instances never override them)."""
     found = _HANDLERS.get(cls)
     if found is None:
-        found = _HANDLERS[cls] = {}
+        found = _HANDLERS[cls] = dict(OPCODES)
     return found
 
 
@@ -671,15 +673,20 @@ class StatementWalker(StackMachine):
                             for v in stack)
                 i = ins.index + 1 if nxt is None else nxt
             if KEEPS_DEAD_CODE and len(out) > first and isinstance(out[-1], ast.Return):
-                self.compound_end(out, first, end)
+                # (3.8/3.9) rebuild the else a range's last compound statement lost
+                ENTRY.compound_end(self, out, first, end)
             return out, i
         finally:
             self.ctx, self.range_start, self.range_end, self.chunk_mode = saved
 
-    def compound_end(self, out, first, end):
-        """Rebuild the else a range's last compound statement lost (3.8/3.9:
-        legacy_structure.LegacyLoopMixin); nothing to do elsewhere."""
-
+    annotations_found = ()  # 3.14+: annotations of an __annotate__ function (annotate.py)
+    # the list/set/dict an inline comprehension being read adds to (None outside one;
+    # inline_comprehensions.py)
+    comprehension_result = None
+    # 3.8-3.10 (handlers_legacy.py): finally handler -> (start of its normal path's returning
+    # copy, None or (start, length) of the code after the statement that the copy has at each
+    # exit instead of `return None`)
+    returning_copies = {}
     kind = "function"
     made = 0
     disordered = False  # a SWAP reordered values: statements may run parts out of order
@@ -882,7 +889,7 @@ class StatementWalker(StackMachine):
                 if e.lasti or self.instrs[e.target].op != "PUSH_EXC_INFO":
                     continue
                 if not self._loop_encloses(i, e.target, ctx):
-                    return self.do_try(i, e, stack, out, ctx)
+                    return ENTRY.do_try(self, i, e, stack, out, ctx)
                 break
         loop = self.while_loops.get(i)
         backs = self.back_jumps.get(i)
@@ -939,9 +946,9 @@ class StatementWalker(StackMachine):
                 if builder.parent is not None:
                     self.emit_assign(tgt, builder.parent, out, ins)
                 else:
-                    self._assign(tgt, builder.value, out, ins)
+                    ENTRY.assign(self, tgt, builder.value, out, ins)
             return
-        self._assign(target, value, out, ins)
+        ENTRY.assign(self, target, value, out, ins)
 
     def _assign(self, target, value, out, ins):
         if isinstance(value, Marker):  # (an expression is none of these: straight to the end)
@@ -950,11 +957,11 @@ class StatementWalker(StackMachine):
                 return
             if isinstance(value, FunctionValue) and isinstance(target, ast.Name) and \
                     _defines(value.code.co_name, target.id):
-                out.append(self.function_def(value, value.code.co_name, ins))
+                out.append(ENTRY.function_def(self, value, value.code.co_name, ins))
                 return
             if isinstance(value, ClassValue) and isinstance(target, ast.Name) and \
                     _defines(value.name, target.id):
-                out.append(self.class_def(value, ins))
+                out.append(ENTRY.class_def(self, value, ins))
                 return
             if isinstance(value, ImportValue):
                 out.append(self.import_stmt(value, target, ins))
@@ -1351,7 +1358,7 @@ class StatementWalker(StackMachine):
             # (a return jumped to returns the value of an and/or: its constant is an operand)
             node._split = True  # see conditional_returns.py
         elif isinstance(value, ast.Constant) and value.value is None and ins.index > 0:
-            node._implicit = self._is_implicit_return(self.instrs[ins.index - 1])
+            node._implicit = ENTRY.is_implicit_return(self, self.instrs[ins.index - 1])
         out.append(node)
 
     def _is_implicit_return(self, load):
