@@ -1156,6 +1156,10 @@ class StatementWalker(StackMachine):
                     return False
                 extra = 0
                 count -= 1
+            elif op == "BINARY_OP" and not str(ins.argval).endswith("="):
+                if extra < 2:  # an index or object computed in the target: a[n - i - 1]
+                    return False
+                extra -= 1
             elif op == "BUILD_SLICE":  # a slice target before 3.12: a[i:j] = ...
                 if extra < ins.argval:
                     return False
