@@ -1309,8 +1309,25 @@ class BranchMixin(object):
                 exit_ + 1 == self.range_end and instrs[exit_].op == "JUMP" and
                 instrs[exit_].target in outer.continue_targets):
             return False  # (an if body whose end, after the loop, jumps back to the head)
-        return any(instrs[k].op == "JUMP" and instrs[k].target in outer.continue_targets and
-                   instrs[k - 1].op == "POP_TOP" for k in range(head + 2, exit_))
+        if any(instrs[k].op == "JUMP" and instrs[k].target in outer.continue_targets and
+               instrs[k - 1].op == "POP_TOP" for k in range(head + 2, exit_)):
+            return True
+        if not PROFILE.cold_handlers:
+            return False
+        # a break in an except clause of a try in the loop: the clause is laid out after
+        # everything, `POP_EXCEPT; POP_TOP (the iterator); JUMP outer head`
+        cold = self.cold_code()
+        for k in range(exit_ + 1, self.n):
+            ins = instrs[k]
+            if ins.op == "JUMP" and ins.target in outer.continue_targets and k in cold and \
+                    all(instrs[k - j].op == "POP_TOP" for j in range(1, ITER_SLOTS + 1)) and \
+                    instrs[k - ITER_SLOTS - 1].op == "POP_EXCEPT":
+                entry = k - ITER_SLOTS - 1
+                while entry > exit_ and instrs[entry].op != "PUSH_EXC_INFO":
+                    entry -= 1
+                if any(e.target == entry and head < e.start < exit_ for e in self.entries):
+                    return True
+        return False
 
     def _after_inlined_break(self, loop, exit_, stack):
         """(break target, statements after the loop) for a loop whose breaks are copies of
