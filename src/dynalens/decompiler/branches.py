@@ -566,8 +566,11 @@ class BranchMixin(object):
                 continue
             if c.jump.op in KEEP_JUMPS:
                 # an and/or value only continues this condition if every jump so far stays
-                # inside it (`(a or b) and c`); otherwise it starts the body
-                if any(ch.jump.target >= c.jump.target for ch in chunks):
+                # inside it (`(a or b) and c`); otherwise it starts the body (also after a
+                # test that jumps back to the loop head: 3.12+ `if a: x = (b and c) | d`
+                # ending a loop body)
+                if any(ch.jump.target >= c.jump.target or ch.jump.target < ins.index
+                       for ch in chunks):
                     break
                 join = c.jump.target
             chunks.append(c)
