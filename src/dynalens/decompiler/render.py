@@ -73,8 +73,8 @@ class CodeWalker(HandlerMixin, BranchMixin, StatementWalker):
             # it adds to a display built inside the body (`k not in (*names, "a")`), not to
             # the comprehension's result
             return False
-        value = self.pop(stack, ins)
-        k = self.pop(stack, ins) if key else None
+        value = self.value(self.pop(stack, ins), ins)  # (a lambda element: a function)
+        k = self.value(self.pop(stack, ins), ins) if key else None
         out.append(AppendStmt(value=value, key=k))
         return True
 

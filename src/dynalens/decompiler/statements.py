@@ -1464,6 +1464,8 @@ class StatementWalker(StackMachine):
     # -- generators ------------------------------------------------------------------------
     def op_YIELD_VALUE(self, ins, stack, out):
         value = self.pop(stack, ins)
+        if isinstance(value, FunctionValue):
+            value = self.value(value, ins)  # `(lambda a=a: a for a in x)`
         if isinstance(value, ast.Constant) and value.value is None:
             value = None
         stack.append(ast.Yield(value=value))
