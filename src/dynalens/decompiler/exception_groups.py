@@ -31,8 +31,10 @@ import ast
 from .emit import strip_trailing_return
 from .expressions import CurrentExc, Marker, PrevExc
 from .profile import PROFILE
-from .handlers import HandlerMixin
 from . import patterns
+from . import cold_blocks
+from . import handlers
+from . import branches
 
 
 def _is_list_append_1(ins):
@@ -72,7 +74,7 @@ def do_try(walker, i, entry, stack, out, ctx):
     if _is_except_star(walker, entry.target):
         return _try_star(walker, i, entry.target, stack, out, ctx)
     at = len(out)
-    nxt = HandlerMixin.do_try(walker, i, entry, stack, out, ctx)
+    nxt = handlers.do_try(walker, i, entry, stack, out, ctx)
     if len(out) == at + 1:
         out[at] = _merge_finally(out[at])
     return nxt
@@ -106,19 +108,19 @@ def _try_star(walker, i, h, stack, out, ctx):
     pre_handler = h
     orelse_start = None
     before = instrs[h - 1] if h > 0 else None
-    if before is not None and before.op == "JUMP" and not walker._is_loop_jump(before):
+    if before is not None and before.op == "JUMP" and not branches._is_loop_jump(walker, before):
         target = before.target if before.original_target is None else before.original_target
         if target > h:
             orelse_start = target
             pre_handler = h - 1
-    body, body_end = walker._try_body(i, walker._protected_end(h), pre_handler, stack,
-                                    ctx.but(open=ctx.open | {h}))
+    body, body_end = handlers._try_body(walker, i, handlers._protected_end(walker, h),
+                                        pre_handler, stack, ctx.but(open=ctx.open | {h}))
     _skip_copied_appends(walker, h, cleanup)
-    handlers, k = _star_clauses(walker, h + _star_prologue(walker, h), h, stack, ctx)
+    star_clauses, k = _star_clauses(walker, h + _star_prologue(walker, h), h, stack, ctx)
     end = _star_tail(walker, k, cleanup)
     after_cleanup = cleanup + 3
     if orelse_start is None and body_end < h and PROFILE.cold_handlers:
-        return _cold_try_star(walker, body, handlers, body_end, h, end, after_cleanup,
+        return _cold_try_star(walker, body, star_clauses, body_end, h, end, after_cleanup,
                                    k + 6, stack, out, ctx)
     orelse = []
     if end is None or end < h:
@@ -128,13 +130,13 @@ def _try_star(walker, i, h, stack, out, ctx):
     if orelse_start is not None and orelse_start < end:
         orelse, _ = walker.walk(orelse_start, min(end, walker.range_end), list(stack), ctx)
         strip_trailing_return(orelse)
-    node = ast.TryStar(body=body or [ast.Pass()], handlers=handlers, orelse=orelse,
+    node = ast.TryStar(body=body or [ast.Pass()], handlers=star_clauses, orelse=orelse,
                        finalbody=[])
     out.append(node)
     return max(min(end, walker.range_end), after_cleanup)
 
 
-def _cold_try_star(walker, body, handlers, body_end, h, end, after_cleanup, copy_start,
+def _cold_try_star(walker, body, star_clauses, body_end, h, end, after_cleanup, copy_start,
                    stack, out, ctx):
     """3.12+ moved the handlers past the code after the statement: the try body falls
     into the else body, and the handlers jump back to the join after it -- or, when
@@ -163,8 +165,8 @@ def _cold_try_star(walker, body, handlers, body_end, h, end, after_cleanup, copy
     orelse = []
     if join > body_end:
         orelse, _ = walker.walk(body_end, join, list(stack), ctx)
-    walker.skip_cold(h, after_cleanup, join if end is not None else None)
-    out.append(ast.TryStar(body=body or [ast.Pass()], handlers=handlers, orelse=orelse,
+    cold_blocks.skip_cold(walker, h, after_cleanup, join if end is not None else None)
+    out.append(ast.TryStar(body=body or [ast.Pass()], handlers=star_clauses, orelse=orelse,
                            finalbody=[]))
     return join
 
@@ -186,18 +188,18 @@ def _skip_copied_appends(walker, h, cleanup):
 def _star_clauses(walker, k, h, stack, ctx):
     """The ``except*`` clauses from ``k`` up to the ``LIST_APPEND 1`` that ends them."""
     instrs = walker.instrs
-    handlers = []
+    star_clauses = []
     while True:
         if k + 1 >= walker.n:
             walker.fail("except* without its re-raise", instrs[h])
         if instrs[k].op == "LIST_APPEND" and _prep_reraise_star(instrs[k + 1]):
-            return handlers, k
+            return star_clauses, k
         m = k
         while m < walker.n and instrs[m].op != "CHECK_EG_MATCH":
             m += 1
         if m + 3 >= walker.n or m == k:
             walker.fail("except* clause without its type", instrs[k])
-        exc_type = walker.read_value(k, m, stack)
+        exc_type = branches.read_value(walker, k, m, stack)
         if exc_type is None:
             walker.fail("unrecognised except* clause", instrs[m])
         hname = None
@@ -224,7 +226,7 @@ def _star_clauses(walker, k, h, stack, ctx):
         body_stack = list(stack) + [PrevExc(), CurrentExc(), _Unhandled(), CurrentExc()]
         body, _ = walker.walk(body_start, body_end, body_stack,
                             ctx.but(handler_name=hname, open=ctx.open | {h}))
-        handlers.append(ast.ExceptHandler(type=exc_type, name=hname,
+        star_clauses.append(ast.ExceptHandler(type=exc_type, name=hname,
                                           body=body or [ast.Pass()]))
         k = next_clause
 

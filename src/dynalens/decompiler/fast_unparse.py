@@ -31,7 +31,7 @@ import ast
 import sys
 import threading
 
-from .line_breaks import BREAK_BEFORE_FOR, BREAK_BEFORE_IFS, INLINE_BODY
+from .line_breaks import BREAK_BEFORE_FOR, BREAK_BEFORE_IFS, INLINE_BODY, target_breaks
 
 _CHECKED = (3, 9) <= sys.version_info[:2] <= (3, 13) and hasattr(ast, "_Unparser") and \
     hasattr(getattr(ast, "_Unparser", None), "_str_literal_helper")
@@ -87,6 +87,21 @@ if _Standard is not None:
             for condition, starts_line in zip(node.ifs, before_ifs):
                 self.write(self._gap(starts_line) + "if ")
                 self.traverse(condition)
+
+        def visit_Tuple(self, node):
+            breaks = None
+            if isinstance(node.ctx, ast.Store) and not getattr(_FSTRINGS, "depth", 0):
+                breaks = target_breaks(node)
+            if breaks is None:
+                return _Standard.visit_Tuple(self, node)
+            # an unpacking written on several lines (line_breaks.py): in brackets, broken
+            # where the original broke it
+            self.write("(")
+            for k, (element, starts_line) in enumerate(zip(node.elts, breaks)):
+                if k:
+                    self.write("," + self._gap(starts_line))
+                self.traverse(element)
+            self.write(",)" if len(node.elts) == 1 else ")")
 
         def visit_Try(self, node):
             start = len(self._source)

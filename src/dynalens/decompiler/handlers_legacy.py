@@ -30,6 +30,8 @@ from .expressions import CurrentExc, Null, PrevExc, WithEnter, WithExit
 from .legacy_structure import dead_after, unwinding_line
 from .profile import PROFILE
 from .statements import StatementWalker
+from . import handlers
+from . import branches
 
 _END_OF_HANDLERS = ("RERAISE", "END_FINALLY")
 
@@ -124,7 +126,7 @@ def _forward_jump_before(walker, h):
     """(index of the body's end, target) of the jump that skips the handlers, if any."""
     last = walker.instrs[h - 1] if h > 0 else None
     if last is not None and last.op == "JUMP" and last.target > h and \
-            not walker._is_loop_jump(last):
+            not branches._is_loop_jump(walker, last):
         return h - 1, last.target
     return h, None
 
@@ -153,7 +155,7 @@ def _legacy_try_except(walker, ins, h, stack, out):
             for q in range(start, min(end, walker.n)):
                 t = instrs[q].target
                 if instrs[q].op == "JUMP" and t is not None and t >= handlers_end and \
-                        not walker._is_loop_jump(instrs[q]) and (join is None or t < join):
+                        not branches._is_loop_jump(walker, instrs[q]) and (join is None or t < join):
                     join = t
     after_copy = None
     if not PROFILE.top_tested_while:  # 3.10 copies a short returning tail into each clause
@@ -165,7 +167,7 @@ def _legacy_try_except(walker, ins, h, stack, out):
                 clause = clause[:4] + (tail[0],)
             cut.append(clause)
         clauses = cut
-    handlers = []
+    except_clauses = []
     for clause in clauses:
         exc_type, hname = clause[0], clause[1]
         hstack = list(stack) + [PrevExc()]
@@ -173,19 +175,19 @@ def _legacy_try_except(walker, ins, h, stack, out):
         hbody = []
         for start, end in _clause_ranges(walker, clause):
             walker.walk(start, end, hstack, hctx, out=hbody)
-        handlers.append(ast.ExceptHandler(type=exc_type, name=hname,
+        except_clauses.append(ast.ExceptHandler(type=exc_type, name=hname,
                                           body=hbody or [ast.Pass()]))
     orelse = []
     nxt = handlers_end
     if inlined_else is not None:
         orelse, _ = walker.walk(inlined_else, h, list(stack), ctx)
     ends_loop_body = PROFILE.top_tested_while and join is None and loop is not None and any(
-        body and isinstance(body[-1], ast.Continue) for body in [h.body for h in handlers])
+        body and isinstance(body[-1], ast.Continue) for body in [h.body for h in except_clauses])
     if ends_loop_body and else_start is None and (body_to_head or handlers_end >= loop.last):
         # the try is the last statement of the loop body: its exits were threaded to the
         # loop head, they are no `continue` (unless the clause's own exit is left after
         # them, dead)
-        for handler, clause in zip(handlers, clauses):
+        for handler, clause in zip(except_clauses, clauses):
             if handler.body and isinstance(handler.body[-1], ast.Continue) and \
                     not _written_continue(walker, clause):
                 handler.body.pop()
@@ -197,7 +199,7 @@ def _legacy_try_except(walker, ins, h, stack, out):
         end = walker.range_end - 1 if walker.range_end - 1 == loop.last else walker.range_end
         orelse, _ = walker.walk(else_start, end, list(stack), ctx)
         nxt = end
-        for handler, clause in zip(handlers, clauses):
+        for handler, clause in zip(except_clauses, clauses):
             if handler.body and isinstance(handler.body[-1], ast.Continue) and \
                     not _written_continue(walker, clause):
                 handler.body.pop()
@@ -215,7 +217,7 @@ def _legacy_try_except(walker, ins, h, stack, out):
             nxt = join
     elif join is not None:
         nxt = join
-    out.append(ast.Try(body=body or [ast.Pass()], handlers=handlers, orelse=orelse,
+    out.append(ast.Try(body=body or [ast.Pass()], handlers=except_clauses, orelse=orelse,
                        finalbody=[]))
     if after_copy is not None:
         walker.walk(after_copy[0], after_copy[1], stack, ctx, out=out)
@@ -355,7 +357,7 @@ def _bare_clause_end(walker, start, limit, clauses):
     for clause in clauses:
         for q in range(clause[3], min(clause[4], walker.n)):
             if instrs[q].op == "JUMP" and instrs[q].target > start and \
-                    not walker._is_loop_jump(instrs[q]):
+                    not branches._is_loop_jump(walker, instrs[q]):
                 join = instrs[q].target if join is None else min(join, instrs[q].target)
     if join is not None:
         return join
@@ -364,7 +366,7 @@ def _bare_clause_end(walker, start, limit, clauses):
             nxt = instrs[q + 1] if q + 1 < walker.n else None
             if nxt is None:
                 return q + 1
-            if nxt.op == "JUMP" and not walker._is_loop_jump(nxt):
+            if nxt.op == "JUMP" and not branches._is_loop_jump(walker, nxt):
                 return max(nxt.target, q + 2) if nxt.target <= limit else q + 2
             if nxt.op not in ("RETURN_VALUE", "JUMP", "LOAD_CONST"):
                 return q + 1
@@ -376,7 +378,7 @@ def _legacy_try_finally(walker, ins, f, stack, out):
     ctx = walker.ctx
     fend = _finally_end(walker, ins.index + 1, f)
     length = fend - f
-    ends = dict((k, fend) for k in walker.finally_reraise_ends_of(f, fend)) \
+    ends = dict((k, fend) for k in handlers.finally_reraise_ends_of(walker, f, fend)) \
         if f in walker.returning_copies and instrs[fend].op == "RERAISE" else {}
     saved_ends = walker.finally_reraise_ends
     if ends:
@@ -479,7 +481,7 @@ def _finally_end(walker, body_start, f):
         # in the copy on the normal path (which then ends where the handler starts)
         if instrs[k].op == "RERAISE":
             for start in range(body_start, pre):
-                if walker._returning_copy_end(start, f, k) == pre:
+                if handlers._returning_copy_end(walker, start, f, k) == pre:
                     _returning_copy(walker, f, start, None)
                     return k
     for k in candidates:
@@ -497,15 +499,15 @@ def _finally_end(walker, body_start, f):
         # with the RETURN_VALUE of a value the try body computed before it (`return v`
         # ending the body); with one way out only that reads as a `return` in the body
         if instrs[k].op != "RERAISE" or PROFILE.top_tested_while or \
-                not walker.finally_reraise_ends_of(f, k):
+                not handlers.finally_reraise_ends_of(walker, f, k):
             continue
         for start in range(body_start, pre):
             tail = []
-            if walker._returning_copy_end(start, f, k, copied_tail=tail) == pre and tail:
+            if handlers._returning_copy_end(walker, start, f, k, copied_tail=tail) == pre and tail:
                 _returning_copy(walker, f, start, tail[0])
                 return k
-            if walker._returning_copy_end(start, f, k, True) == pre and \
-                    walker._returns_value(body_start, start, [], walker.ctx):
+            if handlers._returning_copy_end(walker, start, f, k, True) == pre and \
+                    handlers._returns_value(walker, body_start, start, [], walker.ctx):
                 _returning_copy(walker, f, start, _VALUE)
                 return k
     if candidates:

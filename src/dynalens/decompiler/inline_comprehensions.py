@@ -22,12 +22,12 @@ nested code objects and never come here.
 
 import ast
 
-from .branches import BranchMixin
 from .definitions import comprehension_from_statements
 from .expressions import ITER_SLOTS, IterMarker, Marker
-from .handlers import HandlerMixin
 from .line_breaks import mark_comprehension
 from .registry import DECLINE
+from . import handlers
+from . import branches
 
 _KINDS = {"BUILD_LIST": ("<listcomp>", ast.List), "BUILD_SET": ("<setcomp>", ast.Set),
           "BUILD_MAP": ("<dictcomp>", ast.Dict)}
@@ -75,8 +75,8 @@ def _inline_comprehension_kind(walker, ins, stack, slots=ITER_SLOTS):
 def op_FOR_ITER(walker, ins, stack, out):
     kind = _inline_comprehension_kind(walker, ins, stack)
     if kind is None:
-        return BranchMixin.op_FOR_ITER(walker, ins, stack, out)
-    return _inline_loop(walker, kind, BranchMixin.op_FOR_ITER, ins, stack, ITER_SLOTS)
+        return branches.op_FOR_ITER(walker, ins, stack, out)
+    return _inline_loop(walker, kind, branches.op_FOR_ITER, ins, stack, ITER_SLOTS)
 
 
 def op_GET_ANEXT(walker, ins, stack, out):
@@ -84,8 +84,8 @@ def op_GET_ANEXT(walker, ins, stack, out):
     # slot): inline as well
     kind = _inline_comprehension_kind(walker, ins, stack, 1)
     if kind is None:
-        return HandlerMixin.op_GET_ANEXT(walker, ins, stack, out)
-    return _inline_loop(walker, kind, HandlerMixin.op_GET_ANEXT, ins, stack, 1)
+        return handlers.op_GET_ANEXT(walker, ins, stack, out)
+    return _inline_loop(walker, kind, handlers.op_GET_ANEXT, ins, stack, 1)
 
 
 def _inline_loop(walker, kind, walk_loop, ins, stack, slots):

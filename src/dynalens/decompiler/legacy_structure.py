@@ -14,6 +14,7 @@ import ast
 
 from .instructions import legacy_layout, raw_instructions
 from .statements import Loop
+from .registry import ENTRY
 
 # The 3.8-3.10 loop forms (a ``while`` tested at its top only) and what 3.8/3.9's dead code
 # says about the compound statement a range ended with.
@@ -21,7 +22,7 @@ from .statements import Loop
 
 def top_tested_while(walker, test, head, body_start, exit_, stack, out, ctx):
     """``while test: body [else: orelse]`` whose test sits at ``head`` only."""
-    break_target = walker._break_target(body_start, exit_, exit_)
+    break_target = ENTRY.break_target(walker, body_start, exit_, exit_)
     if break_target > walker.range_end:
         break_target = exit_
     loop = Loop(head, (head,), break_target, exit_ - 1, "while", body_start=body_start)

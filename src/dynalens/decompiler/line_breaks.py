@@ -1,4 +1,5 @@
-"""Line breaks inside a comprehension where the original had them.
+"""Line breaks inside a comprehension, and between the targets of an unpacking, where the
+original had them.
 
 Why: CPython decides some bytecode from the line layout alone. From 3.12, when a
 comprehension's ``if`` sits on the same line as its element, a conditional jump to the loop's
@@ -6,6 +7,13 @@ jump back is replaced by a copy of that jump; on separate lines it is not (the c
 the line event). Both do the same, so ``verify()`` calls either exact, but only the same layout
 is exact under ``verify(strict=True)`` (issue 12's strict figure). ``ast.unparse`` writes every
 comprehension on one line, which is the most common reason an exact output is not strictly exact.
+
+The targets of an unpacking written on several lines (``(a,\n _,\n _) = f()``) are a case
+where even ``verify()`` sees the layout: from 3.13 the compiler drops a store to a name that
+the next instruction stores to again on the same line (a ``POP_TOP`` instead), so ``a, _, _ =
+f()`` on one line is other instructions. The walker stamps each unpacking target with the line
+of its store (``STORE_LINE``); the unparser breaks the line before a target stored on a later
+line than the one before it.
 
 How: the walker stamps each value with the line of the instruction that made it (``_line``, in
 ``statements.py``, beside ``_made``); :func:`mark_comprehension` compares the first line of a
@@ -20,6 +28,7 @@ import ast
 
 BREAK_BEFORE_FOR = "_break_before_for"  # on an ast.comprehension: a bool
 BREAK_BEFORE_IFS = "_break_before_ifs"  # on an ast.comprehension: a bool per `if`
+STORE_LINE = "_store_line"  # on an unpacking's target: the line of its store
 INLINE_BODY = "_inline_body"  # on an ast.Try: its one statement on the `try:` line (nop_lines)
 
 
@@ -55,3 +64,16 @@ def mark_comprehension(node, session):
 
 def _later(line, current):
     return line is not None and current is not None and line > current
+
+
+def target_breaks(tuple_node):
+    """Whether each element of the unpacking target ``tuple_node`` starts a later line than
+    the one before it (see the module docstring); None where none does."""
+    breaks, current = [], None
+    for element in tuple_node.elts:
+        line = getattr(element.value if isinstance(element, ast.Starred) else element,
+                       STORE_LINE, None)
+        breaks.append(_later(line, current))
+        if line is not None:
+            current = line
+    return breaks if any(breaks) else None

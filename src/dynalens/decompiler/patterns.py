@@ -31,7 +31,7 @@ their tuple *and* a success flag and sub-patterns index into the tuple
 (``PROFILE.match_success_flag`` in those two handlers), ``**rest`` is COPY_DICT_WITHOUT_KEYS,
 rotations are ROT_N; from 3.12 on (and sometimes before) the code after an or-pattern is a
 short exit that the compiler copies into every alternative instead of jumping to it, which
-:meth:`MatchMixin._or_pattern` reads as an alternative's "tail".
+:func:`_or_pattern` reads as an alternative's "tail".
 """
 
 import ast
@@ -43,6 +43,7 @@ from .profile import PROFILE
 from .statements import NotAChunk
 from .expressions import StackMachine
 from . import handlers_legacy
+from . import branches
 
 
 class _NotAPattern(Exception):
@@ -379,7 +380,7 @@ def _body_jump_target(walker, cases):
         if end is None or end <= case.body_start or end - 1 >= walker.n:
             continue
         last = walker.instrs[end - 1]
-        if last.op != "JUMP" or last.target < end or walker._is_loop_jump(last) or \
+        if last.op != "JUMP" or last.target < end or branches._is_loop_jump(walker, last) or \
                 last.target > walker.range_end:
             continue
         if found is None or last.target > found:
@@ -467,10 +468,10 @@ def _case_guard(walker, k, stack, fail, copied, exit_only=False, chain=None):
     instrs = walker.instrs
     if k < walker.n and copied and instrs[k].op == "POP_TOP":
         return None, k, fail
-    chunks = walker.gather_chunks(k, walker.range_end, stack)
+    chunks = branches.gather_chunks(walker, k, walker.range_end, stack)
     for count in range(len(chunks), 0, -1):
         last = chunks[count - 1].jump
-        true, false = walker.after(last), last.target
+        true, false = branches.after(walker, last), last.target
         real = _real_target(last)
         if fail is not None and (walker.exits.label(false) != walker.exits.label(fail) or
                                  real != fail and true <= real < (chain or fail)):
@@ -479,7 +480,7 @@ def _case_guard(walker, k, stack, fail, copied, exit_only=False, chain=None):
             continue
         if copied and (true >= walker.n or instrs[true].op != "POP_TOP"):
             continue
-        expr = walker.parse_cond(chunks[:count], true, false, true)
+        expr = branches.parse_cond(walker, chunks[:count], true, false, true)
         if expr is not None:
             return expr, true, fail if fail is not None else real
     if copied:

@@ -2,15 +2,20 @@
 below a recogniser family reaches into it.
 
 The recogniser families (``branches``, ``handlers``, ``patterns`` ...) are modules of plain
-functions that take the walker (the walk state, ``statements.StatementWalker``) as their first
+functions that take the walker (the walk state: ``statements.StatementWalker``) as their first
 argument and keep no state of their own. They sit above the walker core in the import order;
-the core and the few families that call a family above them reach it through this module, which
-imports none of them: ``recognisers.py`` fills it, once, in the order written there.
+the core, and the few families that call a family above them, reach it through this module,
+which imports none of them: ``recognisers.py`` fills it, once, in the order written there.
 
-``OPCODES``: opname -> handler(walker, ins, stack, out), the families' opcode handlers (the
-walker core's own ``op_*`` methods serve the rest). A family that refines another's handler
-(an inline comprehension's ``FOR_ITER`` before the plain ``for`` loop's) calls the one it
-refines by name, so the precedence is read in one place: ``recognisers.py``.
+``OPCODES``: opname -> handler(walker, ins, stack, out), the one table ``walk()`` dispatches
+on: the walker core's ``op_*`` methods (:func:`register_core`), then each family's handlers
+(:func:`register`), which replace the core's. A family that refines another family's handler
+(an inline comprehension's ``FOR_ITER`` before the plain ``for`` loop's) registers its own and
+calls the one it refines by name, so two families never claim one opname.
+
+``STRUCTURE_POINTS``: where a construct starts at an index rather than at an opcode (a
+protected range, a loop head), the ordered list of the walker core's tests that hand it to the
+family that reads it.
 
 ``ENTRY``: the families' functions that code below them calls (the core asks ``ENTRY.do_try``
 to read a ``try`` that starts where it walks), each set by ``recognisers.py``.
@@ -22,30 +27,31 @@ comes last. That replaces the method resolution order (and its ``super()`` calls
 the walker was once assembled from: the order is the one written in ``recognisers.py``.
 """
 
-# returned by a step of a chain that does not apply: the next step runs
-DECLINE = object()
-
-
-def chain(*steps):
-    """One function running ``steps`` (each ``step(walker, *args)``) in order until one does
-    not return :data:`DECLINE`; the last step must never decline."""
-    if len(steps) == 2:  # the common case, without the loop
-        first, last = steps
-
-        def run_two(walker, *args):
-            result = first(walker, *args)
-            return last(walker, *args) if result is DECLINE else result
-        return run_two
-
-    def run(walker, *args):
-        for step in steps:
-            result = step(walker, *args)
-            if result is not DECLINE:
-                return result
-        raise AssertionError("the last step of a chain declined")
-    return run
-
 OPCODES = {}
+_CORE = set()  # opnames whose handler is still the walker core's
+
+
+def register_core(walker_class):
+    """The walker core's handlers: every ``op_<OPNAME>`` of ``walker_class`` and its base."""
+    for attr in dir(walker_class):
+        if attr.startswith("op_"):
+            OPCODES[attr[len("op_"):]] = getattr(walker_class, attr)
+            _CORE.add(attr[len("op_"):])
+
+
+def register(handlers):
+    """A family's handlers ({opname: handler}); each replaces the core's, never another
+    family's."""
+    for opname, handler in handlers.items():
+        if opname in OPCODES and opname not in _CORE:
+            raise ValueError("two recogniser families claim %s" % opname)
+        OPCODES[opname] = handler
+        _CORE.discard(opname)
+
+
+# the structure points, in order: fn(walker, i, stack, out, ctx) -> where the walk goes on after
+# the construct that starts at i, or DECLINE (statements._structure_at asks them in this order)
+STRUCTURE_POINTS = []
 
 
 class Entries(object):
@@ -53,3 +59,18 @@ class Entries(object):
 
 
 ENTRY = Entries()
+
+# returned by a step of a chain that does not apply: the next step runs
+DECLINE = object()
+
+
+def chain(*steps):
+    """One function running ``steps`` (each ``step(walker, *args)``) in order until one does
+    not return :data:`DECLINE`; the last step must never decline."""
+    def run(walker, *args):
+        for step in steps:
+            result = step(walker, *args)
+            if result is not DECLINE:
+                return result
+        raise AssertionError("the last step of a chain declined")
+    return run

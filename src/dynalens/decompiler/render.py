@@ -8,7 +8,6 @@ the code object's ``co_qualname`` so the recompiled object has the same qualifie
 
 import ast
 
-from .branches import BranchMixin
 from .definitions import (COMPREHENSIONS, CO_ASYNC_GENERATOR, CO_COROUTINE, CO_GENERATOR,
                           arguments_of, is_lazy_value, lazy_value)
 from . import definitions, type_params
@@ -26,7 +25,6 @@ from .signature import apply_signature, mark_signature
 from .expressions import FunctionValue, IterMarker, name
 from .cold_blocks import exception_only_blocks
 from .generated_layout import move_jumped_over_handlers
-from .handlers import HandlerMixin
 from .instructions import exception_entries, normalize, raw_instructions, shared_disassembly
 from .legacy_structure import (compound_ends_before_else, else_for_dead_return,
                                ends_with_dead_return)
@@ -37,8 +35,10 @@ from .statements import AppendStmt, Context, StatementWalker
 CO_OPTIMIZED = 0x01
 
 
-class CodeWalker(HandlerMixin, BranchMixin, StatementWalker):
-    """The walker for one code object: statement, branch, handler and definition handlers."""
+class CodeWalker(StatementWalker):
+    """The walker of one code object: the walk state and the walker core (statements.py) set up
+    for the code, its kind and the session; what it recognises comes from the registry
+    (registry.py, filled by recognisers.py)."""
 
     def __init__(self, code, kind, session, relayout=False):
         instrs, offset_to_index = normalize(code)
@@ -55,40 +55,6 @@ class CodeWalker(HandlerMixin, BranchMixin, StatementWalker):
         self.session = session
         self.imported_names = session.imported_names
         self.module_names = session.module_names
-
-    def op_LOAD_FAST(self, ins, stack, out):
-        if ins.argval == ".0" and self.kind == "comprehension":
-            stack.append(IterMarker(name(".0")))
-        else:
-            stack.append(name(ins.argval))
-
-    def _comp_add(self, ins, stack, out, key=False):
-        if self.kind != "comprehension":
-            return False
-        depth = ins.argval + (2 if key else 1)
-        result = self.comprehension_result
-        if result is None and stack:
-            result = stack[0]  # a comprehension's own code object builds it first
-        if isinstance(ins.argval, int) and len(stack) >= depth and stack[-depth] is not result:
-            # it adds to a display built inside the body (`k not in (*names, "a")`), not to
-            # the comprehension's result
-            return False
-        value = self.value(self.pop(stack, ins), ins)  # (a lambda element: a function)
-        k = self.value(self.pop(stack, ins), ins) if key else None
-        out.append(AppendStmt(value=value, key=k))
-        return True
-
-    def op_LIST_APPEND(self, ins, stack, out):
-        if not self._comp_add(ins, stack, out):
-            StatementWalker.op_LIST_APPEND(self, ins, stack, out)
-
-    def op_SET_ADD(self, ins, stack, out):
-        if not self._comp_add(ins, stack, out):
-            StatementWalker.op_SET_ADD(self, ins, stack, out)
-
-    def op_MAP_ADD(self, ins, stack, out):
-        if not self._comp_add(ins, stack, out, key=True):
-            StatementWalker.op_MAP_ADD(self, ins, stack, out)
 
 
 def code_kind(code):

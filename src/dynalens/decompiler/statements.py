@@ -19,7 +19,6 @@ marker on the stack, so its unwinding before ``return``/``break`` needs no templ
 
 import ast
 import copy
-from types import MethodType
 
 from .annotate import CO_FUTURE_ANNOTATIONS, unstringify
 from .comparison_keys import same_argument
@@ -31,8 +30,9 @@ from .expressions import (
     ImportValue, IterMarker, LoopItem, Marker, Null, PrevExc, StackMachine, UnpackBuilder,
     TypeAliasValue, UnpackSlot, WithEnter, WithExit, const, name, store_ctx)
 from .instructions import IMPORT_FLAGS, KEEP_JUMPS, POP_JUMPS, instruction_lines
+from .line_breaks import STORE_LINE
 from .profile import PROFILE
-from .registry import ENTRY, OPCODES
+from .registry import DECLINE, ENTRY, OPCODES, STRUCTURE_POINTS
 
 
 def _defines(function_name, stored_name):
@@ -258,18 +258,6 @@ class ExitBlocks(object):
         return self.virtual.get(index, index)
 
 
-_HANDLERS = {}  # walker class -> {opname: function(walker, ins, stack, out)}
-
-
-def _handlers_of(cls):
-    """The opcode handlers of a walker class found so far: the recogniser families' (registry
-    OPCODES, filled once by recognisers.py), then the class's own op_* methods as walk() meets
-    them (looked up once per class, not per instruction: instances never override them)."""
-    found = _HANDLERS.get(cls)
-    if found is None:
-        found = _HANDLERS[cls] = dict(OPCODES)
-    return found
-
 
 def _falls_through(stmt):
     """Whether control can go on after ``stmt`` (conservatively: yes unless it plainly ends
@@ -470,7 +458,7 @@ class StatementWalker(StackMachine):
         # 3.12+: a handler laid out after the code jumps back to its join: not a loop
         cold = ()
         if PROFILE.cold_handlers:
-            # (kept for cold_blocks.ColdHandlerMixin.cold_code: the jumps are fixed by now)
+            # (kept for cold_blocks.cold_code: the jumps are fixed by now)
             cold = self._cold_code = exception_only_code(instrs)
         cold_backs = []
         for ins in instrs:
@@ -526,7 +514,7 @@ class StatementWalker(StackMachine):
                     break
             elif not (x.op == y.op and self._same_line(top, bottom) and (
                     same_argument(x, y) if x.target is None else
-                    y.target is not None and self.label(x.target) == self.label(y.target))):
+                    y.target is not None and self.exits.label(x.target) == self.exits.label(y.target))):
                 if not (x.op == y.op and self._same_line(top, bottom) and
                         x.target is not None and y.target is not None and
                         top < x.target < b and bottom < y.target <= j and
@@ -569,7 +557,7 @@ class StatementWalker(StackMachine):
         """Whether a jump to ``target`` leaves a loop the way falling into ``exit_`` does: the
         same label, or the jump there threaded (3.12+: a while's top test in a for body goes
         straight to the for's head, where the jump after the bottom test goes)."""
-        label = self.label
+        label = self.exits.label  # (branches.label: copies of one exit block are one label)
         if label(target) == label(exit_):
             return True
         after = self.instrs[exit_] if exit_ < self.n else None
@@ -618,7 +606,7 @@ class StatementWalker(StackMachine):
         try:
             i = start
             instrs = self.instrs
-            handlers = _handlers_of(type(self))
+            handlers = OPCODES  # opname -> handler(walker, ...) (registry.py, recognisers.py)
             # _skip and _structure_at have nothing to do at most instructions: their first
             # tests are repeated here, so those pay no call
             n = self.n
@@ -642,15 +630,9 @@ class StatementWalker(StackMachine):
                 ins = instrs[i]
                 before = len(out)
                 handler = handlers.get(ins.op)
-                if handler is not None:
-                    nxt = handler(self, ins, stack, out)
-                else:
-                    handler = getattr(self, "op_" + ins.op, None)
-                    if handler is None:
-                        self.fail("unsupported opcode", ins)
-                    if isinstance(handler, MethodType) and handler.__self__ is self:
-                        handlers[ins.op] = handler.__func__
-                    nxt = handler(ins, stack, out)
+                if handler is None:
+                    self.fail("unsupported opcode", ins)
+                nxt = handler(self, ins, stack, out)
                 # number new values in the order they were made: after SWAPs the stack order
                 # is not that order, and spilled values are assigned in it
                 made = self.made = self.made + 1
@@ -687,6 +669,22 @@ class StatementWalker(StackMachine):
     # copy, None or (start, length) of the code after the statement that the copy has at each
     # exit instead of `return None`)
     returning_copies = {}
+    # 3.12+ (cold_blocks.py): jump targets that end a cold handler's clause (no statement),
+    # and the exception-only code, worked out on first use
+    cold_joins = frozenset()
+    _cold_code = None
+    # handlers.py: index of a copied RERAISE in a finally body -> its end
+    finally_reraise_ends = {}
+    # branches.py: the targets of the chunks beside the one being read; end of a range ->
+    # where the code goes on after it, when that is not the range's end (an if body whose way
+    # over the else is a jump from inside it, see op_FOR_ITER); line -> how many instructions
+    # are on it (_shares_line)
+    _sibling_targets = frozenset()
+    _operand_end = -1  # reading an operand of a value and/or that joins here (read_chunk)
+    _chunk_depth = 1 << 30  # the stack's depth when the chunk being read ends
+    range_joins = {}
+    _line_counts = None
+    _lone_nops = None  # offsets right after a NOP alone on its line (branches._break_line_at)
     kind = "function"
     made = 0
     disordered = False  # a SWAP reordered values: statements may run parts out of order
@@ -876,11 +874,23 @@ class StatementWalker(StackMachine):
             self.restore(state)
 
     def _structure_at(self, i, stack, out, ctx):
-        """Start a construct at ``i`` if one starts here: try, while (the one that encloses
-        the other first, when both start here)."""
+        """Start a construct at ``i`` if one starts here: the first of the structure points
+        (registry.STRUCTURE_POINTS, in the order recognisers.py gives) that applies reads it;
+        where it goes on, or None."""
         if (i >= self.n or self.handler_at[i] is None) and i not in self.while_loops and \
                 i not in self.back_jumps:
             return None  # most instructions: nothing starts here (checked before any work)
+        for starts_here in STRUCTURE_POINTS:
+            nxt = starts_here(self, i, stack, out, ctx)
+            if nxt is not DECLINE:
+                return nxt
+        return None
+
+    # -- structure points (registered in recognisers.py): each reads the construct that starts
+    # at ``i`` through the registry, or returns DECLINE when none of its kind does
+    def try_here(self, i, stack, out, ctx):
+        """A try whose protected range starts at ``i``, unless a loop starting here holds it
+        (that loop is read first, the try inside its body)."""
         entries = self.chain(i)
         if entries:
             for e in reversed(entries):
@@ -891,6 +901,12 @@ class StatementWalker(StackMachine):
                 if not self._loop_encloses(i, e.target, ctx):
                     return ENTRY.do_try(self, i, e, stack, out, ctx)
                 break
+        return DECLINE
+
+    def _loop_heads(self, i, ctx):
+        """(tested while at ``i`` or None, back edges to ``i`` of a loop without a bottom test,
+        whether a `while True:` encloses a tested `while` that both start here, whether the
+        walk is inside the loop at ``i`` already)."""
         loop = self.while_loops.get(i)
         backs = self.back_jumps.get(i)
         if backs and self.instrs[i].op in ("FOR_ITER", "GET_ANEXT"):
@@ -899,13 +915,31 @@ class StatementWalker(StackMachine):
         # enclosing one's back edge lies past the inner one's bottom test
         outer_first = loop is not None and backs and max(backs) > loop[1]
         inside = ctx.loop is not None and ctx.loop.head == i
+        return loop, backs, outer_first, inside
+
+    def tested_while_here(self, i, stack, out, ctx):
+        """``while test:`` (its test copied to the bottom) starting at ``i``, unless a
+        `while True:` starting here encloses it."""
+        loop, backs, outer_first, inside = self._loop_heads(i, ctx)
         if loop is not None and not outer_first and not inside:
-            return self.do_while(i, loop, stack, out, ctx)
+            return ENTRY.do_while(self, i, loop, stack, out, ctx)
+        return DECLINE
+
+    def while_true_here(self, i, stack, out, ctx):
+        """A loop without a bottom test (``while True:``, or a body that never ends) at ``i``."""
+        loop, backs, outer_first, inside = self._loop_heads(i, ctx)
         if backs and not inside:
-            return self.do_while_true(i, self._last_back_edge(i, max(backs)), stack, out, ctx)
+            return ENTRY.do_while_true(self, i, self._last_back_edge(i, max(backs)), stack, out,
+                                       ctx)
+        return DECLINE
+
+    def enclosed_tested_while_here(self, i, stack, out, ctx):
+        """The tested ``while`` that starts a `while True:` body at the same index, once the
+        walk is inside the enclosing loop."""
+        loop, backs, outer_first, inside = self._loop_heads(i, ctx)
         if outer_first and inside and ctx.loop.kind == "while" and ctx.loop.last > loop[1]:
-            return self.do_while(i, loop, stack, out, ctx)
-        return None
+            return ENTRY.do_while(self, i, loop, stack, out, ctx)
+        return DECLINE
 
     def _last_back_edge(self, head, last):
         """The back edge that ends the loop at ``head``: ``last``, or (3.14+, where an inner
@@ -926,10 +960,10 @@ class StatementWalker(StackMachine):
         if ctx.loop is not None and ctx.loop.head == i:
             return False
         limit = handler
-        if PROFILE.cold_handlers and handler in self.cold_code():
+        if PROFILE.cold_handlers and handler in ENTRY.cold_code(self):
             # the handler lies past everything: the loop holds the try if it goes on after
             # the try body
-            limit = self.warm_protected_end(handler) - 1
+            limit = ENTRY.warm_protected_end(self, handler) - 1
         loop = self.while_loops.get(i)
         if loop is not None:
             return loop[1] > limit
@@ -941,6 +975,8 @@ class StatementWalker(StackMachine):
         if isinstance(value, UnpackSlot):
             builder = value.builder
             builder.targets[value.position] = target
+            if not getattr(getattr(self, "session", None), "generated", False):
+                setattr(target, STORE_LINE, self.lines[ins.index])  # (line_breaks.py)
             if builder.complete():
                 tgt = builder.as_target()
                 if builder.parent is not None:
@@ -997,7 +1033,10 @@ class StatementWalker(StackMachine):
     def _store(self, target, ins, stack, out):
         value = self.pop(stack, ins)
         if stack and stack[-1] is value and isinstance(target, ast.Name) and isinstance(value, ast.expr) \
-                and not self._next_is_store(ins.index + 1):
+                and not self._next_is_store(ins.index + 1) and \
+                not (out and isinstance(out[-1], ast.Assign) and out[-1].value is value):
+            # (a name between attribute or subscript targets of a chained assignment, `a.x =
+            # b = c.y = v`, is one more of its targets: a walrus stores before any target)
             stack[-1] = ast.NamedExpr(target=target, value=value)
             return
         self.emit_assign(target, value, out, ins)

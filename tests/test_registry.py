@@ -1,0 +1,56 @@
+"""The recogniser registry (decompiler/registry.py, filled by recognisers.py): one opcode
+table, each opname served by the walker core or by exactly one family; chains that pass a step
+on with DECLINE; the structure points in their written order."""
+
+import pytest
+
+from dynalens.decompiler import (branches, comprehension_bodies, handlers_legacy,
+                                 inline_comprehensions, patterns, render)  # noqa: F401
+from dynalens.decompiler.registry import (DECLINE, ENTRY, OPCODES, STRUCTURE_POINTS, chain,
+                                          register)
+from dynalens.decompiler.statements import StatementWalker
+
+
+def test_family_handlers_replace_the_cores_and_the_core_serves_the_rest():
+    assert OPCODES["FOR_ITER"] is inline_comprehensions.op_FOR_ITER  # it refines branches'
+    assert OPCODES["POP_JUMP_IF_FALSE"] is branches.conditional
+    assert OPCODES["COPY"] is patterns.op_COPY
+    assert OPCODES["LOAD_FAST"] is comprehension_bodies.op_LOAD_FAST
+    assert OPCODES["SETUP_FINALLY"] is handlers_legacy.op_SETUP_FINALLY
+    assert OPCODES["BINARY_OP"] is StatementWalker.op_BINARY_OP
+    assert OPCODES["STORE_FAST"] is StatementWalker.op_STORE_FAST
+
+
+def test_a_second_family_cannot_claim_an_opname():
+    before = dict(OPCODES)
+    with pytest.raises(ValueError, match="FOR_ITER"):
+        register({"FOR_ITER": branches.op_FOR_ITER})
+    assert OPCODES == before
+
+
+def test_a_chain_runs_its_steps_until_one_does_the_work():
+    calls = []
+
+    def declines(walker, x):
+        calls.append("declines")
+        return DECLINE
+
+    def works(walker, x):
+        calls.append("works")
+        return None  # (None is a result: the step did the work)
+
+    def never(walker, x):
+        calls.append("never")
+        return x
+
+    assert chain(declines, works, never)("walker", 1) is None
+    assert calls == ["declines", "works"]
+    assert chain(declines, never)("walker", 7) == 7
+    with pytest.raises(AssertionError):
+        chain(declines)("walker", 1)
+
+
+def test_stores_and_structure_points_are_in_the_written_order():
+    assert [step.__name__ for step in STRUCTURE_POINTS] == [
+        "try_here", "tested_while_here", "while_true_here", "enclosed_tested_while_here"]
+    assert ENTRY.do_try.__module__.endswith("exception_groups")  # except* before any try
