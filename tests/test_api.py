@@ -581,3 +581,25 @@ def test_union_annotations_and_wrappers():
     # the wrapper carries f's annotations, which are not about its own parameters
     text = decompile(wrapper)
     assert "    def wrapper(*args, **kwargs):" in text and "dynalens" not in text
+
+
+def test_output_does_not_depend_on_string_hashing():
+    """A set of strings folded into a frozenset constant (`x in {"b", "a"}`) iterates in hash
+    order, which changes from process to process; the output must not, so that a dump diffed
+    across runs shows only what changed."""
+    import subprocess
+    program = textwrap.dedent("""
+        import dynalens
+        def pick(x):
+            return x in {"delta", "alpha", "charlie", "bravo", "echo"}
+        print(dynalens.decompile(pick))
+        """)
+    src = str(pathlib.Path(dynalens.__file__).resolve().parents[1])
+    outputs = set()
+    for seed in ("1", "2", "3", "4"):
+        env = dict(os.environ, PYTHONHASHSEED=seed, PYTHONPATH=src)
+        result = subprocess.run([sys.executable, "-c", program], env=env, check=True,
+                                capture_output=True, text=True)
+        outputs.add(result.stdout)
+    assert len(outputs) == 1
+    assert "{'alpha', 'bravo', 'charlie', 'delta', 'echo'}" in outputs.pop()

@@ -117,6 +117,114 @@ def test_synthetic_report_in_chromium(browser, tmp_path):
     _follow_graph_link_and_unfold_guard(browser, report, tmp_path, "c-0-1", "synthetic")
 
 
+def _coloured_page(browser, report, init_script=None):
+    errors = []
+    page = browser.new_page()
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    if init_script:
+        page.add_init_script(init_script)
+    page.goto("file://" + str(report))
+    return page, errors
+
+
+def test_code_is_coloured_in_the_page_and_keeps_its_links(browser, tmp_path):
+    """The writer leaves code plain; the page colours it with the inlined Prism, from disk."""
+    from dynalens.report.api import write_report
+    from dynalens.report.synthetic import make_dump
+
+    make_dump(str(tmp_path / "dump"), functions=1, compiles_per_function=2)
+    page, errors = _coloured_page(browser, write_report(str(tmp_path / "dump")))
+    transformed = page.locator("#c-0-1-transformed")
+    _unfold(transformed)
+    pre = transformed.locator("pre")
+    expect(pre.locator("span.token.keyword", has_text="def").first).to_be_visible()
+    expect(pre.locator("span.token.comment", has_text="program_0.py:6").first).to_be_visible()
+    # the links the writer made are still there, each around its whole name, and still lead on
+    link = pre.locator("a.xref", has_text="__compiled_fn_2").first
+    assert link.inner_text().startswith("__compiled_fn_2_")
+    assert pre.inner_text().count("__compiled_fn_2_") == pre.locator(
+        "a.xref", has_text="__compiled_fn_2_").count()
+    keyword_colour = pre.locator("span.token.keyword").first.evaluate(
+        "el => getComputedStyle(el).color")
+    assert keyword_colour != pre.evaluate("el => getComputedStyle(el).color")
+    link.click()
+    expect(page.locator("#g-0-1-__compiled_fn_2")).to_be_in_viewport()
+    # colouring adds markup only: the text shown is the dumped file's
+    rel = transformed.locator("> summary a.file").get_attribute("href")
+    with open(os.path.join(str(tmp_path / "dump"), rel), encoding="utf-8") as f:
+        assert pre.evaluate("el => el.textContent") == f.read()
+    # lines shown unfolded (the graph break's excerpt) are coloured too, and the side by side
+    expect(page.locator("#breaks .hit span.token.keyword", has_text="if")).to_have_count(1)
+    side = page.locator("#c-0-1-side")
+    _unfold(side)
+    expect(side.locator(".tc span.token.keyword").first).to_be_visible()
+    expect(side.locator(".us span.token.builtin", has_text="abs").first).to_be_visible()
+    expect(side.locator(".tc a.xref").first).to_be_visible()
+    assert not errors, errors
+    page.close()
+
+
+def test_huge_blocks_stay_uncoloured_but_linked(browser, tmp_path):
+    """Colouring a generated file of megabytes would hold the tab up when it is unfolded."""
+    import json
+
+    from dynalens.report.api import write_report
+    from dynalens.report.synthetic import make_dump
+
+    dump = tmp_path / "dump"
+    make_dump(str(dump), functions=1, compiles_per_function=2)
+    index = json.loads((dump / "index.json").read_text())
+    rel = next(c for c in index["compiles"] if c["compile_id"] == "0/1")[
+        "transformed_code"]["file"]
+    with open(dump / rel, "a") as f:
+        f.write("    y = __compiled_fn_2(a, b)  # %s\n" % ("z" * 60) * 5000)   # ~500 kB
+    page, errors = _coloured_page(browser, write_report(str(dump)))
+    transformed = page.locator("#c-0-1-transformed")
+    _unfold(transformed)
+    pre = transformed.locator("pre")
+    expect(pre.locator("a.xref", has_text="__compiled_fn_2").last).to_be_attached()
+    assert pre.locator("a.xref").count() > 5000
+    assert pre.locator("span.token").count() == 0
+    # a small block of the same page is coloured
+    guards = page.locator("#c-0-1-guards")
+    _unfold(guards)
+    expect(guards.locator("pre span.token.keyword").first).to_be_visible()
+    assert not errors, errors
+    page.close()
+
+
+def test_code_stays_readable_and_linked_when_the_highlighter_fails(browser, tmp_path):
+    from dynalens.report.api import write_report
+    from dynalens.report.synthetic import make_dump
+
+    make_dump(str(tmp_path / "dump"), functions=1, compiles_per_function=2)
+    report = write_report(str(tmp_path / "dump"))
+    # Prism's tokenizer throws on every call: the page must still show the code, with links
+    page, errors = _coloured_page(browser, report, init_script="""
+        (function () {
+            var real;
+            Object.defineProperty(window, "Prism", { configurable: true,
+                get: function () { return real; },
+                set: function (value) {
+                    real = value;
+                    if (value && value.languages) {
+                        value.tokenize = function () { throw new Error("broken highlighter"); };
+                    }
+                } });
+        })();""")
+    transformed = page.locator("#c-0-1-transformed")
+    _unfold(transformed)
+    pre = transformed.locator("pre")
+    expect(pre).to_contain_text("def __transformed_code_1_for_toy_example_0(a, b):")
+    assert pre.locator("span.token").count() == 0
+    pre.locator("a.xref", has_text="__compiled_fn_2").first.click()
+    expect(page.locator("#g-0-1-__compiled_fn_2")).to_be_in_viewport()
+    expect(page.locator("#breaks .hit")).to_contain_text("if b.sum() < 0:")
+    assert page.locator("span.token").count() == 0
+    assert not errors, errors
+    page.close()
+
+
 def test_notebook_view_works_inside_its_frame(browser, tmp_path):
     """explain(dump)._repr_html_() as Jupyter shows it: links and unfolding inside the iframe."""
     from dynalens.report.api import explain

@@ -12,7 +12,7 @@ import pytest
 
 pytest.importorskip("jinja2")
 
-from dynalens.report import highlight as hl_module
+from dynalens.report import crosslinks
 from dynalens.report.api import explain, write_report
 from dynalens.report.load import NotADump, load_dump
 from dynalens.report.progress import progress
@@ -95,7 +95,7 @@ def test_report_shows_breaks_recompiles_and_code(dump):
     files = [a for a in page.code if not a.endswith(("-source", "-side"))]
     assert len(files) == len(index["files"])
     source = page.code["f-toy_example_0-0-source"]
-    assert "@torch</span>.compile" in source and "b.sum() &lt; " in source
+    assert "@torch.compile" in source and "b.sum() &lt; " in source
     assert "toy_example_0 (your source, program_0.py:4)" in text
     guards = page.code["c-0-1-guards"]
     assert "__guard_1_for_toy_example_0" in guards and "torch.double" in guards
@@ -121,7 +121,7 @@ def test_transformed_code_side_by_side_with_the_users_lines(dump):
     text, page = parse(write_report(str(dump)))
     side = page.code["c-0-1-side"]
     assert "__transformed_code_1_for_toy_example_0 next to your source (program_0.py)" in text
-    rows = re.findall(r'<span class="sbs"><span class="tc">(.*?)</span><span class="us">(.*?)'
+    rows = re.findall(r'<span class="sbs"><span class="tc py">(.*?)</span><span class="us">(.*?)'
                       r'</span></span>(?=<span class="sbs">|$)', side)
     plain = [(html.unescape(re.sub(r"<[^>]+>", "", left)),
               html.unescape(re.sub(r"<[^>]+>", "", right))) for left, right in rows]
@@ -265,21 +265,49 @@ def test_explain_displays_inline_in_an_iframe(dump):
     assert explorer.write() == str(dump / "report.html")
 
 
-def test_without_pygments_code_is_plain_but_linked(dump, monkeypatch):
-    monkeypatch.setattr(hl_module, "lex", None)
+def test_code_is_written_plain_with_links_for_the_page_to_colour(dump):
+    """The writer escapes and links; colouring is the page's (tests/test_browser.py)."""
     text, page = parse(write_report(str(dump)))
     transformed = page.code["c-0-0-transformed"]
     assert "<span" not in transformed
     assert 'href="#g-0-0-__compiled_fn_1"' in transformed
-    assert "install Pygments" in text
+    assert 'id="src-c-0-0-transformed" data-lang="python"' in text
+    assert 'id="src-c-0-0-side" data-lang="side_by_side"' in text
+    # the lines shown unfolded are marked for colouring, escaped
+    assert '<span class="no">7</span><span class="py">    if b.sum() &lt; 0:</span>' in text
+    # Prism's core and Python grammar are inlined, in manual mode
+    assert "Prism.languages.python=" in text and "window.Prism.manual = true" in text
+    assert "Pygments" not in text
 
 
-def test_highlight_links_names_but_not_the_block_itself():
-    html = hl_module.highlight("def f(x):\n    return __compiled_fn_3(x) < 1\n",
-                               {"__compiled_fn_3": "g3", "f": "self"}, current="self")
-    assert '<a class="xref" href="#g3" data-target="g3">__compiled_fn_3</a>' in html
-    assert 'href="#self"' not in html
-    assert "&lt; " in html
+def test_links_name_but_not_the_block_itself():
+    html = crosslinks.linked("def f(x):\n    return __compiled_fn_3(x) < 1  # f\n",
+                             {"__compiled_fn_3": "g3", "f": "self"}, current="self")
+    assert html == ('def f(x):\n    return <a class="xref" href="#g3" data-target="g3">'
+                    '__compiled_fn_3</a>(x) &lt; 1  # f\n')
+    # names in strings link too: a disassembly keeps its listing in a docstring
+    assert 'href="#g3"' in crosslinks.linked('"""LOAD_GLOBAL __compiled_fn_3"""',
+                                             {"__compiled_fn_3": "g3"})
+    assert crosslinks.linked("a < b & c", None) == "a &lt; b &amp; c"
+
+
+def test_vendored_prism_is_the_recorded_release_and_can_be_inlined():
+    import hashlib
+
+    folder = os.path.join(os.path.dirname(crosslinks.__file__), "vendor", "prism")
+    with open(os.path.join(folder, "SHA256SUMS")) as f:
+        sums = [line.split() for line in f if line.strip()]
+    assert {name for _, name in sums} == {"prism-core.min.js", "prism-python.min.js", "LICENSE"}
+    for digest, name in sums:
+        with open(os.path.join(folder, name), "rb") as f:
+            data = f.read()
+        assert hashlib.sha256(data).hexdigest() == digest, name
+        # a `</script` inside would end the page's <script> element early
+        assert b"</script" not in data.lower(), name
+    with open(os.path.join(folder, "LICENSE")) as f:
+        assert f.readline().strip() == "MIT LICENSE"
+    with open(os.path.join(folder, "README.md")) as f:
+        assert "| version | 1.30.0 |" in f.read()
 
 
 def test_progress_bar_only_on_a_terminal():
@@ -377,11 +405,3 @@ def test_resume_globals_are_paired_with_resume_functions():
              {"name": "resume_at_20", "line": 20}]
     assert _resume_aliases(text, given) == {"resume_at_19": ["__resume_at_112_3"],
                                             "resume_at_20": ["__resume_at_102_2"]}
-
-
-def test_huge_files_are_shown_uncoloured_but_linked(monkeypatch):
-    monkeypatch.setattr(hl_module, "COLOUR_LIMIT", 100)
-    code = "x = __compiled_fn_3(a)  # " + "y" * 200 + "\n"
-    out = hl_module.highlight(code, {"__compiled_fn_3": "g3"})
-    assert "<span" not in out and 'href="#g3"' in out
-    assert '<span class="c1">' in hl_module.highlight("x = 1  # short\n", {"x": "y"})

@@ -762,7 +762,8 @@ def if_statement(walker, test, true, false, stack, out, ins):
                 # (the last of the test's jumps: `if a or b: break`)
                 out.append(ast.If(test=test, body=[ast.Break()], orelse=[]))
                 return true
-            if PROFILE.expanded_backward_jumps and true < end and (
+            if PROFILE.expanded_backward_jumps and true < end and \
+                    not _holds_folding_not(test) and (
                     (_ends_loop_body(walker) and (
                         _negation_folds(test) or _threaded_back(walker, true - 1) or
                         _plain_and(test))) or
@@ -792,7 +793,9 @@ def if_statement(walker, test, true, false, stack, out, ins):
                 return true + 1
             node = ast.If(test=negate(test), body=[ast.Continue()], orelse=[])
             # (the jump back kept the test's line: loop_exits.py may read `if test: rest`)
-            if _plain_and(test):  # (see above: `or`s may be several threaded ifs)
+            if _plain_and(test) and not _holds_folding_not(test):
+                # (see above: `or`s may be several threaded ifs; and `if not (a in b):
+                # rest` would be `a not in b`, other instructions)
                 node._threaded_test = test
             out.append(node)
             return true
@@ -1023,9 +1026,11 @@ def _threaded_if_over_back_edge(walker, test, true, false, ins):
             not _ends_loop_body(walker) or false >= walker.range_end:
         return False
     jump = walker.instrs[true]
+    # (`if not (a in b or c): rest` the other way round: the test that jumps to the head is
+    # `a in b`, whose negation folds too; read as `if a in b: continue` it is exact)
     return jump.op == "JUMP" and jump.target in loop.continue_targets and \
         (jump.line is None or jump.line == ins.line) and \
-        (_negation_folds(test) or
+        ((_negation_folds(test) and not _holds_folding_not(negate(test))) or
          (walker.handler_at[true] is None and walker.handler_at[false] is not None))
 
 

@@ -208,11 +208,17 @@ def name(identifier, ctx=None):
     return ast.Name(identifier, ctx or _LOAD)  # (positional: half the cost of keywords)
 
 
+def _stable_order(value):
+    return type(value).__name__, repr(value)
+
+
 def const(value):
     if isinstance(value, frozenset):
         if not value:
             return ast.Call(func=name("frozenset"), args=[], keywords=[])
-        node = ast.Set(elts=[const(v) for v in value])
+        # in a stable order (a frozenset iterates in its elements' hash order, which for
+        # strings changes from one process to the next): the compiler folds any order back
+        node = ast.Set(elts=[const(v) for v in sorted(value, key=_stable_order)])
         node._const = value
         return node
     if isinstance(value, tuple):

@@ -987,6 +987,8 @@ class StatementWalker(StackMachine):
         ENTRY.assign(self, target, value, out, ins)
 
     def _assign(self, target, value, out, ins):
+        """The core's step of the store chain ENTRY.assign (recognisers.py), the last: stores
+        reach it through the chain (emit_assign), so the families' steps run first."""
         if isinstance(value, Marker):  # (an expression is none of these: straight to the end)
             if isinstance(value, AugValue):
                 out.append(ast.AugAssign(target=target, op=value.op, value=self.value(value.value, ins)))

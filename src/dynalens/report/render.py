@@ -1,7 +1,9 @@
-"""Model -> one self-contained HTML page (CSS, JS and highlighted code inlined; no network).
+"""Model -> one self-contained HTML page (CSS, JS, code and its highlighter inlined; no network).
 
 Jinja2 renders the page: it ships with torch, so wherever a dump exists it is installed, and its
-autoescaping keeps reasons, file names and code from being read as markup.
+autoescaping keeps reasons, file names and code from being read as markup. Code goes in as
+escaped text with its cross-links (``crosslinks.py``); the page colours it in the browser with the
+vendored Prism (``vendor/prism``), so writing the page costs no highlighting at all.
 """
 
 import html
@@ -9,12 +11,12 @@ import os
 import re
 from urllib.parse import quote
 
-from .highlight import available as _highlight_available
-from .highlight import highlight, stylesheet
+from .crosslinks import linked, snippet
 from .load import SHOWN_REASONS
 from .progress import progress
 
 _HERE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "templates")
+_PRISM = os.path.join(os.path.dirname(os.path.abspath(__file__)), "vendor", "prism")
 
 _KIND_NAMES = {
     "guards": "guards",
@@ -92,19 +94,27 @@ def side_by_side_html(block, links):
     indent = min((len(u) - len(u.lstrip()) for u in shown), default=0)
     out, previous = [], None
     for code, lineno, user in block.rows:
-        left = highlight(code, links, current=block.anchor) if code.strip() else ""
+        left = linked(code, links, current=block.anchor) if code.strip() else ""
         right = ""
         if lineno is not None and lineno != previous:
-            right = '<span class="no">%d</span>%s' % (lineno, highlight(user[indent:].rstrip()))
+            right = '<span class="no">%d</span>%s' % (lineno, snippet(user[indent:].rstrip()))
             previous = lineno
-        out.append('<span class="sbs"><span class="tc">%s</span><span class="us">%s</span>'
+        # the page colours each `py` cell on its own, as the lines were written one by one
+        out.append('<span class="sbs"><span class="tc py">%s</span><span class="us">%s</span>'
                    '</span>' % (left, right))
     return "".join(out)
 
 
-def _read_resource(name):
-    with open(os.path.join(_HERE, name), encoding="utf-8") as f:
+def _read_resource(name, folder=_HERE):
+    with open(os.path.join(folder, name), encoding="utf-8") as f:
         return f.read()
+
+
+def _highlighter():
+    """Prism's core and Python grammar, as the page inlines them (see vendor/prism/README.md;
+    tests/test_report.py checks that neither holds a `</script` that would end the element)."""
+    return "\n".join(_read_resource(name, _PRISM)
+                     for name in ("prism-core.min.js", "prism-python.min.js"))
 
 
 def _environment(base_href, cache_dir=None):
@@ -126,7 +136,7 @@ def _environment(base_href, cache_dir=None):
     env.filters["basename"] = lambda p: os.path.basename(p or "") or (p or "")
     env.filters["kindname"] = lambda k: _KIND_NAMES.get(k, k)
     env.globals["shown_reasons"] = SHOWN_REASONS
-    env.filters["hl"] = lambda text: Markup(highlight(text or ""))
+    env.filters["hl"] = lambda text: Markup(snippet(text or ""))
     env.filters["fileurl"] = lambda p: quote((base_href + p).replace(os.sep, "/"), safe="/:._-~")
     return env
 
@@ -152,8 +162,8 @@ def render(dump, base_href="", show_progress=None):
             elif block.language == "side_by_side":
                 body = side_by_side_html(block, links)
             else:
-                body = highlight(block.text, links, current=block.anchor)
-            rendered.append((block.anchor, body))
+                body = linked(block.text, links, current=block.anchor)
+            rendered.append((block.anchor, block.language, body))
             bar.update(1)
     finally:
         bar.close()
@@ -165,9 +175,8 @@ def render(dump, base_href="", show_progress=None):
         blocks=rendered,
         css=_read_resource("report.css"),
         js=_read_resource("report.js"),
-        token_css=stylesheet(".hl"),
+        highlighter=_highlighter(),
         n_graphs=sum(len(c.graphs) for c in compiles),
         n_kernels=sum(len(g.kernels) for c in compiles for g in c.graphs),
-        highlighted=_highlight_available(),
         version=__version__,
     )
