@@ -73,13 +73,20 @@ def _variables_owner(stmts):
         return None
     out = []
     for stmt in stmts[1:-1]:
+        number = None
         if isinstance(stmt, ast.If) and not stmt.orelse and len(stmt.body) == 1:
-            stmt = stmt.body[0]  # module level: the condition is the compiler's
+            # `if i in __conditional_annotations__:` (the compiler's: the annotation ran)
+            test = stmt.test
+            if isinstance(test, ast.Compare) and isinstance(test.left, ast.Constant):
+                number = test.left.value
+            stmt = stmt.body[0]
         found = _stored_annotation(stmt, holder)
         if found is None:
             return None
-        out.append(ast.AnnAssign(target=name(found[0], ast.Store()), annotation=found[1],
-                                 value=None, simple=1))
+        node = ast.AnnAssign(target=name(found[0], ast.Store()), annotation=found[1],
+                             value=None, simple=1)
+        node._annotated = number
+        out.append(node)
     return out or None
 
 
@@ -108,10 +115,11 @@ def unstringify(node):
     return node
 
 
-def annotate_owner(body, code=None):
+def annotate_owner(body, code=None, alone=False):
     """Statements whose compilation produces the ``__annotate__`` whose decompiled body is
     ``body``, or None when the body is not one the compiler makes.  ``code`` (the
-    ``__annotate__`` code object) tells whether annotations were compiled as strings."""
+    ``__annotate__`` code object) tells whether annotations were compiled as strings;
+    ``alone``: the statements stand for the ``__annotate__`` decompiled on its own."""
     if not body or not is_format_check(body[0]):
         return None
     rest = body[1:]
@@ -123,16 +131,52 @@ def annotate_owner(body, code=None):
                 stmt.value = unstringify(stmt.value)
     if len(rest) == 1 and isinstance(rest[0], ast.Return):
         return _function_owner(rest[0].value)
-    return _variables_owner(rest)
+    found = _variables_owner(rest)
+    if alone and found and code is not None and "__classdict__" in code.co_freevars:
+        # written as its class (decompiled on its own): an annotation the compiler
+        # numbered was inside a block of the body
+        found = [ast.If(test=ast.Constant(value=True), body=[ann], orelse=[])
+                 if getattr(ann, "_annotated", None) is not None else ann for ann in found]
+    return found
 
 
 def place_annotations(stmts, annotations):
     """Put ``x: T`` back into a module or class body from its ``__annotate__``: an assignment
     to ``x`` after the previous annotation becomes ``x: T = value``; an annotation without one
-    (it compiles to nothing in the body) is written where the order of the dict needs it."""
+    (it compiles to nothing in the body) is written where the order of the dict needs it,
+    never before the docstring (the compiler stores ``__doc__`` first, whatever follows).
+    An annotation the compiler numbered (module level, and inside blocks of a class body:
+    ``__conditional_annotations__``) goes where its ``ANNOTATED`` marker is, or in an
+    ``if False:`` of its own where none is (its code was dead: ``if False: x: T``)."""
+    markers = {}
+    _find_markers(stmts, None, markers)
     at = 0
+    if stmts and isinstance(stmts[0], ast.Expr) and isinstance(stmts[0].value, ast.Constant) \
+            and isinstance(stmts[0].value.value, str):
+        at = 1
     for ann in annotations:
         key = ann.target.id
+        number = getattr(ann, "_annotated", None)
+        if number is not None:
+            found = markers.pop(number, None)
+            if found is None:
+                stmts.insert(at, ast.If(test=ast.Constant(value=False), body=[ann], orelse=[]))
+                at += 1
+                continue
+            block, marker, top = found
+            k = _index_of(block, marker)
+            before = block[k - 1] if k else None
+            if isinstance(before, ast.Assign) and len(before.targets) == 1 and \
+                    isinstance(before.targets[0], ast.Name) and before.targets[0].id == key:
+                ann = ast.AnnAssign(target=ann.target, annotation=ann.annotation,
+                                    value=before.value, simple=1)
+                block[k - 1:k + 1] = [ann]
+            else:
+                block[k] = ann
+            if top is marker or top is before:
+                top = ann
+            at = max(at, _index_of(stmts, top) + 1)
+            continue
         for k in range(at, len(stmts)):
             stmt = stmts[k]
             if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and \
@@ -144,7 +188,38 @@ def place_annotations(stmts, annotations):
         else:
             stmts.insert(at, ann)
             at += 1
+    for block, marker, _ in markers.values():
+        del block[_index_of(block, marker)]
+        if not block:
+            block.append(ast.Pass())
     return stmts
+
+
+def _index_of(block, node):
+    for k, stmt in enumerate(block):
+        if stmt is node:
+            return k
+    raise ValueError("statement not in its block")
+
+
+def _find_markers(block, top, markers):
+    """{number: (block, marker, top-level statement holding it)} for the ``ANNOTATED``
+    markers in ``block`` and the blocks nested in it (not in functions or classes); ``top``
+    None: ``block`` is the body itself."""
+    for stmt in block:
+        holder = stmt if top is None else top
+        number = getattr(stmt, "_annotated", None)
+        if number is not None and isinstance(stmt, ast.Pass):
+            markers[number] = (block, stmt, holder)
+            continue
+        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            continue
+        for field in ("body", "orelse", "finalbody"):
+            inner = getattr(stmt, field, None)
+            if inner:
+                _find_markers(inner, holder, markers)
+        for part in list(getattr(stmt, "handlers", ())) + list(getattr(stmt, "cases", ())):
+            _find_markers(part.body, holder, markers)
 
 
 def assign_annotate_function(walker, target, value, out, ins):
@@ -162,3 +237,12 @@ def assign_annotate_function(walker, target, value, out, ins):
         walker.annotations_found = list(walker.annotations_found) + found
         return None
     return DECLINE
+
+
+def op_ANNOTATED(walker, ins, stack, out):
+    """``__conditional_annotations__.add(i)`` (the pseudo-instruction ``ANNOTATED i``):
+    annotation ``i`` ran here; a marker that :func:`place_annotations` replaces with the
+    annotation."""
+    marker = ast.Pass()
+    marker._annotated = ins.argval
+    out.append(marker)

@@ -14,6 +14,7 @@ from .expressions import (ITER_SLOTS, FunctionValue, IterMarker, LoopItem, PrevE
                           UnpackBuilder, UnpackSlot, const, name)
 from .cfg import NO_FALLTHROUGH
 from .instructions import KEEP_JUMPS, NONE_JUMPS, POP_JUMPS
+from .nop_lines import break_line_at
 from .profile import PROFILE
 from .statements import Chunk, ChunkEnd, Loop, NotAChunk, _NoStatements
 from .errors import DecompilationError
@@ -757,9 +758,9 @@ def if_statement(walker, test, true, false, stack, out, ins):
     if false < true:
         # a jump back to the loop head: `if not test: continue`
         if loop is not None and false in loop.continue_targets:
-            if ins.index == loop.last and true == ins.index + 1 and \
-                    loop.kind in ("while", "while-top"):
+            if true - 1 == loop.last and loop.kind in ("while", "while-top"):
                 # the back edge itself is conditional: falling through leaves the loop
+                # (the last of the test's jumps: `if a or b: break`)
                 out.append(ast.If(test=test, body=[ast.Break()], orelse=[]))
                 return true
             if PROFILE.expanded_backward_jumps and true < end and \
@@ -801,6 +802,16 @@ def if_statement(walker, test, true, false, stack, out, ins):
             return true
         walker.fail("backward conditional jump outside a loop", ins)
     if loop is not None and false == loop.break_target and false >= end:
+        if PROFILE.while_tested_at_top_only_again and true < end == loop.last + 1 and \
+                break_line_at(walker, false):
+            # 3.14: `if test: rest-of-body else: break`, the break a NOP on its own
+            # line where the loop's exit starts (a written `if not test: break` puts
+            # its break right after the test)
+            body, _ = walker.walk(true, end, list(stack), ctx)
+            if body and isinstance(body[-1], ast.Continue):
+                body.pop()  # the loop's own back edge
+            out.append(ast.If(test=test, body=body or [ast.Pass()], orelse=[ast.Break()]))
+            return end
         out.append(ast.If(test=negate(test), body=[ast.Break()], orelse=[]))
         return true
     if any(isinstance(v, ast.expr) for v in stack):
@@ -1380,8 +1391,25 @@ def _breaks_threaded_to(walker, outer, head, exit_):
             exit_ + 1 == walker.range_end and instrs[exit_].op == "JUMP" and
             instrs[exit_].target in outer.continue_targets):
         return False  # (an if body whose end, after the loop, jumps back to the head)
-    return any(instrs[k].op == "JUMP" and instrs[k].target in outer.continue_targets and
-               instrs[k - 1].op == "POP_TOP" for k in range(head + 2, exit_))
+    if any(instrs[k].op == "JUMP" and instrs[k].target in outer.continue_targets and
+           instrs[k - 1].op == "POP_TOP" for k in range(head + 2, exit_)):
+        return True
+    if not PROFILE.cold_handlers:
+        return False
+    # a break in an except clause of a try in the loop: the clause is laid out after
+    # everything, `POP_EXCEPT; POP_TOP (the iterator); JUMP outer head`
+    cold = cold_blocks.cold_code(walker)
+    for k in range(exit_ + 1, walker.n):
+        ins = instrs[k]
+        if ins.op == "JUMP" and ins.target in outer.continue_targets and k in cold and \
+                all(instrs[k - j].op == "POP_TOP" for j in range(1, ITER_SLOTS + 1)) and \
+                instrs[k - ITER_SLOTS - 1].op == "POP_EXCEPT":
+            entry = k - ITER_SLOTS - 1
+            while entry > exit_ and instrs[entry].op != "PUSH_EXC_INFO":
+                entry -= 1
+            if any(e.target == entry and head < e.start < exit_ for e in walker.entries):
+                return True
+    return False
 
 
 def _after_inlined_break(walker, loop, exit_, stack):
@@ -1452,15 +1480,16 @@ def _while_without_bottom_test(walker, head, exit_, stack, out, ctx):
             body_end = false  # blocks after the last `continue` that the body jumps to
         break_target, else_end, nxt = false, None, body_end
         tail = walker.instrs[exit_ - 1]
+        tested_last = tail.op in POP_JUMPS and tail.target == head
         exit_copy = None
         if PROFILE.while_tested_at_top_only_again and false <= walker.range_end:
-            exit_copy = _break_into_exit_copy(walker, exit_, false)
+            exit_copy = _break_into_exit_copy(walker, exit_, false, tested_last)
         if exit_copy is not None:
             # 3.14: statements, then `break`, end the body after its back edges: the
             # break falls into a copy of the small exit the loop's test leaves to
             loop = Loop(head, (head,), false, exit_ - 1, "while-top", body_start=body_start)
             body, _ = walker.walk(body_start, exit_copy, list(stack), ctx.but(loop=loop))
-            if not _break_where_it_falls(body, tail.op in POP_JUMPS and tail.target == head):
+            if not _break_where_it_falls(body, tested_last):
                 return None
             out.append(ast.While(test=test, body=body, orelse=[]))
             return false
@@ -1498,17 +1527,31 @@ def _while_leaving_by_jump(walker, chunks, head, exit_, stack, out, ctx):
     if test is None:
         return None
     loop = Loop(head, (head,), leave, exit_ - 1, "while-top", body_start=k + 1)
+    tail = walker.instrs[exit_ - 1]
+    if exit_ < leave <= walker.range_end and tail.op in POP_JUMPS and tail.target == head:
+        # the body ends with `if c: statements` laid out after the back edge (as in
+        # _while_without_bottom_test), up to where the test leaves to
+        stop = _break_into_exit_copy(walker, exit_, leave, True)
+        if stop is not None:
+            state = walker.fork()
+            body, _ = walker.walk(k + 1, stop, list(stack), ctx.but(loop=loop))
+            if _break_where_it_falls(body, True):
+                out.append(ast.While(test=test, body=body, orelse=[]))
+                return leave
+            walker.restore(state)
     body, _ = walker.walk(k + 1, exit_, list(stack), ctx.but(loop=loop))
     out.append(ast.While(test=test, body=body or [ast.Pass()], orelse=[]))
     return exit_
 
 
-def _break_into_exit_copy(walker, start, stop):
+def _break_into_exit_copy(walker, start, stop, tested_last=False):
     """Where the loop body's last statements, laid out after its back edges [start, ...),
     fall into the loop's exit ``stop`` (a ``break``: 3.14 lays the body of the last
     ``if`` there): ``stop`` itself when they fall into it, or the start of a copy of the
-    small returning block at ``stop`` that ends [start, stop). None when [start, stop)
-    is not such statements."""
+    small returning block at ``stop`` that ends [start, stop). Where the last back edge
+    is conditional (``tested_last``: the body ends with ``if c: statements``), statements
+    that leave by themselves (a raise, a return) are that if's whole body: ``stop`` too.
+    None when [start, stop) is not such statements."""
     if stop <= start or any(
             ins.target is not None and start < ins.target < stop and
             not start <= ins.index < stop for ins in walker.instrs):
@@ -1524,9 +1567,12 @@ def _break_into_exit_copy(walker, start, stop):
     begin = stop - length
     if end >= limit or begin <= start or any(
             walker.instrs[k].target is not None for k in range(stop, end + 1)) or any(
-            walker.instrs[k].is_target for k in range(begin + 1, stop)):
-        return None
-    return begin if walker._same_code(begin, stop, length) else None
+            walker.instrs[k].is_target for k in range(begin + 1, stop)) or \
+            not walker._same_code(begin, stop, length):
+        # no copy: statements that leave by themselves (`if c: x; raise E`) are that
+        # if's whole body, no break
+        return stop if tested_last and last.op in _LEAVING else None
+    return begin
 
 
 def _copied_after_loop(walker, start, stop):
@@ -1587,6 +1633,10 @@ def do_while_true(walker, head, last_back, stack, out, ctx):
     return exit_
 
 
+_LEAVING = frozenset(["RETURN_VALUE", "RAISE_VARARGS", "RERAISE"])
+_LEAVING_STATEMENTS = (ast.Return, ast.Raise)
+
+
 def _break_where_it_falls(body, tested_last):
     """End a loop body read up to a copy of the loop's exit with the ``break`` that falls into
     it. When the body's last test jumped back (``tested_last``), the statements before the
@@ -1596,7 +1646,8 @@ def _break_where_it_falls(body, tested_last):
         last = body[-1] if body else None
         if isinstance(last, ast.If) and not last.orelse and last.body and \
                 not isinstance(last.body[-1], ast.Break):
-            last.body.append(ast.Break())  # `if test: statements` (test of several jumps)
+            if not isinstance(last.body[-1], _LEAVING_STATEMENTS):
+                last.body.append(ast.Break())  # `if test: statements` (test of several jumps)
             return True
         # or the walk read the test that jumps back as `if test: break`, and the statements
         # after it as the body's: they are that if's, before its break
@@ -1608,6 +1659,8 @@ def _break_where_it_falls(body, tested_last):
                     return False
                 stmt.body[:0] = body[k + 1:]
                 del body[k + 1:]
+                if isinstance(stmt.body[-2], _LEAVING_STATEMENTS):
+                    stmt.body.pop()  # (`if test: x; raise E`: no break after it)
                 return True
         return False
     if not body or isinstance(body[-1], (ast.Break, ast.Continue, ast.Return, ast.Raise)):

@@ -8,6 +8,7 @@ end; the blocks with no statement form at all are listed here once per code obje
 """
 
 from .instructions import POP_JUMPS
+from .nop_lines import break_line_at
 from .profile import PROFILE
 from .registry import ENTRY
 
@@ -220,12 +221,17 @@ def cold_try_exit(walker, h, body_end, join):
         return None  # the body's own way back to the loop head (a `continue` has a line)
     if k < h and (instrs[k].op == "JUMP" or (instrs[k].op == "RETURN_VALUE" and k > body_end)):
         return k + 1
-    if k > body_end:  # a break whose exit the compiler copied: `return <name>`
+    if k > body_end or break_line_at(walker, k):
+        # a break whose exit the compiler copied: `return <name>` (after a for loop's
+        # iterator pops, or, 3.14, the break's own line-number NOP where the body's last
+        # test jumps past it: `if c: break`, not a try's `else: break`)
         q = k
         while q < h and q - k < 3 and instrs[q].op in ("LOAD_FAST", "LOAD_CONST",
                                                         "LOAD_GLOBAL", "LOAD_DEREF"):
             q += 1
-        if q < h and q > k and instrs[q].op == "RETURN_VALUE":
+        if q < h and q > k and instrs[q].op == "RETURN_VALUE" and (
+                k > body_end or (body_end > 0 and instrs[body_end - 1].op in POP_JUMPS and
+                                 instrs[body_end - 1].target == q + 1)):
             return q + 1
     return None
 

@@ -31,8 +31,8 @@ def _element(walker, ins, stack, out, key=False):
         # it adds to a display built inside the body (`k not in (*names, "a")`), not to
         # the comprehension's result
         return False
-    value = walker.pop(stack, ins)
-    k = walker.pop(stack, ins) if key else None
+    value = walker.value(walker.pop(stack, ins), ins)  # (a lambda element: a function)
+    k = walker.value(walker.pop(stack, ins), ins) if key else None
     out.append(AppendStmt(value=value, key=k))
     return True
 

@@ -283,34 +283,46 @@ def class_body(stmts):
                  getattr(body[0].value, "id", None) == ".type_params")):
         body.pop(0)
     docstring_from_assign(body)
-    # epilogue: [__static_attributes__ = ...]; [__classcell__ = __class__]; return
-    while body and (isinstance(body[-1], ast.Return) or _is_epilogue_store(body[-1])):
+    _drop_epilogue_copies(body)
+    while body and (isinstance(body[-1], ast.Return) or _is_epilogue(body[-1])):
         body.pop()
-    _drop_copied_epilogues(body)
     return returns_to_else(body)
 
 
-def _is_epilogue_store(stmt):
+_CLASS_EPILOGUE = ("__classcell__", "__static_attributes__", "__classdictcell__")
+
+
+def _is_epilogue(stmt):
+    """``__static_attributes__ = ...``, ``__classcell__ = __class__``, ``__classdictcell__ =
+    ...``: the compiler's end of a class body."""
     return isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and \
-        isinstance(stmt.targets[0], ast.Name) and \
-        stmt.targets[0].id in ("__classcell__", "__static_attributes__", "__classdictcell__")
+        isinstance(stmt.targets[0], ast.Name) and stmt.targets[0].id in _CLASS_EPILOGUE
 
 
-def _drop_copied_epilogues(stmts):
-    """The class epilogue copied with the implicit return into a branch (3.12+ copies the
-    small exit block: ``if c: x = 1 / else: ...`` ending a class body reads ``x = 1;
-    __static_attributes__ = (); return`` in the ``if`` body): keep the return, which
-    returns_to_else reads, and drop the stores before it."""
-    if stmts and _ends_with_return(stmts):
-        while len(stmts) > 1 and _is_epilogue_store(stmts[-2]):
-            del stmts[-2]
+def _drop_epilogue_copies(stmts):
+    """The epilogue (``[__static_attributes__ = ...]; [__classcell__ = __class__]; return``)
+    is a small exit block: 3.12+ copy it into each branch that jumps to it (flowgraph.c
+    inlines small or line-less exit blocks), so a branch of an ``if`` can end with the whole
+    epilogue. Keep the copied ``return`` (returns_to_else reads it) and drop the stores
+    before it, at every nesting level of the class body (not inside its functions)."""
+    kept = []
     for stmt in stmts:
+        if isinstance(stmt, ast.Return):
+            while kept and _is_epilogue(kept[-1]):
+                kept.pop()
+            # (`return (__classcell__ := ...)` where methods use __class__)
+            stmt = ast.Return(value=None)
+        kept.append(stmt)
+    stmts[:] = kept
+    for stmt in stmts:
+        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            continue
         for field in ("body", "orelse", "finalbody"):
             block = getattr(stmt, field, None)
             if block:
-                _drop_copied_epilogues(block)
+                _drop_epilogue_copies(block)
         for part in list(getattr(stmt, "handlers", ())) + list(getattr(stmt, "cases", ())):
-            _drop_copied_epilogues(part.body)
+            _drop_epilogue_copies(part.body)
 
 
 def _number_statements(stmts):

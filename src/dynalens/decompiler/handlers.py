@@ -78,8 +78,18 @@ def do_try(walker, i, entry, stack, out, ctx):
         if cold_join is not None:  # 3.12+: the handler lies past the code that follows
             exit_end = cold_blocks.cold_try_exit(walker, h, body_end, cold_join)
             if exit_end is not None:  # the body ends with a break/continue/return
-                body, _ = walker.walk(body_end, exit_end, list(stack), ctx.but(open=opened),
-                                    out=body)
+                last = body[-1] if body else None
+                test = instrs[body_end - 1]
+                if isinstance(last, ast.If) and not last.orelse and \
+                        len(last.body) == 1 and isinstance(last.body[0], ast.Pass) and \
+                        test.op in POP_JUMPS and test.target == exit_end:
+                    # `if c: break` last in the body: the test jumps past the exit (3.14:
+                    # the break's NOP and the copied return after it are not protected)
+                    last.body, _ = walker.walk(body_end, exit_end, list(stack),
+                                               ctx.but(open=opened))
+                else:
+                    body, _ = walker.walk(body_end, exit_end, list(stack),
+                                          ctx.but(open=opened), out=body)
                 body_end = cold_join = exit_end
             orelse = walker.walk(body_end, cold_join, list(stack), ctx)[0] \
                 if cold_join > body_end else []

@@ -514,7 +514,8 @@ def _raw_rewrites(raws):
       still ``f``); the generic call it jumps to is what the source says;
     * class bodies start with ``LOAD_LOCALS; STORE_DEREF __classdict__`` (compiler-made);
     * module and class bodies keep a set of the annotations that ran,
-      ``__conditional_annotations__`` (compiler-made: ``x: T`` written back makes it again).
+      ``__conditional_annotations__`` (compiler-made: ``x: T`` written back makes it again;
+      each ``__conditional_annotations__.add(i)`` is one pseudo-instruction ``ANNOTATED i``).
     """
     replace, skip = {}, set()
     if PY < (3, 13):
@@ -547,7 +548,11 @@ def _raw_rewrites(raws):
             skip.update((raw.offset, raws[k + 1].offset))
         elif raw.argval == "__conditional_annotations__" and name.startswith("LOAD_") and \
                 k + 3 < n and raws[k + 2].opname == "SET_ADD" and raws[k + 3].opname == "POP_TOP":
-            skip.update(r.offset for r in raws[k:k + 4])  # an annotation's bookkeeping
+            # an annotation's bookkeeping: where annotation number i ran (module level, or
+            # inside a block of a class body); annotate.py puts `x: T` back there
+            index = raws[k + 1].argval
+            replace[raw.offset] = [Instr("ANNOTATED", index, index, raw.offset, _line_of(raw))]
+            skip.update(r.offset for r in raws[k + 1:k + 4])
         elif name == "BUILD_SET" and raw.arg == 0 and k + 1 < n and \
                 raws[k + 1].argval == "__conditional_annotations__":
             skip.update((raw.offset, raws[k + 1].offset))

@@ -174,3 +174,21 @@ class _Lines(object):
                 own = own or child_own
             memo[id(current)] = (low, high, own)
         return memo[id(node)]
+
+
+def break_line_at(walker, k):
+    """Whether a ``break`` that falls into the code after its loop comes right before
+    instruction ``k``: a line-number NOP alone on its line (normalization drops it;
+    3.14 lays an `else: break` out that way, branches.if_statement, cold_blocks.cold_try_exit)."""
+    if k >= walker.n:
+        return False
+    found = walker._lone_nops
+    if found is None:
+        found = walker._lone_nops = set()
+        raws = raw_instructions(walker.code)
+        lines = raw_lines(raws)
+        for j in range(1, len(raws) - 1):
+            if raws[j].opname == "NOP" and lines[j] is not None and \
+                    lines[j - 1] != lines[j] != lines[j + 1]:
+                found.add(raws[j + 1].offset)
+    return walker.instrs[k].offset in found

@@ -23,6 +23,8 @@ register_core(StatementWalker)
 ENTRY.assign = chain(annotate.assign_annotate_function,  # 3.14+ __annotate__: no statement
                      inline_comprehensions.assign_saved_local,  # a saved local put back
                      StatementWalker._assign)
+# (3.14+: where a module's or class's numbered annotation ran, annotate.place_annotations)
+register({"ANNOTATED": annotate.op_ANNOTATED})
 
 # -- conditions, if / while / for, chained comparisons and the jumps that end them (branches.py);
 # the plain for loop is reached through the inline comprehension's FOR_ITER (below)

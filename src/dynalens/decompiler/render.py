@@ -195,7 +195,7 @@ def definition_for(code, fname=None, session=None):
     if kind == "function":
         body = decompile_body(code, kind, session)
         if code.co_name == "__annotate__" and PROFILE.annotate_functions:
-            owner = annotate_owner(body, code)
+            owner = annotate_owner(body, code, alone=True)
             if owner is not None:
                 return owner
         is_async = bool(code.co_flags & (CO_COROUTINE | CO_ASYNC_GENERATOR))

@@ -684,6 +684,7 @@ class StatementWalker(StackMachine):
     _chunk_depth = 1 << 30  # the stack's depth when the chunk being read ends
     range_joins = {}
     _line_counts = None
+    _lone_nops = None  # offsets right after a NOP alone on its line (branches._break_line_at)
     kind = "function"
     made = 0
     disordered = False  # a SWAP reordered values: statements may run parts out of order
@@ -1178,8 +1179,9 @@ class StatementWalker(StackMachine):
             elif op in ("LOAD_ATTR", "UNARY_NEGATIVE", "UNARY_INVERT"):
                 if extra < 1:
                     return False
-            elif op == "BINARY_SUBSCR" or op == "BINARY_OP":  # (a[n - i - 1] = ...)
-                if extra < 2:
+            elif op == "BINARY_SUBSCR" or (op == "BINARY_OP" and
+                                           not str(ins.argval).endswith("=")):
+                if extra < 2:  # (an index or object computed in the target: a[n - i - 1])
                     return False
                 extra -= 1
             elif op in ("STORE_FAST", "STORE_NAME", "STORE_GLOBAL", "STORE_DEREF"):
@@ -1500,6 +1502,8 @@ class StatementWalker(StackMachine):
     # -- generators ------------------------------------------------------------------------
     def op_YIELD_VALUE(self, ins, stack, out):
         value = self.pop(stack, ins)
+        if isinstance(value, FunctionValue):
+            value = self.value(value, ins)  # `(lambda a=a: a for a in x)`
         if isinstance(value, ast.Constant) and value.value is None:
             value = None
         stack.append(ast.Yield(value=value))
