@@ -11,7 +11,7 @@ from . import fallback
 from .branches import negate
 from .annotate import (CO_FUTURE_ANNOTATIONS, function_annotations, is_format_check,
                        unstringify)
-from .expressions import ClassNamespace, FunctionValue, Marker, const, name
+from .expressions import ClassNamespace, FunctionValue, const
 from .line_breaks import mark_comprehension
 from .errors import DecompilationError
 from .statements import AppendStmt, StatementWalker

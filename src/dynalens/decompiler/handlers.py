@@ -19,7 +19,7 @@ from .cfg import EXITS, NO_FALLTHROUGH
 from .emit import try_finally
 from .comparison_keys import same_argument
 from .errors import DecompilationError
-from .expressions import (CurrentExc, IterMarker, LoopItem, Marker, Null, PrevExc, WithEnter, WithExit,
+from .expressions import (CurrentExc, LoopItem, Marker, Null, PrevExc, WithEnter, WithExit,
                           name)
 from .instructions import POP_JUMPS
 from .profile import PROFILE
@@ -284,7 +284,6 @@ def _except_clauses(walker, h, cleanup, stack, ctx, falls_into=None, moved=None)
         clause_stack = list(hstack)
         exc = CurrentExc()
         clause_stack.append(exc)
-        match_at = None
         m = k
         while m < walker.n and instrs[m].op not in ("CHECK_EXC_MATCH", "CHECK_EG_MATCH") and \
                 (instrs[m].op.startswith("LOAD_") or instrs[m].op in ("BUILD_TUPLE", "PUSH_NULL")):

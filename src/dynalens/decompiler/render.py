@@ -22,7 +22,7 @@ from .emit import (bare_returns, class_body, code_docstring, docstring_from_assi
 from .errors import DecompilationError
 from .marking import finish
 from .signature import apply_signature, mark_signature
-from .expressions import FunctionValue, IterMarker, name
+from .expressions import FunctionValue, name
 from .cold_blocks import exception_only_blocks
 from .generated_layout import move_jumped_over_handlers
 from .instructions import exception_entries, normalize, raw_instructions, shared_disassembly
@@ -30,7 +30,7 @@ from .legacy_structure import (compound_ends_before_else, else_for_dead_return,
                                ends_with_dead_return)
 from .profile import PROFILE
 from . import recognisers  # noqa: F401 (fills the registry: registry.py)
-from .statements import AppendStmt, Context, StatementWalker
+from .statements import Context, StatementWalker
 
 CO_OPTIMIZED = 0x01
 

@@ -26,10 +26,10 @@ from .cold_blocks import exception_only_code
 from .evaluation_order import first_out_of_order, made
 from .errors import DecompilationError
 from .expressions import (
-    AugValue, ClassValue, CodeConst, CurrentExc, ExitCallResult, FunctionValue, ImportFromValue,
+    AugValue, ClassValue, CurrentExc, ExitCallResult, FunctionValue, ImportFromValue,
     ImportValue, IterMarker, LoopItem, Marker, Null, PrevExc, StackMachine, UnpackBuilder,
-    TypeAliasValue, UnpackSlot, WithEnter, WithExit, const, name, store_ctx)
-from .instructions import IMPORT_FLAGS, KEEP_JUMPS, POP_JUMPS, instruction_lines
+    TypeAliasValue, UnpackSlot, WithEnter, WithExit, name)
+from .instructions import IMPORT_FLAGS, POP_JUMPS, instruction_lines
 from .line_breaks import STORE_LINE
 from .profile import PROFILE
 from .registry import DECLINE, ENTRY, OPCODES, STRUCTURE_POINTS
