@@ -582,11 +582,12 @@ def conditional(walker, ins, stack, out):
                 walker.fail("unrecognised and/or expression", ins)
             stack.append(expr)
             return join
-        if k in walker.while_loops or (PROFILE.while_tested_at_top_only_again and
-                                     k in walker.back_jumps):
+        if k in walker.while_loops or ((PROFILE.while_tested_at_top_only_again or
+                                        PROFILE.top_tested_while) and k in walker.back_jumps):
             # `if a: while b: ...` with nothing after the loop: the while's top test jumps
             # where the if's does, so it reads like `if a and b:`; a loop head starts the
-            # body instead (3.14+: any loop head, a while is tested at the top only)
+            # body instead (3.8/3.9 and 3.14+: any loop head, a while is tested at the top
+            # only)
             break
         if k < walker.n and _region(walker, k) != region:
             break  # a test inside a try that starts here is its body's (3.13: no NOP)
@@ -1470,6 +1471,7 @@ def _while_without_bottom_test(walker, head, exit_, stack, out, ctx):
         if test is None:
             continue
         if PROFILE.top_tested_while:
+            exit_ = legacy_structure.handlers_after_back_edge(walker, head, exit_, false)
             return legacy_structure.top_tested_while(walker, test, head, body_start, exit_,
                                                      stack, out, ctx)
         # no bottom test: the compiler adds one after a body that can end, so the
