@@ -686,6 +686,7 @@ class StatementWalker(StackMachine):
     _line_counts = None
     _lone_nops = None  # offsets right after a NOP alone on its line (branches._break_line_at)
     kind = "function"
+    decisions = None  # choices.Decisions of the decompile() call (None: the default readings)
     made = 0
     disordered = False  # a SWAP reordered values: statements may run parts out of order
 
