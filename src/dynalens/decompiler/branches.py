@@ -528,12 +528,14 @@ def conditional(walker, ins, stack, out):
     if walker.chunk_mode:
         if ins.op in KEEP_JUMPS and ins.index < ins.target < walker.n and (
                 walker.instrs[ins.target].op in _TESTS or len(stack) > walker._chunk_depth or
-                ins.target < walker._operand_end and ins.target not in walker._sibling_targets):
+                ins.target < walker._operand_end and ins.target not in walker._sibling_targets
+                or _operation_takes(walker, ins)):
             # a value `and`/`or` whose result another test takes, one that is an operand
             # of an operation still waiting on the stack (`f(a or b)`: a chunk ends with
-            # one new value), or one inside an operand of a value `and`/`or` (`c or -(a or
-            # b)`: it joins before the operand ends, where an operation takes its value):
-            # part of this chunk
+            # one new value), one inside an operand of a value `and`/`or` (`c or -(a or
+            # b)`: it joins before the operand ends, where an operation takes its value),
+            # or the left operand of an operation after the join (`(a or b) is c`): part
+            # of this chunk
             walker.chunk_mode = False
             try:
                 return conditional(walker, ins, stack, out)
@@ -619,6 +621,30 @@ def conditional(walker, ins, stack, out):
         if expr is not None:
             return if_statement(walker, expr, true, false, stack, out, ins)
     walker.fail("unrecognised condition", ins)
+
+
+_TAKES_AT_JOIN = frozenset(["LOAD_ATTR", "LOAD_METHOD", "UNARY_NEGATIVE", "UNARY_INVERT",
+                            "UNARY_POSITIVE"])
+_ONE_OPERAND = frozenset(["LOAD_FAST", "LOAD_CONST", "LOAD_NAME", "LOAD_DEREF"])
+_BINARY = ("BINARY_", "COMPARE_OP", "IS_OP", "CONTAINS_OP")
+
+
+def _operation_takes(walker, ins):
+    """Whether the value an ``and``/``or`` leaves at its join (``ins.target``) is an operand
+    of the operation there: ``(a or b).x``, ``-(a or b)``, or the left operand of a binary
+    operation whose right operand is one load (``(a or b) is c``). In a test the compiler
+    writes ``and``/``or`` with plain jumps, so one that keeps its value is an operand, and
+    the chunk goes on past the join. Not when a sibling test jumps to the join (a chunk
+    boundary), nor for a value a later operation takes (``f(a or b, c)``)."""
+    target = ins.target
+    if target in walker._sibling_targets or walker._operand_end != -1:
+        return False
+    at = walker.instrs[target]
+    if at.op in _TAKES_AT_JOIN:
+        return True
+    return at.op in _ONE_OPERAND and target + 1 < walker.n and \
+        walker.instrs[target + 1].op.startswith(_BINARY) and \
+        not walker.instrs[target + 1].is_target
 
 
 def _region(walker, k):
