@@ -27,6 +27,7 @@ import ast
 
 from .emit import try_finally
 from .expressions import CurrentExc, Null, PrevExc, WithEnter, WithExit
+from .instructions import raw_instructions
 from .legacy_structure import dead_after, unwinding_line
 from .profile import PROFILE
 from .statements import StatementWalker
@@ -274,7 +275,10 @@ def _inlined_else(walker, h):
     if start < h and h - start <= 4 and instrs[start].line is not None and \
             instrs[start].op not in ("RETURN_VALUE", "RAISE_VARARGS") and \
             instrs[h - 1].op in ("RETURN_VALUE", "RAISE_VARARGS") and \
-            all(instrs[k].target is None for k in range(start, h)):
+            all(instrs[k].target is None for k in range(start, h)) and \
+            not any(start + copy[1] == h - 1 and walker._same_code(copy[0], start, copy[1])
+                    for copy in walker.ctx.finally_copies):
+        # (not the copy of an enclosing finally body before the try body's own return)
         return start
     return None
 
@@ -481,7 +485,10 @@ def _inlined_tail(walker, body_start, f, length):
             tail = start + length
             if tail < f and f - tail <= 4 and instrs[tail].line is not None and \
                     instrs[tail].op != "RETURN_VALUE" and \
-                    all(instrs[k].target is None for k in range(tail, f)):
+                    all(instrs[k].target is None for k in range(tail, f)) and \
+                    not any(tail + copy[1] == f - 1 and walker._same_code(copy[0], tail, copy[1])
+                            for copy in walker.ctx.finally_copies):
+                # (not an enclosing finally body's copy before the body's own return)
                 return tail
             return None
     return None
@@ -572,8 +579,10 @@ def is_implicit_return(walker, load):
     """3.8/3.9 give a written ``return`` inside ``except``/``with``/``for`` its line at the
     first unwinding instruction (POP_EXCEPT...), not at the value: judge it from there.
     Before 3.10 the compiler's own is only ever the last two instructions."""
-    if PROFILE.implicit_return_at_end_only and load.index + 2 < walker.n:
-        return False
+    if PROFILE.implicit_return_at_end_only:
+        raws = raw_instructions(walker.code)
+        if len(raws) < 2 or load.offset != raws[-2].offset:
+            return False
     if PROFILE.top_tested_while and load.line is None:
         k = load.index - 1
         while k >= 0 and walker.instrs[k].op in _UNWINDING and walker.instrs[k].line is None:
@@ -647,6 +656,13 @@ def _legacy_with(walker, ins, stack, out, is_async):
                 tail, body_end = start, _legacy_exit_call_start(walker, start)
                 break
     body, _ = walker.walk(ins.index + 1, body_end, body_stack, walker.ctx)
+    if tail is not None and len(body) > 1 and isinstance(body[-1], ast.Return) and \
+            getattr(body[-1], "_implicit", False) and \
+            isinstance(body[-2], (ast.While, ast.For, ast.If, ast.Try)):
+        # 3.10: the implicit return after the with, copied after each of its exit calls:
+        # also after the one the last statement of the body leaves through (a while's
+        # bottom test falls into it, its top test jumps to the copy at the end)
+        body.pop()
     handler_end = _legacy_with_handler_end(walker, w)
     item = ast.withitem(context_expr=manager, optional_vars=exit_marker.target)
     node_type = ast.AsyncWith if is_async else ast.With

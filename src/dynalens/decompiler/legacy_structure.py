@@ -160,10 +160,14 @@ def else_for_dead_return(stmts):
         if isinstance(last, ast.If) and _terminal(last.body) and k < len(stmts) and \
                 getattr(last, "else_jump", None) is not False:
             # the tail only runs when the test is false: the else (or elif chain) holds it
+            if not last.orelse:
+                last.else_from_dead_return = True  # (no jump over it: compound_ends_before_else)
             last.orelse = else_for_dead_return(last.orelse + stmts[k:])
             return stmts[:k]
         if isinstance(last, ast.Try) and last.handlers and not last.orelse and \
-                not last.finalbody and k < len(stmts):
+                not last.finalbody and k < len(stmts) and \
+                all(_terminal(handler.body) for handler in last.handlers):
+            # (a clause that falls through goes on to the tail: it is no else)
             last.orelse = stmts[k:]
             return stmts[:k]
         k -= 1
@@ -213,6 +217,9 @@ def compound_ends_before_else(stmts):
         for handler in getattr(stmt, "handlers", ()):
             compound_ends_before_else(handler.body)
         if isinstance(stmt, ast.If) and stmt.orelse and stmt.body and \
-                isinstance(stmt.body[-1], ast.Return):
+                isinstance(stmt.body[-1], ast.Return) and \
+                not getattr(stmt, "else_from_dead_return", False):
+            # (an else that the function's dead return made needs no surviving jump: the
+            # return ending the body deleted it)
             stmt.body[:] = else_for_dead_return(stmt.body)
     return stmts
