@@ -191,10 +191,9 @@ def unthread_with_stacks(raws):
         if raw.opname != "JUMP_ABSOLUTE" or raw.offset not in stacks or opener is None or \
                 opener > raw.offset or raw.argval > raw.offset or \
                 last_back.get(raw.argval, -1) <= raw.offset or \
-                raws[k + 1].offset not in stacks and raws[k + 1].opname == "JUMP_FORWARD" or \
-                raw.starts_line is not None:
-            # (a dead jump forward after it is the if body's own jump over the else, and a
-            # jump on a line of its own was written: a `continue` ending a nested if)
+                raws[k + 1].offset not in stacks and raws[k + 1].opname == "JUMP_FORWARD":
+            # (a dead jump forward after it is the if body's own jump over the else: the
+            # jump back is a written `continue` ending an if nested in that body)
             continue
         retarget[raw.offset] = last_back[raw.argval]
         for cond in raws:
