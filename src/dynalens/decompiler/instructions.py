@@ -395,11 +395,15 @@ class _LegacyState(object):
                 elif raws[k].opname == "POP_EXCEPT" and k + 1 < len(raws) and \
                         (raws[k + 1].opname == "JUMP_FORWARD" or
                          raws[k + 1].opname == "JUMP_ABSOLUTE" and
-                         raws[k + 1].argval < raws[k + 1].offset) and k >= 2 and \
+                         raws[k + 1].argval < raws[k + 1].offset and
+                         not _live_jump_after_handlers(raws, k + 1, self.reachable)) and \
+                        k >= 2 and \
                         raws[k - 1].opname == "JUMP_ABSOLUTE" and \
                         _after_blocks_popped(raws, k - 2).opname == "POP_EXCEPT":
                     # after a `continue` or `break` that left the clause (and the blocks of
-                    # the try statements around it): only the jump (where the try ends)
+                    # the try statements around it): only the jump (where the try ends,
+                    # back to the loop head when the try ends the loop body, unless 3.8
+                    # left that jump live after its END_FINALLY)
                     self.reachable[raws[k + 1].offset] = self.reachable[raws[k - 1].offset]
                 elif _named_clause_exit(raws, k):
                     # a named clause's exit after its raise (`except E as e: ... raise`):
@@ -445,6 +449,18 @@ def _else_break_exit(raws, k, reachable, handlers):
                 raws[j + 1].offset in handlers:
             return jump.offset
     return None
+
+
+def _live_jump_after_handlers(raws, k, reachable):
+    """3.8: whether the end of the handler chain after ``raws[k]`` (a dead jump back to a
+    loop head after a clause's ``break``) is followed by a live jump to the same head: the
+    try statement's end is known without it."""
+    for q in range(k + 1, min(k + 24, len(raws) - 1)):
+        if raws[q].opname in ("END_FINALLY", "RERAISE"):
+            after = raws[q + 1]
+            return after.opname == "JUMP_ABSOLUTE" and after.argval == raws[k].argval and \
+                after.offset in reachable
+    return False
 
 
 def _named_clause_exit(raws, k):
