@@ -1,9 +1,7 @@
-# max-python: 3.11
 """``return None if c else x`` in the ``else`` that ends a function (found on 3.8/3.9,
 _pydecimal's _decimal_lshift_exact): the constant ``None`` shares the test's line, so it looked
 like the compiler's implicit return, which was dropped; before 3.10 that one is only ever the
-code's last two instructions, kept dead after the if/else.
-3.12+ read ``plain`` wrongly too (another template: the returns are copied), not fixed here."""
+code's last two instructions, kept dead after the if/else."""
 
 
 def lshift(n, e):
