@@ -1518,12 +1518,39 @@ def do_while(walker, head, info, stack, out, ctx):
     loop = Loop(head, (head,), break_target, bottom_start - 1, "while", body_start=body_start)
     body, _ = walker.walk(body_start, bottom_start, list(stack), ctx.but(loop=loop))
     orelse = []
-    nxt = exit_
+    nxt = _past_bottom_chain_cleanup(walker, bottom_start, bottom_jump, exit_)
     if break_target > exit_ and break_target <= walker.range_end:
         orelse, _ = walker.walk(exit_, break_target, list(stack), ctx)
         nxt = break_target
     out.append(ast.While(test=test, body=body or [ast.Pass()], orelse=orelse))
     return nxt
+
+
+def _past_bottom_chain_cleanup(walker, bottom_start, bottom_jump, exit_):
+    """Where the code after a tested ``while`` goes on when its bottom test ends with a
+    chained comparison (`while a == b == c:`), whose cleanup (POP_TOP) the loop's exit
+    passes over: 3.10/3.11 jump over it (the jump at ``exit_``, then the cleanup falling
+    into the code after the loop); 3.12+ copy the code after the loop before the cleanup
+    and after it (the second copy is skipped like a chain's copied cleanup). ``exit_``
+    otherwise."""
+    instrs = walker.instrs
+    cleanups = [instrs[k].target for k in range(bottom_start, bottom_jump)
+                if instrs[k].op in POP_JUMPS and instrs[k].target is not None and
+                instrs[k].target > bottom_jump and instrs[k].target < walker.n and
+                instrs[instrs[k].target].op == "POP_TOP"]
+    if not cleanups:
+        return exit_
+    cleanup = min(cleanups)
+    leave = instrs[exit_] if exit_ < walker.n else None
+    if cleanup == exit_ + 1 and leave.op == "JUMP" and leave.target == cleanup + 1 and \
+            cleanup + 1 <= walker.range_end:
+        return cleanup + 1
+    length = cleanup - exit_
+    if 0 < length <= 8 and instrs[cleanup - 1].op in _NO_FALL_THROUGH and \
+            walker._same_code(exit_, cleanup + 1, length) and \
+            cleanup + 1 + length <= walker.range_end:
+        walker.cleanup_starts[cleanup] = cleanup + 1 + length
+    return exit_
 
 
 def _while_without_bottom_test(walker, head, exit_, stack, out, ctx):

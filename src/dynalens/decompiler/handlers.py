@@ -461,8 +461,11 @@ def _try_finally(walker, i, h, body_end, cleanup, stack, out, ctx, opened):
         copy_end = None
         if walker._same_code(body_end, fstart, length):
             end = body_end + length
-            if end < walker.n and walker.instrs[end].op == "RETURN_VALUE":
-                end += 1  # `return value` computed in the body, after the copy
+            ret = _past_enclosing_copies(walker, end, ctx)
+            if ret < walker.n and walker.instrs[ret].op == "RETURN_VALUE":
+                # `return value` computed in the body, after the copy (and the copies of
+                # the finally bodies around this statement, which the return runs too)
+                end = ret + 1
         else:
             # a finally body with branches: each way out of the normal exit's copy goes
             # on where the first one does (`finally: if c: f()`, then more code)
@@ -487,6 +490,15 @@ def _try_finally(walker, i, h, body_end, cleanup, stack, out, ctx, opened):
     if cold:
         return join
     return max(join, cleanup + 3) if join < cleanup + 3 else join
+
+
+def _past_enclosing_copies(walker, k, ctx):
+    """``k``, past the copies of the enclosing statements' finally bodies that start there
+    (innermost first, as a return runs them)."""
+    for fstart, length, _ in reversed(ctx.finally_copies):
+        if length and walker._same_code(k, fstart, length):
+            k += length
+    return k
 
 
 def _normal_exit_copy(walker, i, h, fstart, length, default):

@@ -105,8 +105,9 @@ def decompile_body(code, kind=None, session=None):
         stmts, _ = walker.walk(0, walker.n, [], Context())
     if kind == "function":
         walker.end_with_detached_exit(stmts)
-    if PROFILE.return_const and kind in ("function", "lambda"):
-        fold_conditional_returns(stmts)
+    if (PROFILE.return_const or PROFILE.implicit_return_at_end_only) and \
+            kind in ("function", "lambda"):
+        fold_conditional_returns(stmts, PROFILE.return_const)
     if PROFILE.keeps_dead_code and kind == "function":
         if ends_with_dead_return(code) and not choices.choose(
                 walker, choices.ELSE_FOR_DEAD_RETURN, walker.instrs[-1].offset):
