@@ -328,7 +328,14 @@ def _except_clauses(walker, h, cleanup, stack, ctx, falls_into=None, moved=None,
         ends = [m for m in moved or () if body_start <= m < clause_end]
         if ends:
             copied = max(ends)
-        body, stop = walker.walk(body_start, copied or clause_end, body_stack,
+        walk_end = clause_end
+        if hname is not None and clause_end - 4 >= body_start and \
+                instrs[clause_end - 1].op == "RERAISE" and \
+                _unbinds_name(walker, clause_end - 4):
+            # `except E as name:` ends with the handler that unbinds the name and
+            # re-raises: no statement (unreachable when the clause protects no code)
+            walk_end = clause_end - 4
+        body, stop = walker.walk(body_start, copied or walk_end, body_stack,
                                ctx.but(handler_name=hname, open=ctx.open | {h}))
         # the last jump of the clause goes to the join point
         for q in range(body_start, clause_end):
