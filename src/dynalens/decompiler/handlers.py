@@ -268,6 +268,8 @@ def _handler_kind(walker, h):
         if op.startswith("LOAD_") or op in ("BUILD_TUPLE", "PUSH_NULL"):
             k += 1
             continue
+        if k > h + 1 and _computed_clause_type_end(walker, h + 1, k) != k:
+            return "except"  # (`except A if c else B:`)
         return "finally"
     return "finally"
 
@@ -300,6 +302,8 @@ def _except_clauses(walker, h, cleanup, stack, ctx, falls_into=None, moved=None,
         while m < walker.n and instrs[m].op not in ("CHECK_EXC_MATCH", "CHECK_EG_MATCH") and \
                 (instrs[m].op.startswith("LOAD_") or instrs[m].op in ("BUILD_TUPLE", "PUSH_NULL")):
             m += 1
+        if m < walker.n and m > k and instrs[m].op not in ("CHECK_EXC_MATCH", "CHECK_EG_MATCH"):
+            m = _computed_clause_type_end(walker, k, m)
         if m < walker.n and instrs[m].op in ("CHECK_EXC_MATCH", "CHECK_EG_MATCH") and m > k:
             type_stack = list(clause_stack)
             walker.walk(k, m, type_stack, ctx)
@@ -364,6 +368,24 @@ def _exit_copied_into_clauses(walker, h, cleanup, stack, ctx, exit_start):
     if not copies or None in copies:
         return None
     return handlers, handlers_end
+
+
+def _computed_clause_type_end(walker, k, m):
+    """Where the test of a clause whose type is computed with jumps (``except A if c else
+    B:``) ends: its CHECK_EXC_MATCH, reached from ``k`` through expression code only;
+    ``m`` (no clause test) when there is none."""
+    instrs = walker.instrs
+    q = m
+    while q < walker.n and q - k < 40:
+        op = instrs[q].op
+        if op in ("CHECK_EXC_MATCH", "CHECK_EG_MATCH"):
+            return q if all(k <= ins.target <= q for ins in instrs[k:q]
+                            if ins.target is not None) else m
+        if op == "POP_TOP" or op.startswith(("STORE_", "DELETE_", "POP_EXCEPT", "RERAISE",
+                                             "RETURN_", "RAISE_", "PUSH_EXC_INFO")):
+            return m
+        q += 1
+    return m
 
 
 def _clause_exit_copy(walker, start, end, join):
