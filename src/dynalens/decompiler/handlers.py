@@ -465,6 +465,11 @@ def _try_finally(walker, i, h, body_end, cleanup, stack, out, ctx, opened):
     body_stack = list(stack)
     if PROFILE.cold_handlers and body_end >= h:
         body_end = _normal_exit_copy(walker, i, h, fstart, length, body_end)
+    elif PROFILE.cold_handlers and not walker._same_code(body_end, fstart, length) and \
+            _returning_copy_end(walker, body_end, fstart, fend) is None:
+        # (the protected range runs on over a cold except clause of the try body that
+        # jumps back to the normal exit's copy, before it)
+        body_end = min(body_end, _normal_exit_copy(walker, i, h, fstart, length, body_end))
     if (walker._same_code(body_end, fstart, length) and body_end + length == pre_handler
             or _returning_copy_end(walker, body_end, fstart, fend) == pre_handler
             or not PROFILE.cold_handlers
@@ -633,6 +638,12 @@ def _returning_copy_end(walker, start, fstart, fend, value=False, falls_to=None,
                 return None
             k, j = k + size, j + 1
             continue
+        if a.op == "PUSH_EXC_INFO":
+            moved = _copied_handler(walker, j, at)
+            if moved is not None and moved != k:
+                k = moved  # (3.12+: the copy's handler is cold, laid out elsewhere)
+                b = instrs[k]
+                at[j] = k
         if a.op != b.op or (a.target is None) != (b.target is None):
             return None
         if a.target is not None:
@@ -654,6 +665,21 @@ def _returning_copy_end(walker, start, fstart, fend, value=False, falls_to=None,
     while k in targets and return_at(k):  # (a copy of no instruction adds none)
         k += return_at(k)
     return k
+
+
+def _copied_handler(walker, j, at):
+    """Where the copy of the handler at ``j`` (a try nested in a finally body) starts: the
+    handler of the copy of an instruction that ``j`` protects; None when unknown."""
+    for e in walker.entries:
+        if e.target != j:
+            continue
+        for q in range(e.start, e.end):
+            copied = at.get(q)
+            if copied is not None and walker.handler_at[copied] is not None:
+                target = walker.handler_at[copied].target
+                if walker.instrs[target].op == "PUSH_EXC_INFO":
+                    return target
+    return None
 
 
 def _short_return_at(walker, k):
