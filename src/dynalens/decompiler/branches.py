@@ -21,6 +21,7 @@ from .errors import DecompilationError
 from . import legacy_structure
 from .legacy_structure import else_jump_after
 from .registry import ENTRY
+from .choices import ELSE_AFTER_EXIT, choose
 from . import cold_blocks
 from . import handlers
 
@@ -600,11 +601,12 @@ def conditional(walker, ins, stack, out):
                 walker.fail("unrecognised and/or expression", ins)
             stack.append(expr)
             return join
-        if k in walker.while_loops or (PROFILE.while_tested_at_top_only_again and
-                                     k in walker.back_jumps):
+        if k in walker.while_loops or ((PROFILE.while_tested_at_top_only_again or
+                                        PROFILE.top_tested_while) and k in walker.back_jumps):
             # `if a: while b: ...` with nothing after the loop: the while's top test jumps
             # where the if's does, so it reads like `if a and b:`; a loop head starts the
-            # body instead (3.14+: any loop head, a while is tested at the top only)
+            # body instead (3.8/3.9 and 3.14+: any loop head, a while is tested at the top
+            # only)
             break
         if k < walker.n and _region(walker, k) != region:
             break  # a test inside a try that starts here is its body's (3.13: no NOP)
@@ -890,7 +892,8 @@ def if_statement(walker, test, true, false, stack, out, ins):
             if len(body_stack) == len(stack) == len(else_stack):
                 out.append(ast.If(test=test, body=body or [ast.Pass()], orelse=orelse))
                 return stop
-        elif body_end < end and _exits_inside(walker, true, body_end):
+        elif body_end < end and _exits_inside(walker, true, body_end) and \
+                not choose(walker, ELSE_AFTER_EXIT, ins.offset):
             # the body's own branches leave through copies of the final exit, so what
             # follows the body is not after the `if` but its `else`
             return _if_else_to_end(walker, test, true, body_end, end, stack, out, ins)
@@ -929,6 +932,10 @@ def if_statement(walker, test, true, false, stack, out, ins):
             return if_statement(walker, test, true, false, stack, out, ins)
         out.append(ast.If(test=test, body=body or [ast.Pass()], orelse=orelse))
         return else_end
+    if else_end is None and true < body_end < end and _cannot_fall_through(walker, body_end) \
+            and choose(walker, ELSE_AFTER_EXIT, ins.offset):
+        # (choices.py) the other reading: what follows the body is its else
+        return _if_else_to_end(walker, test, true, body_end, end, stack, out, ins)
     body_stack = list(stack)
     body, stop = walker.walk(true, body_end, body_stack, ctx)
     orelse = []
@@ -961,6 +968,12 @@ def if_statement(walker, test, true, false, stack, out, ins):
     assertion = _as_assert(node)
     out.append(assertion or node)
     return body_end
+
+
+def _cannot_fall_through(walker, body_end):
+    """Whether an if body ending at ``body_end`` ends in a return, a raise or a loop jump."""
+    last = walker.instrs[body_end - 1]
+    return last.op in _NO_FALL_THROUGH or (last.op == "JUMP" and _is_loop_jump(walker, last))
 
 
 def _join_copied_into_else(walker, join, body_end, end):
@@ -1523,6 +1536,7 @@ def _while_without_bottom_test(walker, head, exit_, stack, out, ctx):
         if test is None:
             continue
         if PROFILE.top_tested_while:
+            exit_ = legacy_structure.handlers_after_back_edge(walker, head, exit_, false)
             return legacy_structure.top_tested_while(walker, test, head, body_start, exit_,
                                                      stack, out, ctx)
         # no bottom test: the compiler adds one after a body that can end, so the

@@ -686,6 +686,7 @@ class StatementWalker(StackMachine):
     _line_counts = None
     _lone_nops = None  # offsets right after a NOP alone on its line (branches._break_line_at)
     kind = "function"
+    decisions = None  # choices.Decisions of the decompile() call (None: the default readings)
     made = 0
     disordered = False  # a SWAP reordered values: statements may run parts out of order
 
@@ -1406,6 +1407,10 @@ class StatementWalker(StackMachine):
             node._split = True  # see conditional_returns.py
         elif isinstance(value, ast.Constant) and value.value is None and ins.index > 0:
             node._implicit = ENTRY.is_implicit_return(self, self.instrs[ins.index - 1])
+        if ins.index > 0 and self.instrs[ins.index - 1].offset == ins.offset:
+            # one raw instruction (RETURN_CONST) read as LOAD_CONST; RETURN_VALUE: a return
+            # statement as written, never a copy folded back by conditional_returns.py
+            node._written = True
         out.append(node)
 
     def _is_implicit_return(self, load):
