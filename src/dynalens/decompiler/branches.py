@@ -374,6 +374,7 @@ def chain_compare(walker, ins, stack, out):
         # falls into (an assert's raise, say): skip the copy, fall through as usual
         final, length = _copied_cleanup(walker, ins.index, cleanup)
         walker.cleanup_starts[cleanup] = cleanup + 1 + length
+        _redirect_to_copy(walker, ins.index, cleanup + 1, final + 1)
         value_context = None
     elif _cleanup_before_false_branch(walker, ins.index, cleanup) is not None:
         # 3.12+: the if body does not fall through (`if a < b < c: return`), so no jump
@@ -427,6 +428,23 @@ def chain_compare(walker, ins, stack, out):
     if value_context is False:
         walker.fallthrough[jump.index] = instrs[cleanup - 1].target
     return jump.index
+
+
+def _redirect_to_copy(walker, start, copy, final_jump):
+    """Send the jumps from before the chain at ``start`` that go to ``copy`` (the code the
+    cleanup goes on with, a copy of what the chain's final test at ``final_jump`` leads to
+    on one side) to that side's code: ``assert a and b < c < d`` jumps from ``a`` to the
+    raise after the cleanup, which the walker skips as a copy."""
+    instrs = walker.instrs
+    jump = instrs[final_jump]
+    side = jump.original_target or jump.target
+    if not walker._same_code(copy, side, walker.cleanup_starts[copy - 1] - copy):
+        side = final_jump + 1
+    for other in instrs[:start]:
+        if other.target == copy and other.op in POP_JUMPS:
+            if other.original_target is None:
+                other.original_target = other.target
+            other.target = side
 
 
 def _cleanup_before_false_branch(walker, start, cleanup):
