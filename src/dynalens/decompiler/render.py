@@ -444,7 +444,9 @@ def _decompile_code(code, indent, temp_prefix, name, strict, function, generated
     best = _best_attempt(code, indent, temp_prefix, name, strict, function, generated)
     if best.error is not None:
         raise best.error
-    session, text, notes, checked = best.result
+    # (the statements stay alive until the text is marked: marshal flags the objects they
+    # share with a stub's code object, as it did when finish ran beside them)
+    session, stmts, text, notes, checked = best.result
     text = finish(_as_named(code, name), text, session, indent, strict, checked)
     if notes:
         text = mark_signature(text, notes, name or code.co_name, strict, code)
@@ -459,8 +461,8 @@ def _best_attempt(code, indent, temp_prefix, name, strict, function, generated):
     def attempt(decisions):
         """One rendering with ``decisions``' readings, verified."""
         try:
-            session, source, notes = _rendered(code, name, temp_prefix, strict, function,
-                                               generated, decisions)
+            session, stmts, source, notes = _rendered(code, name, temp_prefix, strict,
+                                                      function, generated, decisions)
         except DecompilationError as exc:
             return choices.Attempt(decisions, None, error=exc)
         text = reindent(source, indent) + "\n"
@@ -469,8 +471,8 @@ def _best_attempt(code, indent, temp_prefix, name, strict, function, generated):
         failed.update((key, item.code) for key, item in session.fallbacks.items())
         if any(d.code is named for d in checked[0]):
             failed[id(code)] = code
-        return choices.Attempt(decisions, frozenset(failed), (session, text, notes, checked),
-                               codes=failed)
+        return choices.Attempt(decisions, frozenset(failed),
+                               (session, stmts, text, notes, checked), codes=failed)
 
     def alone(nested):
         """A nested code object that failed, decompiled on its own (a cheaper search)."""
@@ -484,27 +486,27 @@ def _best_attempt(code, indent, temp_prefix, name, strict, function, generated):
 
 
 def _rendered(code, name, temp_prefix, strict, function, generated, decisions):
-    """(session, text, signature notes) for ``code``, before verification; a failure of the
-    walk is a DecompilationError."""
+    """(session, statements, text, signature notes) for ``code``, before verification; a
+    failure of the walk is a DecompilationError."""
     try:
         try:
-            session, _, source, notes = _render(code, name, temp_prefix, strict, function,
-                                                False, generated, decisions)
+            session, stmts, source, notes = _render(code, name, temp_prefix, strict, function,
+                                                    False, generated, decisions)
         except Exception as exc:
             if strict or isinstance(exc, (DecompilationError, RecursionError)):
                 raise
             # Rendering the text failed (an expression the walker left unfinished): once more,
             # rendering each nested body as it is made, so that the function at fault becomes
             # a stub and the rest is kept.
-            session, _, source, notes = _render(code, name, temp_prefix, strict, function,
-                                                True, generated, decisions)
+            session, stmts, source, notes = _render(code, name, temp_prefix, strict, function,
+                                                    True, generated, decisions)
     except DecompilationError:
         raise
     except RecursionError as exc:
         raise DecompilationError("nesting too deep to decompile", code) from exc
     except Exception as exc:
         raise DecompilationError("internal error: %s: %s" % (type(exc).__name__, exc), code) from exc
-    return session, source, notes
+    return session, stmts, source, notes
 
 
 def _render(code, name, temp_prefix, strict, function, validate, generated, decisions=None):
