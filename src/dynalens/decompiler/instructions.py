@@ -163,6 +163,12 @@ def raw_lines(raws):
     return carried_lines(_line_of(raw) for raw in raws)
 
 
+# shared_cache name: id(code) -> (code, the carried line at each instruction's offset), kept
+# by _normalize_code (3.11/3.12), which reads every line start anyway: instruction_lines
+# then needs no second pass over ``co_lines()`` (decode.unit_lines) for the walker's lines
+_CARRIED = "carried lines"
+
+
 def instruction_lines(code, instrs):
     """The line of each of ``instrs`` (``code`` normalized): that of the raw instruction it
     came from. Before 3.13 only the first instruction of a line says it, and that one may be
@@ -170,6 +176,14 @@ def instruction_lines(code, instrs):
     the line of the instruction before would stand for it."""
     if _LINE_NUMBERS:
         return [ins.line for ins in instrs]
+    cache = shared_cache(_CARRIED)
+    entry = cache.get(id(code)) if cache is not None else None
+    if entry is not None and entry[0] is code:
+        carried_at = entry[1]
+        try:
+            return [carried_at[ins.offset] for ins in instrs]
+        except KeyError:  # (an offset no instruction starts at: by code unit)
+            pass
     by_unit = unit_lines(code)
     if by_unit is not None:
         return [by_unit[ins.offset // 2] for ins in instrs]
@@ -816,7 +830,9 @@ def _normalize_code(code):
     kw_names_pending = []
     after_end_for = False
     extended_arg = 0
-    line = None
+    line = carried = None
+    # (before 3.13: the line each instruction is on, for instruction_lines: see _CARRIED)
+    carried_at = {} if not carry_lines else None
     offset = 0
     end = len(data)
     while offset < end:
@@ -839,6 +855,9 @@ def _normalize_code(code):
                 line = linestarts[offset]
         else:
             line = linestarts.get(offset)
+            if line is not None:
+                carried = line
+            carried_at[offset] = carried
         if name == "TO_BOOL" and _lone_to_bool(data, offset + 2 + 2 * caches, opnames):
             index = len(out)  # `not not x` (see _lone_to_bool)
             append(Instr("UNARY_NOT", None, None, offset, line, index))
@@ -924,6 +943,10 @@ def _normalize_code(code):
         if op in jump_opcodes:
             raw_jump_targets.append((last, target if target is not None else argval))
         offset += 2 + 2 * caches
+    if carried_at is not None:
+        cache = shared_cache(_CARRIED)
+        if cache is not None:
+            cache[id(code)] = (code, carried_at)
     return _finish_normalize(code, out, offset_to_index, pending, raw_jump_targets)
 
 

@@ -37,6 +37,26 @@ def top_tested_while(walker, test, head, body_start, exit_, stack, out, ctx):
     return nxt
 
 
+def handlers_after_back_edge(walker, head, exit_, false):
+    """Where the body of the ``while`` at ``head`` ends when its last back edge is at
+    ``exit_ - 1`` and its test leaves to ``false``: past the back edge when a ``try`` ends the
+    body and its except clauses never fall through (they raise or return; the clause's own
+    jump back is dead code, gone). The clauses then lie between the back edge and the
+    code after the loop, reached only from the body's SETUP_FINALLY."""
+    if false <= exit_ or false > walker.range_end:
+        return exit_
+    instrs = walker.instrs
+    if not any(ins.op == "SETUP_FINALLY" and exit_ <= ins.target < false
+               for ins in instrs[head:exit_]):
+        return exit_
+    for k, ins in enumerate(instrs[:walker.n]):
+        if head <= k < false:
+            continue
+        if ins.target is not None and exit_ <= ins.target < false:
+            return exit_  # (code after the loop that something else jumps into)
+    return false
+
+
 def compound_end(walker, out, first, end):
     """``out[first:]``, the statements of a range ending in a ``return``: when dead code
     follows that return inside the range, the range ended with a compound statement.

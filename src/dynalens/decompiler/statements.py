@@ -1289,6 +1289,11 @@ class StatementWalker(StackMachine):
                     self.instrs[ins.index + 1].target in loop.threaded_breaks:
                 out.append(ast.Break())
                 return ins.index + 2
+            elif loop is not None and value is loop.iterator and \
+                    loop.break_target != loop.exit and \
+                    ENTRY.clause_exit_break(self, ins.index + 1):
+                out.append(ast.Break())  # a copy of the except clause's exit
+                return ins.index + 3
             elif loop is not None and value is loop.iterator and loop.exit is not None:
                 copied = self._inlined_exit(ins.index + 1, loop.exit)
                 if copied:  # 3.12+: a break whose jump became a copy of the short exit
@@ -1402,6 +1407,10 @@ class StatementWalker(StackMachine):
             node._split = True  # see conditional_returns.py
         elif isinstance(value, ast.Constant) and value.value is None and ins.index > 0:
             node._implicit = ENTRY.is_implicit_return(self, self.instrs[ins.index - 1])
+        if ins.index > 0 and self.instrs[ins.index - 1].offset == ins.offset:
+            # one raw instruction (RETURN_CONST) read as LOAD_CONST; RETURN_VALUE: a return
+            # statement as written, never a copy folded back by conditional_returns.py
+            node._written = True
         out.append(node)
 
     def _is_implicit_return(self, load):
