@@ -175,3 +175,21 @@ def test_retry_keeps_only_strictly_better_attempts():
     best = choices.retry(attempt, first)
     assert best.failed == frozenset([2])
     assert best.decisions.answers == {(1, "else-after-exit", 4): 1}
+
+
+@pytest.mark.skipif(not (3, 11) <= sys.version_info[:2] <= (3, 13),
+                    reason="the default reading is the wrong one on 3.11-3.13")
+def test_nested_code_searched_alone(monkeypatch, renders):
+    # a module whose function needs the other reading: the function is searched on its own,
+    # and the whole is rendered once more with the answers found (not once per flip)
+    module = compile("import os\n" + ELSE_AFTER_EXIT + "\nx = consume(1, 2, 3)\n", "<m>", "exec")
+    most = choices.MOST
+    monkeypatch.setattr(choices, "MOST", 0)
+    before = render.decompile_code(module)
+    assert not verify(module, before)
+    monkeypatch.setattr(choices, "MOST", most)
+    renders[0] = 0
+    after = render.decompile_code(module)
+    assert verify(module, after), after
+    searched_alone = renders[0] - 2  # (the first rendering of the whole, and the last)
+    assert 1 <= searched_alone <= choices.BUDGET + 1

@@ -31,8 +31,8 @@ ELSE_FOR_DEAD_RETURN = "else-for-dead-return"
 # kind -> how many readings it has (answer 0 is the default, today's)
 KINDS = {ELSE_AFTER_EXIT: 2, ELSE_FOR_DEAD_RETURN: 2}
 
-BUDGET = 6       # attempts per code object that did not come back exact
-MOST = 16        # attempts per decompile() call, whatever the number of such code objects
+BUDGET = 12      # attempts per code object that did not come back exact
+MOST = 24        # attempts per decompile() call, whatever the number of such code objects
 
 
 class Decisions(object):
@@ -62,13 +62,14 @@ def choose(walker, kind, offset):
 
 class Attempt(object):
     """One rendering and what verifying it found: ``failed`` the ids of the code objects
-    not exact (None when the rendering raised ``error``), ``result`` whatever the caller
-    needs to finish from it."""
+    not exact (None when the rendering raised ``error``), ``codes`` those code objects by id,
+    ``result`` whatever the caller needs to finish from it."""
 
-    __slots__ = ("decisions", "failed", "result", "error")
+    __slots__ = ("decisions", "failed", "result", "error", "codes")
 
-    def __init__(self, decisions, failed, result=None, error=None):
+    def __init__(self, decisions, failed, result=None, error=None, codes=None):
         self.decisions, self.failed, self.result, self.error = decisions, failed, result, error
+        self.codes = codes or {}
 
     def better_than(self, other):
         if self.failed is None:
@@ -78,15 +79,33 @@ class Attempt(object):
         return self.failed < other.failed  # strictly fewer, and none new
 
 
-def retry(attempt, first):
+def retry(attempt, first, alone=None, top=None):
     """The best of ``first`` and the attempts ``attempt(decisions)`` makes with alternatives
-    at the choice points ``first`` met (see the module docstring)."""
+    at the choice points ``first`` met (see the module docstring).
+
+    A nested code object that failed (``first.codes``, other than ``top``) is searched on its
+    own, ``alone(code)`` (its rendering only, not the whole's), and the answers that make it
+    exact are tried together in one more rendering of the whole; then only ``top``'s own
+    points are flipped in renderings of the whole."""
     best = first
+    only = None
+    nested = [code for key, code in first.codes.items() if key != top][:MOST]  # (in order)
+    if alone is not None and nested:
+        answers = dict(best.decisions.answers)
+        for code in nested:
+            found = alone(code)
+            if found.failed == frozenset():
+                answers.update(found.decisions.answers)
+        if answers != best.decisions.answers:
+            made = attempt(Decisions(answers))
+            if made.better_than(best):
+                best = made
+        only = top
     tried = set()
     spent = {}
     total = 0
     while best.failed != frozenset() and total < MOST:
-        candidate = _next_flip(best, tried, spent)
+        candidate = _next_flip(best, tried, spent, only)
         if candidate is None:
             break
         code_id, key, answer = candidate
@@ -101,11 +120,13 @@ def retry(attempt, first):
     return best
 
 
-def _next_flip(best, tried, spent):
-    """The first untried alternative at a point of a failing code object with budget left."""
+def _next_flip(best, tried, spent, only=None):
+    """The first untried alternative at a point of a failing code object with budget left
+    (of ``only`` when given)."""
     failing = best.failed
     for code_id, points in best.decisions.asked.items():
-        if failing is not None and code_id not in failing:
+        if failing is not None and code_id not in failing or \
+                only is not None and code_id != only:
             continue
         if spent.get(code_id, 0) >= BUDGET:
             continue

@@ -442,56 +442,72 @@ def _as_named(code, name):
 
 
 def _decompile_code(code, indent, temp_prefix, name, strict, function, generated):
-    named = _as_named(code, name)
-
-    def attempt(decisions):
-        """One rendering with ``decisions``' readings, verified (choices.Attempt)."""
-        try:
-            session, source, notes = _rendered(code, name, temp_prefix, strict, function,
-                                               generated, decisions)
-        except DecompilationError as exc:
-            return choices.Attempt(decisions, None, error=exc)
-        text = reindent(source, indent) + "\n"
-        checked = check(named, text, session)
-        failed = frozenset(id(code) if d.code is named else id(d.code) for d in checked[0])
-        return choices.Attempt(decisions, failed | frozenset(session.fallbacks),
-                               (session, text, notes, checked))
-
-    best = attempt(choices.Decisions())
-    if best.failed != frozenset():
-        # not exact: other readings where the walk met a choice (choices.py)
-        best = choices.retry(attempt, best)
+    best = _best_attempt(code, indent, temp_prefix, name, strict, function, generated)
     if best.error is not None:
         raise best.error
-    session, text, notes, checked = best.result
-    text = finish(named, text, session, indent, strict, checked)
+    # (the statements stay alive until the text is marked: marshal flags the objects they
+    # share with a stub's code object, as it did when finish ran beside them)
+    session, stmts, text, notes, checked = best.result
+    text = finish(_as_named(code, name), text, session, indent, strict, checked)
     if notes:
         text = mark_signature(text, notes, name or code.co_name, strict, code)
     return text
 
 
+def _best_attempt(code, indent, temp_prefix, name, strict, function, generated):
+    """The rendering of ``code`` to finish from (choices.Attempt): the first one, or, when
+    that is not exact, the best the choice points allow (choices.retry)."""
+    named = _as_named(code, name)
+
+    def attempt(decisions):
+        """One rendering with ``decisions``' readings, verified."""
+        try:
+            session, stmts, source, notes = _rendered(code, name, temp_prefix, strict,
+                                                      function, generated, decisions)
+        except DecompilationError as exc:
+            return choices.Attempt(decisions, None, error=exc)
+        text = reindent(source, indent) + "\n"
+        checked = check(named, text, session)
+        failed = dict((id(d.code), d.code) for d in checked[0] if d.code is not named)
+        failed.update((key, item.code) for key, item in session.fallbacks.items())
+        if any(d.code is named for d in checked[0]):
+            failed[id(code)] = code
+        return choices.Attempt(decisions, frozenset(failed),
+                               (session, stmts, text, notes, checked), codes=failed)
+
+    def alone(nested):
+        """A nested code object that failed, decompiled on its own (a cheaper search)."""
+        return _best_attempt(nested, indent, temp_prefix, None, strict, None, generated)
+
+    first = attempt(choices.Decisions())
+    if first.failed == frozenset():
+        return first
+    # not exact: other readings where the walk met a choice (choices.py)
+    return choices.retry(attempt, first, alone, id(code))
+
+
 def _rendered(code, name, temp_prefix, strict, function, generated, decisions):
-    """(session, text, signature notes) for ``code``, before verification; a failure of the
-    walk is a DecompilationError."""
+    """(session, statements, text, signature notes) for ``code``, before verification; a
+    failure of the walk is a DecompilationError."""
     try:
         try:
-            session, _, source, notes = _render(code, name, temp_prefix, strict, function,
-                                                False, generated, decisions)
+            session, stmts, source, notes = _render(code, name, temp_prefix, strict, function,
+                                                    False, generated, decisions)
         except Exception as exc:
             if strict or isinstance(exc, (DecompilationError, RecursionError)):
                 raise
             # Rendering the text failed (an expression the walker left unfinished): once more,
             # rendering each nested body as it is made, so that the function at fault becomes
             # a stub and the rest is kept.
-            session, _, source, notes = _render(code, name, temp_prefix, strict, function,
-                                                True, generated, decisions)
+            session, stmts, source, notes = _render(code, name, temp_prefix, strict, function,
+                                                    True, generated, decisions)
     except DecompilationError:
         raise
     except RecursionError as exc:
         raise DecompilationError("nesting too deep to decompile", code) from exc
     except Exception as exc:
         raise DecompilationError("internal error: %s: %s" % (type(exc).__name__, exc), code) from exc
-    return session, source, notes
+    return session, stmts, source, notes
 
 
 def _render(code, name, temp_prefix, strict, function, validate, generated, decisions=None):
