@@ -101,6 +101,16 @@ def do_try(walker, i, entry, stack, out, ctx):
     orelse = []
     if body_end < pre_handler:
         orelse, _ = walker.walk(body_end, pre_handler, list(stack), ctx)
+        if pre_handler == h and instrs[h - 1].op in _EXIT_BLOCK_ENDS:
+            after = _exit_copied_into_clauses(walker, h, cleanup, stack, ctx, body_end)
+            if after is not None:
+                # `try: ... except E: pass` then a small exit block (`raise`, `return
+                # v`) the try body falls into, which 3.12+ copied after each clause's
+                # POP_EXCEPT: the block is the code after the statement, not an else
+                out.append(ast.Try(body=body or [ast.Pass()], handlers=after[0],
+                                   orelse=[], finalbody=[]))
+                out.extend(orelse)
+                return after[1]
     handlers, handlers_end, handler_join = _except_clauses(walker, h, cleanup, stack, ctx)
     if join is None:
         join = handler_join if handler_join is not None else handlers_end
@@ -262,11 +272,13 @@ def _handler_kind(walker, h):
     return "finally"
 
 
-def _except_clauses(walker, h, cleanup, stack, ctx, falls_into=None, moved=None):
+def _except_clauses(walker, h, cleanup, stack, ctx, falls_into=None, moved=None,
+                    copies=None):
     """The except clauses of handler ``h``; ``falls_into``: where a cold handler's clauses
     go on (3.12+), whose exit block a clause may end with a copy of; ``moved``: where the
     code after the statement starts, laid out after a clause (``_after_try_in_clause``;
-    several copies)."""
+    several copies); ``copies``, a list: gets where each clause's copy of the exit block
+    at ``falls_into`` starts (None for a clause without one)."""
     instrs = walker.instrs
     handlers = []
     k = h + 1
@@ -311,6 +323,8 @@ def _except_clauses(walker, h, cleanup, stack, ctx, falls_into=None, moved=None)
         body_stack = list(hstack)
         clause_end = min(next_clause, end_of_handlers)
         copied = _clause_exit_copy(walker, body_start, clause_end, falls_into)
+        if copies is not None:
+            copies.append(copied)  # (where each clause's copy of the exit starts)
         ends = [m for m in moved or () if body_start <= m < clause_end]
         if ends:
             copied = max(ends)
@@ -331,6 +345,20 @@ def _except_clauses(walker, h, cleanup, stack, ctx, falls_into=None, moved=None)
     return handlers, max(k, end_of_handlers), join
 
 
+_EXIT_BLOCK_ENDS = frozenset(["RAISE_VARARGS", "RETURN_VALUE", "RETURN_CONST"])
+
+
+def _exit_copied_into_clauses(walker, h, cleanup, stack, ctx, exit_start):
+    """(clauses, end) when every except clause of handler ``h`` ends with a copy of the
+    exit block at ``exit_start`` (see _clause_exit_copy), else None."""
+    copies = []
+    handlers, handlers_end, _ = _except_clauses(walker, h, cleanup, stack, ctx, exit_start,
+                                                copies=copies)
+    if not copies or None in copies:
+        return None
+    return handlers, handlers_end
+
+
 def _clause_exit_copy(walker, start, end, join):
     """Where an except clause [start, end) that falls into ``join`` really ends, when 3.12+
     copied the code at ``join`` (a small exit block: straight code ending in RETURN_VALUE,
@@ -342,9 +370,12 @@ def _clause_exit_copy(walker, start, end, join):
     length = 0
     while join + length < walker.n and length < 10 and \
             instrs[join + length].target is None and \
-            instrs[join + length].op not in ("RAISE_VARARGS", "RERAISE", "POP_EXCEPT"):
+            instrs[join + length].op not in ("RERAISE", "POP_EXCEPT"):
         length += 1
-        if instrs[join + length - 1].op in ("RETURN_VALUE", "RETURN_CONST"):
+        if instrs[join + length - 1].op in ("RETURN_VALUE", "RETURN_CONST",
+                                            "RAISE_VARARGS"):
+            # (a `raise` after the statement: one written in the clause raises before
+            # its POP_EXCEPT)
             break
     else:
         return None
@@ -467,7 +498,13 @@ def _normal_exit_copy(walker, i, h, fstart, length, default):
     back = set(ins.target for k, ins in enumerate(walker.instrs)
                if k in cold and ins.op == "JUMP" and ins.target is not None)
     for p in range(i + 1, min(h, walker.range_end)):
-        if p in back and p not in cold and walker._same_code(p, fstart, length):
+        if p in back and p not in cold and (
+                walker._same_code(p, fstart, length) or
+                # (a finally body with branches: each way out of its copy returns or
+                # goes on where the first one does, `finally: if c: f()`)
+                _returning_copy_end(walker, p, fstart, fstart + length) is not None or
+                _returning_copy_end(walker, p, fstart, fstart + length,
+                                    falls_to=_WHERE_THE_FIRST_EXIT_GOES) is not None):
             return p
     return default
 

@@ -361,16 +361,63 @@ def _bare_clause_end(walker, start, limit, clauses):
                 join = instrs[q].target if join is None else min(join, instrs[q].target)
     if join is not None:
         return join
-    for q in range(start, limit):
+    return _pop_except_end(walker, start, limit)
+
+
+def _pop_except_end(walker, start, limit):
+    """After the POP_EXCEPT that leaves the bare clause starting at ``start`` (and the jump
+    or return that follows it), or ``limit`` when it has none (it raises)."""
+    instrs = walker.instrs
+    nested = {}
+    q = start - 1
+    while q + 1 < limit:
+        q += 1
+        if instrs[q].op in ("SETUP_FINALLY", "SETUP_WITH", "SETUP_ASYNC_WITH") and \
+                q < instrs[q].target < limit:
+            nested[instrs[q].target] = instrs[q].op
+        if q in nested:
+            # a try or with inside the clause: its handlers' POP_EXCEPTs are not this one's
+            q = max(q, _nested_handler_end(walker, q, nested[q], limit) - 1)
+            continue
         if instrs[q].op == "POP_EXCEPT":
             nxt = instrs[q + 1] if q + 1 < walker.n else None
             if nxt is None:
                 return q + 1
             if nxt.op == "JUMP" and not branches._is_loop_jump(walker, nxt):
                 return max(nxt.target, q + 2) if nxt.target <= limit else q + 2
+            ret = q + 1
+            while ret < limit and instrs[ret].op in ("SWAP", "POP_TOP"):
+                ret += 1
+            if ret > q + 1 and ret < limit and instrs[ret].op == "RETURN_VALUE":
+                # `return v` in the clause, the value swapped below the iterators of the
+                # loops it leaves, which are popped
+                return ret + 1
             if nxt.op not in ("RETURN_VALUE", "JUMP", "LOAD_CONST"):
                 return q + 1
     return limit
+
+
+def _nested_handler_end(walker, h, setup, limit):
+    """The end of the handler code at ``h`` (set up by a ``setup`` instruction inside an
+    except clause): a with's exit handler, a chain of typed clauses up to its re-raise, a
+    bare clause up to its POP_EXCEPT, a finally body (or a name's cleanup) up to its
+    re-raise."""
+    instrs = walker.instrs
+    if setup != "SETUP_FINALLY":
+        return min(_legacy_with_handler_end(walker, h), limit)
+    k = h
+    while k < limit and instrs[k].op == "COPY":
+        m = k + 1
+        while m < limit and instrs[m].op != "JUMP_IF_NOT_EXC_MATCH":
+            m += 1
+        if m >= limit:
+            return limit
+        k = instrs[m].target
+    if k < limit and _three_pops(walker, k) and k == h:
+        return _pop_except_end(walker, k + 3, limit)
+    while k < limit and instrs[k].op not in _END_OF_HANDLERS:
+        k += 1
+    return min(k + 1, limit)
 
 
 def _legacy_try_finally(walker, ins, f, stack, out):
@@ -523,7 +570,10 @@ _UNWINDING = frozenset(["POP_EXCEPT", "POP_TOP", "SWAP", "ROT", "CALL_FINALLY",
 
 def is_implicit_return(walker, load):
     """3.8/3.9 give a written ``return`` inside ``except``/``with``/``for`` its line at the
-    first unwinding instruction (POP_EXCEPT...), not at the value: judge it from there."""
+    first unwinding instruction (POP_EXCEPT...), not at the value: judge it from there.
+    Before 3.10 the compiler's own is only ever the last two instructions."""
+    if PROFILE.implicit_return_at_end_only and load.index + 2 < walker.n:
+        return False
     if PROFILE.top_tested_while and load.line is None:
         k = load.index - 1
         while k >= 0 and walker.instrs[k].op in _UNWINDING and walker.instrs[k].line is None:
@@ -579,6 +629,12 @@ def _legacy_with(walker, ins, stack, out, is_async):
     pre, join = _forward_jump_before(walker, w)
     if pre == w and instrs[w - 1].op == "BEGIN_FINALLY":  # 3.8
         pre = w - 1
+    elif pre == w and _threaded_to_loop_head(walker, instrs[w - 1]) and \
+            _legacy_exit_call_start(walker, w - 1) < w - 1:
+        # 3.9/3.10: a with ending a loop body leaves through the exit call and a jump straight
+        # back to the loop head (threaded); a written `continue` would leave a second exit
+        # call (dead code) before the handler
+        pre = w - 1
     body_end = _legacy_exit_call_start(walker, pre)
     tail = None
     if body_end == pre and pre == w and not PROFILE.top_tested_while:
@@ -600,6 +656,13 @@ def _legacy_with(walker, ins, stack, out, is_async):
     if join is None or join < handler_end:
         join = handler_end
     return min(join, walker.range_end) if join > walker.range_end else join
+
+
+def _threaded_to_loop_head(walker, last):
+    """Whether ``last`` (the instruction before a with's handler) jumps back to the head of
+    the loop being read."""
+    loop = walker.ctx.loop
+    return last.op == "JUMP" and loop is not None and last.target in loop.continue_targets
 
 
 def op_BEFORE_ASYNC_WITH_LEGACY(walker, ins, stack, out):

@@ -42,6 +42,7 @@ ENTRY.do_while = branches.do_while
 ENTRY.do_while_true = branches.do_while_true
 ENTRY.break_target = branches._break_target
 ENTRY.is_loop_jump = branches._is_loop_jump
+ENTRY.clause_exit_break = branches.clause_exit_break
 
 # -- comprehension bodies: `.0` and the element appends (comprehension_bodies.py; each falls
 # back to the core's handler by name outside a comprehension)

@@ -686,6 +686,7 @@ class StatementWalker(StackMachine):
     _line_counts = None
     _lone_nops = None  # offsets right after a NOP alone on its line (branches._break_line_at)
     kind = "function"
+    decisions = None  # choices.Decisions of the decompile() call (None: the default readings)
     made = 0
     disordered = False  # a SWAP reordered values: statements may run parts out of order
 
@@ -1290,6 +1291,11 @@ class StatementWalker(StackMachine):
                     self.instrs[ins.index + 1].target in loop.threaded_breaks:
                 out.append(ast.Break())
                 return ins.index + 2
+            elif loop is not None and value is loop.iterator and \
+                    loop.break_target != loop.exit and \
+                    ENTRY.clause_exit_break(self, ins.index + 1):
+                out.append(ast.Break())  # a copy of the except clause's exit
+                return ins.index + 3
             elif loop is not None and value is loop.iterator and loop.exit is not None:
                 copied = self._inlined_exit(ins.index + 1, loop.exit)
                 if copied:  # 3.12+: a break whose jump became a copy of the short exit
