@@ -1,8 +1,10 @@
 # min-python: 3.11
+# max-python: 3.13
 """Choice point else-after-exit (decompiler/choices.py): the code after an if body that
 cannot fall through is either the if's else or after the if, and the bytecode alone does not
 always say which. 3.11-3.13 read these as no-else / else-to-end by default, the other reading
-verifies (3.10 reads the loop differently: not exact either way, hence 3.11+)."""
+verifies (3.10 reads the loop differently: not exact either way, hence 3.11+; so does 3.14+,
+where `consume` is not exact either way yet)."""
 
 
 def consume(action, explicit_arg, n):

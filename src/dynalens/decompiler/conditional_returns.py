@@ -5,7 +5,9 @@ The compiler copies a small return into each branch of a conditional expression,
 Read as statements that is ``if c: return 0``, but 3.12 and 3.13 compile a written
 ``return 0`` to ``RETURN_CONST``: a ``LOAD_CONST; RETURN_VALUE`` pair can only come from an
 expression.  Such returns are marked by the walker (``_split``) and folded back here, from the
-end of each block: ``if c: return a`` followed by ``return b`` is ``return a if c else b``.
+end of each block: ``if c: return a`` followed by ``return b`` is ``return a if c else b``,
+unless either return is a ``RETURN_CONST`` (``_written``): ``if c: return 0`` followed by a
+folded ``return None if d else x`` stays two statements.
 """
 
 import ast
@@ -30,7 +32,8 @@ def _fold_end(stmts):
             last = stmts[-2]
         else:
             return
-        if not (getattr(yes, "_split", False) or getattr(no, "_split", False)):
+        if not (getattr(yes, "_split", False) or getattr(no, "_split", False)) or \
+                getattr(yes, "_written", False) or getattr(no, "_written", False):
             return
         node = ast.Return(value=ast.IfExp(test=last.test, body=yes.value, orelse=no.value))
         node._split = True

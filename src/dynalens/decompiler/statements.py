@@ -1409,6 +1409,10 @@ class StatementWalker(StackMachine):
             node._split = True  # see conditional_returns.py
         elif isinstance(value, ast.Constant) and value.value is None and ins.index > 0:
             node._implicit = ENTRY.is_implicit_return(self, self.instrs[ins.index - 1])
+        if ins.index > 0 and self.instrs[ins.index - 1].offset == ins.offset:
+            # one raw instruction (RETURN_CONST) read as LOAD_CONST; RETURN_VALUE: a return
+            # statement as written, never a copy folded back by conditional_returns.py
+            node._written = True
         out.append(node)
 
     def _is_implicit_return(self, load):
