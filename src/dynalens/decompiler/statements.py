@@ -953,10 +953,12 @@ class StatementWalker(StackMachine):
         """Start a construct at ``i`` if one starts here: the first of the structure points
         (registry.STRUCTURE_POINTS, in the order recognisers.py gives) that applies reads it;
         where it goes on, or None."""
-        if (i >= self.n or self.handler_at[i] is None) and i not in self.while_loops and \
-                i not in self.back_jumps:
+        loop_head = i in self.while_loops or i in self.back_jumps
+        if not loop_head and (i >= self.n or self.handler_at[i] is None):
             return None  # most instructions: nothing starts here (checked before any work)
         for starts_here in STRUCTURE_POINTS:
+            if not loop_head and starts_here in _LOOP_HEAD_POINTS:
+                continue  # (inside a protected range, asked at every instruction)
             nxt = starts_here(self, i, stack, out, ctx)
             if nxt is not DECLINE:
                 return nxt
@@ -1674,3 +1676,11 @@ def _lazy_if(value, node):
     if getattr(value, "lazy", False):
         node.is_lazy = 1
     return node
+
+
+# The structure points that decline where no loop starts (neither ``while_loops`` nor
+# ``back_jumps`` holds the index: _loop_heads finds nothing there); _structure_at does not
+# ask them at the other instructions of a protected range.
+_LOOP_HEAD_POINTS = frozenset([StatementWalker.tested_while_here,
+                               StatementWalker.while_true_here,
+                               StatementWalker.enclosed_tested_while_here])
