@@ -9,15 +9,19 @@ gets an explicit jump, and the jumps that then lead to the next block are droppe
 3.12 the same handler sits where the compiler made it, right after its ``try``/``with``
 statement's body (and ``else``), just before the code the statement goes on with (its join).
 
-This module undoes the move on the normalized instructions, before the walker runs, where the
-join can be read from the graph: a cold *segment* (from one handler of warm code up to the
-next) whose jumps back into warm code name a join after the region it protects is moved back
-right before that join. The result means the same program (``tests/test_block_order.py``
-compares the control-flow graphs): the warm instruction before the join gets an explicit jump
-to it when it fell through, a segment's own jump to the instruction now next is dropped, and
-every instruction keeps its exception handler (the table is rebuilt from them). Segments
-whose join cannot be read (every clause leaves: ``return``, ``raise``, an exit copied into
-it) stay at the end, where ``cold_blocks.py`` reads them.
+This module undoes the move on the normalized instructions where the statement's end can be
+read from the graph: a cold *segment* (from one handler of warm code up to the next) whose
+jumps back into warm code name a join after the region it protects is moved back to the end
+of its statement: past the warm code the protected region's normal exits lead to (its
+``else``), at most up to the join. The result means the same program
+(``tools/block_order_check.py``, ``tests/test_block_order.py``): the warm instruction before
+the segment gets an explicit jump over it when it fell through (and ``for`` loops of the
+statement that exited to the join exit to that jump, as before 3.12), a segment's own last
+jump to the instruction now next is dropped, and every instruction keeps its exception
+handler (the table is rebuilt from them). Segments whose join cannot be read (every clause
+leaves: ``return``, ``raise``, an exit copied into it) stay at the end, where
+``cold_blocks.py`` reads them. ``render._walk_relaid`` reads this order when the walk of the
+compiled layout fails (docs/decompiler.md says what blocks reading it first).
 
 Only where the profile says the compiler pushes cold blocks to the end
 (``PROFILE.cold_handlers``), and only when the code has that layout (every cold instruction
@@ -32,8 +36,8 @@ _NO_FALLTHROUGH = frozenset(["JUMP", "RETURN_VALUE", "RAISE_VARARGS", "RERAISE"]
 
 
 def restore_handler_order(instrs, entries, profile=PROFILE):
-    """(instrs, entries) with each cold handler segment whose join is known moved back in
-    front of its join; the very same lists when nothing moves."""
+    """(instrs, entries) with each cold handler segment whose join is known moved back to the
+    end of its statement; the very same lists when nothing moves."""
     if not profile.cold_handlers or not entries:
         return instrs, entries
     moves = plan(instrs, entries)
@@ -62,8 +66,9 @@ def warm_code(instrs):
 
 
 def plan(instrs, entries):
-    """[(segment start, segment stop, join)]: the cold segments to move in front of their
-    join, in layout order; [] when the code is not laid out with its cold code last."""
+    """[(segment start, segment stop, where, protected region start)]: the cold segments to
+    move in front of warm instruction ``where``, in layout order; [] when the code is not
+    laid out with its cold code last."""
     n = len(instrs)
     warm = warm_code(instrs)
     first_cold = n
@@ -97,10 +102,13 @@ def plan(instrs, entries):
             continue  # the throw path of an await, a comprehension's cleanup: no statement
         join = _join(instrs, start, stop, protected_start[start], protected_warm_end[start],
                      first_cold)
-        if join is None or join <= last_join:
-            continue  # (one segment per join: what falls into the join stays simple)
-        moves.append((start, stop, join, protected_start[start]))
-        last_join = join
+        if join is None:
+            continue
+        at = _statement_end(instrs, protected_start[start], protected_warm_end[start], join)
+        if at <= last_join:
+            continue  # (one segment per place: what falls into it stays simple)
+        moves.append((start, stop, at, protected_start[start]))
+        last_join = at
     return _enclosed_in_moved(moves, segments, entries)
 
 
@@ -146,6 +154,34 @@ def _enclosed_in_moved(moves, segments, entries):
         moves = kept
 
 
+def _statement_end(instrs, region, warm_end, join):
+    """Where the statement whose protected region is [region, warm_end) ends, at or before
+    its ``join``: past the warm code its body's normal exits lead to (its ``else``), not
+    past code reached only from before it (``if c: try: return f() except E: ...`` then
+    ``elif``: the clauses jump past the elif to the join, the handler sits before it)."""
+    reached = set()
+    todo = []
+    for ins in instrs[region:warm_end]:
+        if ins.target is not None and warm_end <= ins.target < join:
+            todo.append(ins.target)
+    if instrs[warm_end - 1].op not in _NO_FALLTHROUGH:
+        todo.append(warm_end)
+    while todo:
+        k = todo.pop()
+        while warm_end <= k < join and k not in reached:
+            reached.add(k)
+            ins = instrs[k]
+            if ins.target is not None and warm_end <= ins.target < join:
+                todo.append(ins.target)
+            if ins.op in _NO_FALLTHROUGH:
+                break
+            k += 1
+    end = warm_end
+    while end < join and end in reached:
+        end += 1
+    return end
+
+
 def _join(instrs, start, stop, region, warm_end, first_cold):
     """Where the code after the statement whose handler segment is [start, stop) begins: the
     one warm instruction at or after the protected region's end that the segment jumps to,
@@ -167,8 +203,9 @@ def _join(instrs, start, stop, region, warm_end, first_cold):
 
 def reorder(instrs, entries, moves):
     """(instrs, entries, origin): copies of the instructions with each segment [start, stop)
-    of ``moves`` in front of its join; ``origin[k]`` is the old index of new instruction
-    ``k`` (None for a jump added over a moved segment). The input is left as it was."""
+    of ``moves`` (plan's) in front of its place; ``origin[k]`` is the old index of new
+    instruction ``k`` (None for a jump added over a moved segment). The input is left as it
+    was."""
     n = len(instrs)
     handler = [None] * n
     for e in entries:
@@ -181,7 +218,7 @@ def reorder(instrs, entries, moves):
     for start, stop, join, region in moves:
         moved.update(range(start, stop))
         at_join.setdefault(join, []).append((start, stop))
-        for k in range(region, start):
+        for k in range(region, join):
             if instrs[k].op == "FOR_ITER" and instrs[k].target == join and k not in moved:
                 loop_exits[k] = join
     landing = {}  # join -> position of the jump to it in front of its segment
