@@ -652,11 +652,13 @@ def _operation_takes(walker, ins):
     of the operation there: ``(a or b).x``, ``-(a or b)``, or the left operand of a binary
     operation whose right operand is one load (``(a or b) is c``). In a test the compiler
     writes ``and``/``or`` with plain jumps, so one that keeps its value is an operand, and
-    the chunk goes on past the join. Not when a sibling test jumps to the join (a chunk
-    boundary), nor for a value a later operation takes (``f(a or b, c)``)."""
+    the chunk goes on past the join. Not when a test read before this chunk jumps up to
+    the join (the and/or began before the chunk), nor for a value a later operation takes
+    (``f(a or b, c)``)."""
     target = ins.target
-    if target in walker._sibling_targets or walker._operand_end != -1:
-        return False
+    if walker._operand_end != -1 or any(
+            ins.index < t <= target for t in walker._sibling_targets):
+        return False  # (`(c and c.x or '') + s`: an and/or begun before this chunk)
     at = walker.instrs[target]
     if at.op in _TAKES_AT_JOIN:
         return True
