@@ -374,6 +374,7 @@ def chain_compare(walker, ins, stack, out):
         # falls into (an assert's raise, say): skip the copy, fall through as usual
         final, length = _copied_cleanup(walker, ins.index, cleanup)
         walker.cleanup_starts[cleanup] = cleanup + 1 + length
+        _redirect_to_copy(walker, ins.index, cleanup + 1, final + 1)
         value_context = None
     elif _cleanup_before_false_branch(walker, ins.index, cleanup) is not None:
         # 3.12+: the if body does not fall through (`if a < b < c: return`), so no jump
@@ -427,6 +428,23 @@ def chain_compare(walker, ins, stack, out):
     if value_context is False:
         walker.fallthrough[jump.index] = instrs[cleanup - 1].target
     return jump.index
+
+
+def _redirect_to_copy(walker, start, copy, final_jump):
+    """Send the jumps from before the chain at ``start`` that go to ``copy`` (the code the
+    cleanup goes on with, a copy of what the chain's final test at ``final_jump`` leads to
+    on one side) to that side's code: ``assert a and b < c < d`` jumps from ``a`` to the
+    raise after the cleanup, which the walker skips as a copy."""
+    instrs = walker.instrs
+    jump = instrs[final_jump]
+    side = jump.original_target or jump.target
+    if not walker._same_code(copy, side, walker.cleanup_starts[copy - 1] - copy):
+        side = final_jump + 1
+    for other in instrs[:start]:
+        if other.target == copy and other.op in POP_JUMPS:
+            if other.original_target is None:
+                other.original_target = other.target
+            other.target = side
 
 
 def _cleanup_before_false_branch(walker, start, cleanup):
@@ -528,12 +546,14 @@ def conditional(walker, ins, stack, out):
     if walker.chunk_mode:
         if ins.op in KEEP_JUMPS and ins.index < ins.target < walker.n and (
                 walker.instrs[ins.target].op in _TESTS or len(stack) > walker._chunk_depth or
-                ins.target < walker._operand_end and ins.target not in walker._sibling_targets):
+                ins.target < walker._operand_end and ins.target not in walker._sibling_targets
+                or _operation_takes(walker, ins)):
             # a value `and`/`or` whose result another test takes, one that is an operand
             # of an operation still waiting on the stack (`f(a or b)`: a chunk ends with
-            # one new value), or one inside an operand of a value `and`/`or` (`c or -(a or
-            # b)`: it joins before the operand ends, where an operation takes its value):
-            # part of this chunk
+            # one new value), one inside an operand of a value `and`/`or` (`c or -(a or
+            # b)`: it joins before the operand ends, where an operation takes its value),
+            # or the left operand of an operation after the join (`(a or b) is c`): part
+            # of this chunk
             walker.chunk_mode = False
             try:
                 return conditional(walker, ins, stack, out)
@@ -619,6 +639,30 @@ def conditional(walker, ins, stack, out):
         if expr is not None:
             return if_statement(walker, expr, true, false, stack, out, ins)
     walker.fail("unrecognised condition", ins)
+
+
+_TAKES_AT_JOIN = frozenset(["LOAD_ATTR", "LOAD_METHOD", "UNARY_NEGATIVE", "UNARY_INVERT",
+                            "UNARY_POSITIVE"])
+_ONE_OPERAND = frozenset(["LOAD_FAST", "LOAD_CONST", "LOAD_NAME", "LOAD_DEREF"])
+_BINARY = ("BINARY_", "COMPARE_OP", "IS_OP", "CONTAINS_OP")
+
+
+def _operation_takes(walker, ins):
+    """Whether the value an ``and``/``or`` leaves at its join (``ins.target``) is an operand
+    of the operation there: ``(a or b).x``, ``-(a or b)``, or the left operand of a binary
+    operation whose right operand is one load (``(a or b) is c``). In a test the compiler
+    writes ``and``/``or`` with plain jumps, so one that keeps its value is an operand, and
+    the chunk goes on past the join. Not when a sibling test jumps to the join (a chunk
+    boundary), nor for a value a later operation takes (``f(a or b, c)``)."""
+    target = ins.target
+    if target in walker._sibling_targets or walker._operand_end != -1:
+        return False
+    at = walker.instrs[target]
+    if at.op in _TAKES_AT_JOIN:
+        return True
+    return at.op in _ONE_OPERAND and target + 1 < walker.n and \
+        walker.instrs[target + 1].op.startswith(_BINARY) and \
+        not walker.instrs[target + 1].is_target
 
 
 def _region(walker, k):
@@ -1492,12 +1536,39 @@ def do_while(walker, head, info, stack, out, ctx):
     loop = Loop(head, (head,), break_target, bottom_start - 1, "while", body_start=body_start)
     body, _ = walker.walk(body_start, bottom_start, list(stack), ctx.but(loop=loop))
     orelse = []
-    nxt = exit_
+    nxt = _past_bottom_chain_cleanup(walker, bottom_start, bottom_jump, exit_)
     if break_target > exit_ and break_target <= walker.range_end:
         orelse, _ = walker.walk(exit_, break_target, list(stack), ctx)
         nxt = break_target
     out.append(ast.While(test=test, body=body or [ast.Pass()], orelse=orelse))
     return nxt
+
+
+def _past_bottom_chain_cleanup(walker, bottom_start, bottom_jump, exit_):
+    """Where the code after a tested ``while`` goes on when its bottom test ends with a
+    chained comparison (`while a == b == c:`), whose cleanup (POP_TOP) the loop's exit
+    passes over: 3.10/3.11 jump over it (the jump at ``exit_``, then the cleanup falling
+    into the code after the loop); 3.12+ copy the code after the loop before the cleanup
+    and after it (the second copy is skipped like a chain's copied cleanup). ``exit_``
+    otherwise."""
+    instrs = walker.instrs
+    cleanups = [instrs[k].target for k in range(bottom_start, bottom_jump)
+                if instrs[k].op in POP_JUMPS and instrs[k].target is not None and
+                instrs[k].target > bottom_jump and instrs[k].target < walker.n and
+                instrs[instrs[k].target].op == "POP_TOP"]
+    if not cleanups:
+        return exit_
+    cleanup = min(cleanups)
+    leave = instrs[exit_] if exit_ < walker.n else None
+    if cleanup == exit_ + 1 and leave.op == "JUMP" and leave.target == cleanup + 1 and \
+            cleanup + 1 <= walker.range_end:
+        return cleanup + 1
+    length = cleanup - exit_
+    if 0 < length <= 8 and instrs[cleanup - 1].op in _NO_FALL_THROUGH and \
+            walker._same_code(exit_, cleanup + 1, length) and \
+            cleanup + 1 + length <= walker.range_end:
+        walker.cleanup_starts[cleanup] = cleanup + 1 + length
+    return exit_
 
 
 def _while_without_bottom_test(walker, head, exit_, stack, out, ctx):

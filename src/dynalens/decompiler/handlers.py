@@ -268,6 +268,8 @@ def _handler_kind(walker, h):
         if op.startswith("LOAD_") or op in ("BUILD_TUPLE", "PUSH_NULL"):
             k += 1
             continue
+        if k > h + 1 and _computed_clause_type_end(walker, h + 1, k) != k:
+            return "except"  # (`except A if c else B:`)
         return "finally"
     return "finally"
 
@@ -300,6 +302,8 @@ def _except_clauses(walker, h, cleanup, stack, ctx, falls_into=None, moved=None,
         while m < walker.n and instrs[m].op not in ("CHECK_EXC_MATCH", "CHECK_EG_MATCH") and \
                 (instrs[m].op.startswith("LOAD_") or instrs[m].op in ("BUILD_TUPLE", "PUSH_NULL")):
             m += 1
+        if m < walker.n and m > k and instrs[m].op not in ("CHECK_EXC_MATCH", "CHECK_EG_MATCH"):
+            m = _computed_clause_type_end(walker, k, m)
         if m < walker.n and instrs[m].op in ("CHECK_EXC_MATCH", "CHECK_EG_MATCH") and m > k:
             type_stack = list(clause_stack)
             walker.walk(k, m, type_stack, ctx)
@@ -328,7 +332,14 @@ def _except_clauses(walker, h, cleanup, stack, ctx, falls_into=None, moved=None,
         ends = [m for m in moved or () if body_start <= m < clause_end]
         if ends:
             copied = max(ends)
-        body, stop = walker.walk(body_start, copied or clause_end, body_stack,
+        walk_end = clause_end
+        if hname is not None and clause_end - 4 >= body_start and \
+                instrs[clause_end - 1].op == "RERAISE" and \
+                _unbinds_name(walker, clause_end - 4):
+            # `except E as name:` ends with the handler that unbinds the name and
+            # re-raises: no statement (unreachable when the clause protects no code)
+            walk_end = clause_end - 4
+        body, stop = walker.walk(body_start, copied or walk_end, body_stack,
                                ctx.but(handler_name=hname, open=ctx.open | {h}))
         # the last jump of the clause goes to the join point
         for q in range(body_start, clause_end):
@@ -357,6 +368,24 @@ def _exit_copied_into_clauses(walker, h, cleanup, stack, ctx, exit_start):
     if not copies or None in copies:
         return None
     return handlers, handlers_end
+
+
+def _computed_clause_type_end(walker, k, m):
+    """Where the test of a clause whose type is computed with jumps (``except A if c else
+    B:``) ends: its CHECK_EXC_MATCH, reached from ``k`` through expression code only;
+    ``m`` (no clause test) when there is none."""
+    instrs = walker.instrs
+    q = m
+    while q < walker.n and q - k < 40:
+        op = instrs[q].op
+        if op in ("CHECK_EXC_MATCH", "CHECK_EG_MATCH"):
+            return q if all(k <= ins.target <= q for ins in instrs[k:q]
+                            if ins.target is not None) else m
+        if op == "POP_TOP" or op.startswith(("STORE_", "DELETE_", "POP_EXCEPT", "RERAISE",
+                                             "RETURN_", "RAISE_", "PUSH_EXC_INFO")):
+            return m
+        q += 1
+    return m
 
 
 def _clause_exit_copy(walker, start, end, join):
@@ -436,6 +465,11 @@ def _try_finally(walker, i, h, body_end, cleanup, stack, out, ctx, opened):
     body_stack = list(stack)
     if PROFILE.cold_handlers and body_end >= h:
         body_end = _normal_exit_copy(walker, i, h, fstart, length, body_end)
+    elif PROFILE.cold_handlers and not walker._same_code(body_end, fstart, length) and \
+            _returning_copy_end(walker, body_end, fstart, fend) is None:
+        # (the protected range runs on over a cold except clause of the try body that
+        # jumps back to the normal exit's copy, before it)
+        body_end = min(body_end, _normal_exit_copy(walker, i, h, fstart, length, body_end))
     if (walker._same_code(body_end, fstart, length) and body_end + length == pre_handler
             or _returning_copy_end(walker, body_end, fstart, fend) == pre_handler
             or not PROFILE.cold_handlers
@@ -461,8 +495,11 @@ def _try_finally(walker, i, h, body_end, cleanup, stack, out, ctx, opened):
         copy_end = None
         if walker._same_code(body_end, fstart, length):
             end = body_end + length
-            if end < walker.n and walker.instrs[end].op == "RETURN_VALUE":
-                end += 1  # `return value` computed in the body, after the copy
+            ret = _past_enclosing_copies(walker, end, ctx)
+            if ret < walker.n and walker.instrs[ret].op == "RETURN_VALUE":
+                # `return value` computed in the body, after the copy (and the copies of
+                # the finally bodies around this statement, which the return runs too)
+                end = ret + 1
         else:
             # a finally body with branches: each way out of the normal exit's copy goes
             # on where the first one does (`finally: if c: f()`, then more code)
@@ -487,6 +524,15 @@ def _try_finally(walker, i, h, body_end, cleanup, stack, out, ctx, opened):
     if cold:
         return join
     return max(join, cleanup + 3) if join < cleanup + 3 else join
+
+
+def _past_enclosing_copies(walker, k, ctx):
+    """``k``, past the copies of the enclosing statements' finally bodies that start there
+    (innermost first, as a return runs them)."""
+    for fstart, length, _ in reversed(ctx.finally_copies):
+        if length and walker._same_code(k, fstart, length):
+            k += length
+    return k
 
 
 def _normal_exit_copy(walker, i, h, fstart, length, default):
@@ -604,6 +650,12 @@ def _returning_copy_end(walker, start, fstart, fend, value=False, falls_to=None,
                 return None
             k, j = k + size, j + 1
             continue
+        if a.op == "PUSH_EXC_INFO":
+            moved = _copied_handler(walker, j, at)
+            if moved is not None and moved != k:
+                k = moved  # (3.12+: the copy's handler is cold, laid out elsewhere)
+                b = instrs[k]
+                at[j] = k
         if a.op != b.op or (a.target is None) != (b.target is None):
             return None
         if a.target is not None:
@@ -625,6 +677,21 @@ def _returning_copy_end(walker, start, fstart, fend, value=False, falls_to=None,
     while k in targets and return_at(k):  # (a copy of no instruction adds none)
         k += return_at(k)
     return k
+
+
+def _copied_handler(walker, j, at):
+    """Where the copy of the handler at ``j`` (a try nested in a finally body) starts: the
+    handler of the copy of an instruction that ``j`` protects; None when unknown."""
+    for e in walker.entries:
+        if e.target != j:
+            continue
+        for q in range(e.start, e.end):
+            copied = at.get(q)
+            if copied is not None and walker.handler_at[copied] is not None:
+                target = walker.handler_at[copied].target
+                if walker.instrs[target].op == "PUSH_EXC_INFO":
+                    return target
+    return None
 
 
 def _short_return_at(walker, k):

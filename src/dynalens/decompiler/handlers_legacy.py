@@ -27,6 +27,7 @@ import ast
 
 from .emit import try_finally
 from .expressions import CurrentExc, Null, PrevExc, WithEnter, WithExit
+from .instructions import raw_instructions
 from .legacy_structure import dead_after, unwinding_line
 from .profile import PROFILE
 from .statements import StatementWalker
@@ -239,7 +240,7 @@ def _written_continue(walker, clause):
 def _clause_tail(walker, clause):
     """3.10: (start, end) of the code after the try statement that the compiler copied to
     the end of an except clause (after its POP_EXCEPT and name cleanup: a new line, at
-    most four instructions, a return), or None."""
+    most four instructions, a return or raise), or None."""
     instrs = walker.instrs
     _, hname, cleanup, body_start, clause_end = clause
     end = min(clause_end, walker.n)
@@ -254,7 +255,7 @@ def _clause_tail(walker, clause):
             instrs[start + 2].op.startswith("DELETE_"):
         start += 3
     if start < end and end - start <= 4 and instrs[start].line is not None and \
-            instrs[end - 1].op == "RETURN_VALUE" and \
+            instrs[end - 1].op in ("RETURN_VALUE", "RAISE_VARARGS") and \
             all(instrs[k].target is None for k in range(start, end)):
         return start, end
     return None
@@ -274,7 +275,10 @@ def _inlined_else(walker, h):
     if start < h and h - start <= 4 and instrs[start].line is not None and \
             instrs[start].op not in ("RETURN_VALUE", "RAISE_VARARGS") and \
             instrs[h - 1].op in ("RETURN_VALUE", "RAISE_VARARGS") and \
-            all(instrs[k].target is None for k in range(start, h)):
+            all(instrs[k].target is None for k in range(start, h)) and \
+            not any(start + copy[1] == h - 1 and walker._same_code(copy[0], start, copy[1])
+                    for copy in walker.ctx.finally_copies):
+        # (not the copy of an enclosing finally body before the try body's own return)
         return start
     return None
 
@@ -481,7 +485,10 @@ def _inlined_tail(walker, body_start, f, length):
             tail = start + length
             if tail < f and f - tail <= 4 and instrs[tail].line is not None and \
                     instrs[tail].op != "RETURN_VALUE" and \
-                    all(instrs[k].target is None for k in range(tail, f)):
+                    all(instrs[k].target is None for k in range(tail, f)) and \
+                    not any(tail + copy[1] == f - 1 and walker._same_code(copy[0], tail, copy[1])
+                            for copy in walker.ctx.finally_copies):
+                # (not an enclosing finally body's copy before the body's own return)
                 return tail
             return None
     return None
@@ -572,8 +579,10 @@ def is_implicit_return(walker, load):
     """3.8/3.9 give a written ``return`` inside ``except``/``with``/``for`` its line at the
     first unwinding instruction (POP_EXCEPT...), not at the value: judge it from there.
     Before 3.10 the compiler's own is only ever the last two instructions."""
-    if PROFILE.implicit_return_at_end_only and load.index + 2 < walker.n:
-        return False
+    if PROFILE.implicit_return_at_end_only:
+        raws = raw_instructions(walker.code)
+        if len(raws) < 2 or load.offset != raws[-2].offset:
+            return False
     if PROFILE.top_tested_while and load.line is None:
         k = load.index - 1
         while k >= 0 and walker.instrs[k].op in _UNWINDING and walker.instrs[k].line is None:
@@ -643,10 +652,26 @@ def _legacy_with(walker, ins, stack, out, is_async):
             if instrs[w - 1].op == "RETURN_VALUE" and instrs[start - 1].op == "POP_TOP" and \
                     instrs[start].op != "RETURN_VALUE" and \
                     _legacy_exit_call_start(walker, start) < start and \
-                    all(instrs[k].target is None for k in range(start, w)):
+                    all(instrs[k].target is None for k in range(start, w)) and \
+                    _tail_after_handler(walker, w, start):
                 tail, body_end = start, _legacy_exit_call_start(walker, start)
                 break
+    if not PROFILE.top_tested_while:
+        # 3.10: a branch that ends the with body leaves through its own copy of the exit
+        # call, then jumps to where the statement goes on: no statement
+        for k in range(ins.index + 1, body_end):
+            jump = instrs[k + 5] if k + 5 < body_end else None
+            if jump is not None and jump.op == "JUMP" and jump.target is not None and \
+                    jump.target >= body_end and _legacy_exit_call_start(walker, k + 5) == k:
+                walker.cleanup_starts[k] = k + 5
     body, _ = walker.walk(ins.index + 1, body_end, body_stack, walker.ctx)
+    if tail is not None and len(body) > 1 and isinstance(body[-1], ast.Return) and \
+            getattr(body[-1], "_implicit", False) and \
+            isinstance(body[-2], (ast.While, ast.For, ast.If, ast.Try)):
+        # 3.10: the implicit return after the with, copied after each of its exit calls:
+        # also after the one the last statement of the body leaves through (a while's
+        # bottom test falls into it, its top test jumps to the copy at the end)
+        body.pop()
     handler_end = _legacy_with_handler_end(walker, w)
     item = ast.withitem(context_expr=manager, optional_vars=exit_marker.target)
     node_type = ast.AsyncWith if is_async else ast.With
@@ -656,6 +681,18 @@ def _legacy_with(walker, ins, stack, out, is_async):
     if join is None or join < handler_end:
         join = handler_end
     return min(join, walker.range_end) if join > walker.range_end else join
+
+
+def _tail_after_handler(walker, w, start):
+    """Whether the block [start, w) after a with's exit call is the code after the with
+    statement (3.10 copies it there): the exit handler at ``w`` falls into it too, unless
+    nothing follows the handler. A return written inside the with body, last, is no copy:
+    the handler goes on with other code (`with c: ...; return False` then the implicit
+    return)."""
+    after = _legacy_with_handler_end(walker, w)
+    if after >= walker.n:
+        return True
+    return walker._same_code(start, after, w - start)
 
 
 def _threaded_to_loop_head(walker, last):

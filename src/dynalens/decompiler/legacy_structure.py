@@ -162,10 +162,14 @@ def else_for_dead_return(stmts):
         if isinstance(last, ast.If) and _terminal(last.body) and k < len(stmts) and \
                 getattr(last, "else_jump", None) is not False:
             # the tail only runs when the test is false: the else (or elif chain) holds it
+            if not last.orelse:
+                last.else_from_dead_return = True  # (no jump over it: compound_ends_before_else)
             last.orelse = else_for_dead_return(last.orelse + stmts[k:])
             return stmts[:k]
         if isinstance(last, ast.Try) and last.handlers and not last.orelse and \
-                not last.finalbody and k < len(stmts):
+                not last.finalbody and k < len(stmts) and \
+                all(_terminal(handler.body) for handler in last.handlers):
+            # (a clause that falls through goes on to the tail: it is no else)
             last.orelse = stmts[k:]
             return stmts[:k]
         k -= 1
@@ -217,7 +221,10 @@ def compound_ends_before_else(stmts, walker=None, _seen=None):
         for handler in getattr(stmt, "handlers", ()):
             compound_ends_before_else(handler.body, walker, seen)
         if isinstance(stmt, ast.If) and stmt.orelse and stmt.body and \
-                isinstance(stmt.body[-1], ast.Return):
+                isinstance(stmt.body[-1], ast.Return) and \
+                not getattr(stmt, "else_from_dead_return", False):
+            # (an else that the function's dead return made needs no surviving jump: the
+            # return ending the body deleted it)
             seen[0] += 1
             if walker is None or not choose(walker, ELSE_FOR_DEAD_RETURN, -seen[0]):
                 stmt.body[:] = else_for_dead_return(stmt.body)

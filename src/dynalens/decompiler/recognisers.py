@@ -100,6 +100,7 @@ register({
 })
 ENTRY.is_implicit_return = handlers_legacy.is_implicit_return
 ENTRY.compound_end = legacy_structure.compound_end
+ENTRY.dead_after = legacy_structure.dead_after
 
 # -- match statements (3.10+), read where the walk meets their first pattern: COPY 1 of the
 # subject (else the core's COPY, by name) or a MATCH_* opcode

@@ -23,6 +23,7 @@ from .errors import DecompilationError
 from .marking import check, finish
 from .signature import apply_signature, mark_signature
 from .expressions import FunctionValue, name
+from .block_order import restore_handler_order
 from .cold_blocks import exception_only_blocks
 from .generated_layout import move_jumped_over_handlers
 from .instructions import exception_entries, normalize, raw_instructions, shared_disassembly
@@ -40,12 +41,12 @@ class CodeWalker(StatementWalker):
     for the code, its kind and the session; what it recognises comes from the registry
     (registry.py, filled by recognisers.py)."""
 
-    def __init__(self, code, kind, session, relayout=False):
+    def __init__(self, code, kind, session, relayout=None):
         instrs, offset_to_index = normalize(code)
         entries = exception_entries(code, offset_to_index)
         self.relaid = False
-        if relayout:
-            moved = move_jumped_over_handlers(instrs, entries)
+        if relayout is not None:
+            moved = relayout(instrs, entries)
             self.relaid = moved[0] is not instrs
             instrs, entries = moved
         StatementWalker.__init__(self, code, instrs, entries,
@@ -85,6 +86,27 @@ class Session(object):
         self.decisions = None  # choices.Decisions: readings to take at choice points
 
 
+def _walk_relaid(code, kind, session, walker, state, error):
+    """(walker, statements) of the first other layout of the same program whose walk
+    succeeds, tried when the walk of the code as laid out fails (code the walker reads as
+    it is is never moved); ``error`` when none applies or none succeeds:
+
+    - generated code may jump over a handler laid out mid-code (generated_layout.py);
+    - 3.12+ handlers laid out after the code that follows them, put back in front of the
+      join of their statement as before 3.12 (block_order.py; issue 12 step 6: the walker
+      still reads the compiled layout first, with cold_blocks.py's compensation)."""
+    for relayout in (move_jumped_over_handlers, restore_handler_order):
+        relaid = CodeWalker(code, kind, session, relayout=relayout)
+        if not relaid.relaid:
+            continue
+        walker.restore(state)  # the reading before was a trial: its temporaries and stubs go
+        try:
+            return relaid, relaid.walk(0, relaid.n, [], Context())[0]
+        except DecompilationError:
+            pass
+    raise error
+
+
 def decompile_body(code, kind=None, session=None):
     """The body of ``code`` as a list of ``ast.stmt``."""
     kind = kind or code_kind(code)
@@ -93,20 +115,13 @@ def decompile_body(code, kind=None, session=None):
     state = walker.fork()
     try:
         stmts, _ = walker.walk(0, walker.n, [], Context())
-    except DecompilationError:
-        # generated code may jump over a handler laid out mid-code (generated_layout.py);
-        # code the walker reads as it is (a handler after its body, as 3.11 lays it out)
-        # is never moved
-        relaid = CodeWalker(code, kind, session, relayout=True)
-        if not relaid.relaid:
-            raise
-        walker.restore(state)  # the first reading was a trial: its temporaries and stubs go
-        walker = relaid
-        stmts, _ = walker.walk(0, walker.n, [], Context())
+    except DecompilationError as error:
+        walker, stmts = _walk_relaid(code, kind, session, walker, state, error)
     if kind == "function":
         walker.end_with_detached_exit(stmts)
-    if PROFILE.return_const and kind in ("function", "lambda"):
-        fold_conditional_returns(stmts)
+    if (PROFILE.return_const or PROFILE.implicit_return_at_end_only) and \
+            kind in ("function", "lambda"):
+        fold_conditional_returns(stmts, PROFILE.return_const)
     if PROFILE.keeps_dead_code and kind == "function":
         if ends_with_dead_return(code) and not choices.choose(
                 walker, choices.ELSE_FOR_DEAD_RETURN, walker.instrs[-1].offset):

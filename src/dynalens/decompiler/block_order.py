@@ -1,0 +1,297 @@
+"""A source-like block order: 3.12+'s cold handlers put back after their protected region.
+
+Why: structuring reads a construct as a contiguous range of instructions in source order.
+From 3.12 CPython's ``push_cold_blocks_to_end`` (``Python/flowgraph.c``) breaks that for
+``try`` and ``with``: every block that normal control flow never reaches (what only an
+exception-table entry leads to, and what only such blocks lead to) is moved, streak by streak
+and in compile order, after all other code; a cold block that fell through into a warm one
+gets an explicit jump, and the jumps that then lead to the next block are dropped. Before
+3.12 the same handler sits where the compiler made it, right after its ``try``/``with``
+statement's body (and ``else``), just before the code the statement goes on with (its join).
+
+This module undoes the move on the normalized instructions where the statement's end can be
+read from the graph: a cold *segment* (from one handler of warm code up to the next) whose
+jumps back into warm code name a join after the region it protects is moved back to the end
+of its statement: past the warm code the protected region's normal exits lead to (its
+``else``), at most up to the join. The result means the same program
+(``tools/block_order_check.py``, ``tests/test_block_order.py``): the warm instruction before
+the segment gets an explicit jump over it when it fell through (and ``for`` loops of the
+statement that exited to the join exit to that jump, as before 3.12), a segment's own last
+jump to the instruction now next is dropped, and every instruction keeps its exception
+handler (the table is rebuilt from them). Segments whose join cannot be read (every clause
+leaves: ``return``, ``raise``, an exit copied into it) stay at the end, where
+``cold_blocks.py`` reads them. ``render._walk_relaid`` reads this order when the walk of the
+compiled layout fails (docs/decompiler.md says what blocks reading it first).
+
+Only where the profile says the compiler pushes cold blocks to the end
+(``PROFILE.cold_handlers``), and only when the code has that layout (every cold instruction
+after every warm one): generated code is left as it is.
+"""
+
+from .instructions import ExceptionEntry, Instr
+from .profile import PROFILE
+
+# Instructions after which control never reaches the next one.
+_NO_FALLTHROUGH = frozenset(["JUMP", "RETURN_VALUE", "RAISE_VARARGS", "RERAISE"])
+
+
+def restore_handler_order(instrs, entries, profile=PROFILE):
+    """(instrs, entries) with each cold handler segment whose join is known moved back to the
+    end of its statement; the very same lists when nothing moves."""
+    if not profile.cold_handlers or not entries:
+        return instrs, entries
+    moves = plan(instrs, entries)
+    if not moves:
+        return instrs, entries
+    return reorder(instrs, entries, moves)[:2]
+
+
+def warm_code(instrs):
+    """bytearray: 1 at the indexes normal control flow (jumps and fall-through, no exception
+    edges) reaches from the start."""
+    n = len(instrs)
+    seen = bytearray(n)
+    todo = [0] if n else []
+    while todo:
+        k = todo.pop()
+        while k < n and not seen[k]:
+            seen[k] = 1
+            ins = instrs[k]
+            if ins.target is not None and ins.target < n:
+                todo.append(ins.target)
+            if ins.op in _NO_FALLTHROUGH:
+                break
+            k += 1
+    return seen
+
+
+def plan(instrs, entries):
+    """[(segment start, segment stop, where, protected region start)]: the cold segments to
+    move in front of warm instruction ``where``, in layout order; [] when the code is not
+    laid out with its cold code last."""
+    n = len(instrs)
+    warm = warm_code(instrs)
+    first_cold = n
+    while first_cold > 0 and not warm[first_cold - 1]:
+        first_cold -= 1
+    if first_cold == n or any(not warm[k] for k in range(first_cold)):
+        return []  # no cold code, or cold code laid out mid-code (not the compiler's layout)
+    protected_warm_end = {}  # handler -> end of the warm code it protects
+    protected_start = {}     # handler -> start of that code
+    for e in entries:
+        if first_cold <= e.target < n and e.start < first_cold:
+            end = min(e.end, first_cold)
+            if end > protected_warm_end.get(e.target, -1):
+                protected_warm_end[e.target] = end
+            if e.start < protected_start.get(e.target, n):
+                protected_start[e.target] = e.start
+    if not protected_warm_end or min(protected_warm_end) != first_cold:
+        return []
+    starts = sorted(set(protected_warm_end).union(_enclosing_handlers(
+        instrs, entries, protected_warm_end)))
+    moves = []
+    segments = {}
+    last_join = 0
+    for number, start in enumerate(starts):
+        stop = starts[number + 1] if number + 1 < len(starts) else n
+        if instrs[start].op == "PUSH_EXC_INFO":
+            segments[start] = stop  # (a statement's handler)
+        if instrs[stop - 1].op not in _NO_FALLTHROUGH:
+            return []  # (a segment falling into the next handler: not a compiled layout)
+        if start not in protected_warm_end or instrs[start].op != "PUSH_EXC_INFO":
+            continue  # the throw path of an await, a comprehension's cleanup: no statement
+        join = _join(instrs, start, stop, protected_start[start], protected_warm_end[start],
+                     first_cold)
+        if join is None:
+            continue
+        at = _statement_end(instrs, protected_start[start], protected_warm_end[start], join)
+        if at <= last_join:
+            continue  # (one segment per place: what falls into it stays simple)
+        moves.append((start, stop, at, protected_start[start]))
+        last_join = at
+    return _enclosed_in_moved(moves, segments, entries)
+
+
+def _enclosing_handlers(instrs, entries, handlers):
+    """Cold handlers that protect the cleanup of one of ``handlers`` (``COPY 3; POP_EXCEPT;
+    RERAISE 1``, the block every handler of a try statement unwinds through): the handler
+    of a statement around that try (a ``finally`` around ``try``/``except``), laid out after
+    it but not part of its segment. A try inside an except clause protects only code of
+    the clause."""
+    cleanup_of = {}
+    for e in entries:
+        if e.start in handlers and instrs[e.start].op == "PUSH_EXC_INFO" and \
+                e.target < len(instrs) and instrs[e.target].op == "COPY":
+            cleanup_of[e.start] = e.target
+    found = set()
+    for cleanup in cleanup_of.values():
+        for e in entries:
+            if e.start <= cleanup < e.end and e.target > cleanup:
+                found.add(e.target)
+    return found
+
+
+def _enclosed_in_moved(moves, segments, entries):
+    """The moves whose segment is protected only by handlers that move too, and whose
+    handler protects only segments that move too: a handler inside (or around) a ``try``
+    whose own handler stays at the end would leave the two in two layouts."""
+    while True:
+        where = set(move[0] for move in moves)
+        kept = []
+        for move in moves:
+            start, stop = move[:2]
+            related = set()
+            for e in entries:
+                if e.start < stop and e.end > start and not start <= e.target < stop:
+                    related.add(e.target)  # protects this segment
+                if e.target == start:
+                    related.update(s for s, t in segments.items()
+                                   if e.start < t and e.end > s and s != start)
+            if all(h in where for h in related if h in segments):
+                kept.append(move)
+        if len(kept) == len(moves):
+            return kept
+        moves = kept
+
+
+def _statement_end(instrs, region, warm_end, join):
+    """Where the statement whose protected region is [region, warm_end) ends, at or before
+    its ``join``: past the warm code its body's normal exits lead to (its ``else``), not
+    past code reached only from before it (``if c: try: return f() except E: ...`` then
+    ``elif``: the clauses jump past the elif to the join, the handler sits before it)."""
+    reached = set()
+    todo = []
+    for ins in instrs[region:warm_end]:
+        if ins.target is not None and warm_end <= ins.target < join:
+            todo.append(ins.target)
+    if instrs[warm_end - 1].op not in _NO_FALLTHROUGH:
+        todo.append(warm_end)
+    while todo:
+        k = todo.pop()
+        while warm_end <= k < join and k not in reached:
+            reached.add(k)
+            ins = instrs[k]
+            if ins.target is not None and warm_end <= ins.target < join:
+                todo.append(ins.target)
+            if ins.op in _NO_FALLTHROUGH:
+                break
+            k += 1
+    end = warm_end
+    while end < join and end in reached:
+        end += 1
+    return end
+
+
+def _join(instrs, start, stop, region, warm_end, first_cold):
+    """Where the code after the statement whose handler segment is [start, stop) begins: the
+    one warm instruction at or after the protected region's end that the segment jumps to,
+    when the warm code up to it does not leave a loop the region is in (a clause's
+    ``break`` goes past the loop's back edge: not the join)."""
+    targets = set()
+    for ins in instrs[start:stop]:
+        t = ins.target
+        if t is not None and t < first_cold and t >= warm_end:
+            targets.add(t)
+    if len(targets) != 1:
+        return None
+    join = targets.pop()
+    for ins in instrs[warm_end:join]:
+        if ins.target is not None and ins.target <= region:
+            return None
+    return join
+
+
+def reorder(instrs, entries, moves):
+    """(instrs, entries, origin): copies of the instructions with each segment [start, stop)
+    of ``moves`` (plan's) in front of its place; ``origin[k]`` is the old index of new
+    instruction ``k`` (None for a jump added over a moved segment). The input is left as it
+    was."""
+    n = len(instrs)
+    handler = [None] * n
+    for e in entries:
+        for k in range(max(e.start, 0), min(e.end, n)):
+            if handler[k] is None:
+                handler[k] = (e.target, e.depth, e.lasti)
+    moved = set()
+    at_join = {}
+    loop_exits = {}  # old index of a FOR_ITER -> the join it leaves to
+    for start, stop, join, region in moves:
+        moved.update(range(start, stop))
+        at_join.setdefault(join, []).append((start, stop))
+        for k in range(region, join):
+            if instrs[k].op == "FOR_ITER" and instrs[k].target == join and k not in moved:
+                loop_exits[k] = join
+    landing = {}  # join -> position of the jump to it in front of its segment
+    order = []  # old index, or (None, target old index, handler of the jump, before)
+    for k in range(n):
+        if k in moved:
+            continue
+        for start, stop in at_join.get(k, ()):
+            if order and not isinstance(order[-1], tuple) and (
+                    instrs[order[-1]].op not in _NO_FALLTHROUGH or k in loop_exits.values()):
+                # (a loop in the statement exits to the jump over its handler, as before
+                # 3.12, not past the handler)
+                landing[k] = len(order)
+                order.append((None, k, handler[k], order[-1]))
+            last = stop
+            if instrs[stop - 1].op == "JUMP" and instrs[stop - 1].target == k:
+                last = stop - 1  # (its jump to the join is now a jump to the next instruction)
+            order.extend(range(start, last))
+        order.append(k)
+    new_index = {}
+    for position, item in enumerate(order):
+        if not isinstance(item, tuple):
+            new_index[item] = position
+    for start, stop, join, _ in moves:
+        if instrs[stop - 1].op == "JUMP" and instrs[stop - 1].target == join:
+            new_index[stop - 1] = new_index[join]
+    new_index[n] = len(order)
+    for k, join in loop_exits.items():
+        loop_exits[k] = landing.get(join)
+    result = []
+    handlers = []
+    origin = []
+    for position, item in enumerate(order):
+        if isinstance(item, tuple):
+            _, target, where, before = item
+            ins = Instr("JUMP", None, None, instrs[before].offset, instrs[before].line)
+            ins.target = target
+            handlers.append(where)
+            origin.append(None)
+        else:
+            ins = _copy(instrs[item])
+            handlers.append(handler[item])
+            origin.append(item)
+        ins.index = position
+        result.append(ins)
+    for position, ins in enumerate(result):
+        ins.is_target = False
+        if ins.target is not None:
+            if loop_exits.get(origin[position]) is not None:
+                ins.target = loop_exits[origin[position]]
+            else:
+                ins.target = new_index.get(ins.target, ins.target)
+        if ins.original_target is not None:
+            ins.original_target = new_index.get(ins.original_target, ins.original_target)
+    for ins in result:
+        if ins.target is not None and ins.target < len(result):
+            result[ins.target].is_target = True
+    new_entries = []
+    for position, where in enumerate(handlers):
+        if where is None:
+            continue
+        target = new_index.get(where[0], where[0])
+        last = new_entries[-1] if new_entries else None
+        if last is not None and last.end == position and \
+                (last.target, last.depth, last.lasti) == (target, where[1], where[2]):
+            last.end = position + 1
+        else:
+            new_entries.append(ExceptionEntry(position, position + 1, target, where[1],
+                                              where[2]))
+    return result, new_entries, origin
+
+
+def _copy(ins):
+    new = Instr(ins.op, ins.arg, ins.argval, ins.offset, ins.line)
+    new.target, new.original_target = ins.target, ins.original_target
+    return new

@@ -1,0 +1,201 @@
+"""block_order.py: the reordered instruction list is the same program, handlers after their region."""
+
+import os
+import sys
+
+import pytest
+
+from dynalens.decompiler import block_order
+from dynalens.decompiler.instructions import exception_entries, normalize
+from dynalens.decompiler.profile import PROFILE, profile_for
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                                "tools"))
+import block_order_check  # noqa: E402
+
+needs_cold = pytest.mark.skipif(not PROFILE.cold_handlers,
+                                reason="the compiler lays handlers out as written (before 3.12)")
+
+SNIPPETS = {
+    "try_else": """
+def f(a):
+    try:
+        x = a()
+    except ValueError as e:
+        x = 2
+    except KeyError:
+        raise
+    else:
+        y = 3
+    z = 5
+    print(x, y, z)
+    return x
+""",
+    "with": """
+def f(a):
+    with open(a) as fh:
+        fh.read()
+    print(1)
+""",
+    "nested": """
+def f(a):
+    try:
+        try:
+            a()
+        except E:
+            b()
+        c()
+    except F:
+        d()
+    e()
+""",
+    "in_loop": """
+def f(a):
+    for i in a:
+        try:
+            g(i)
+        except E:
+            h()
+        k()
+    while a:
+        with a:
+            a.x()
+        a.y()
+""",
+    "in_handler": """
+def f(a):
+    try:
+        a()
+    except E:
+        try:
+            b()
+        except F:
+            c()
+        d()
+    e()
+""",
+    "comprehension": """
+def f(a):
+    x = [i for i in a]
+    try:
+        y = {k: v for k, v in a}
+    except E:
+        y = None
+    z = [x, y]
+    return z
+""",
+    "async": """
+async def f(a):
+    async with a as b:
+        await b()
+    try:
+        await a
+    except E:
+        pass
+    return 1
+""",
+}
+
+
+def _codes(source):
+    def walk(code):
+        yield code
+        for const in code.co_consts:
+            if hasattr(const, "co_code"):
+                for inner in walk(const):
+                    yield inner
+    return list(walk(compile(source, "<snippet>", "exec")))
+
+
+def _listing(code):
+    instrs, offset_to_index = normalize(code)
+    return instrs, exception_entries(code, offset_to_index)
+
+
+def _check(code):
+    """Reorder ``code``'s listing, check it is the same program; whether anything moved."""
+    moved, found = block_order_check.check_code(code)
+    assert not found, found
+    return moved
+
+
+@needs_cold
+@pytest.mark.parametrize("name", sorted(SNIPPETS))
+def test_snippets_reordered_to_the_same_program(name):
+    moved = sum(_check(code) for code in _codes(SNIPPETS[name]))
+    assert moved, "no code object of %r had a handler moved" % name
+
+
+@needs_cold
+@pytest.mark.parametrize("name", ["try_else", "with", "nested", "in_handler", "comprehension"])
+def test_handler_right_after_its_region(name):
+    for code in _codes(SNIPPETS[name]):
+        instrs, entries = _listing(code)
+        moves = block_order.plan(instrs, entries)
+        new, new_entries = block_order.restore_handler_order(instrs, entries)
+        warm = block_order.warm_code(new)
+        for e in new_entries:
+            if not warm[e.start] or warm[e.target]:
+                continue
+            # a handler of warm code lies after that code and before the next warm code
+            # that is not its own: inside the statement, not at the end of the function
+            assert e.target >= e.end
+            if moves and e.target < len(new) - 1:
+                following = next((k for k in range(e.target, len(new)) if warm[k]), None)
+                if following is not None:
+                    assert all(not warm[k] for k in range(e.target, following))
+
+
+@needs_cold
+def test_try_else_layout_as_311():
+    """`try: a() except E: b() else: c()` then `d()`: body, else, the jump to the join,
+    the handler, the join, as 3.11 lays it out."""
+    code = _codes("try:\n    a()\nexcept E:\n    b()\nelse:\n    c()\nd()\n")[0]
+    instrs, entries = _listing(code)
+    new, new_entries = block_order.restore_handler_order(instrs, entries)
+    ops = [ins.op for ins in new]
+    handler = ops.index("PUSH_EXC_INFO")
+    calls = [k for k, ins in enumerate(new) if ins.op == "LOAD_NAME"]
+    names = [new[k].argval for k in calls]
+    assert names.index("d") > names.index("E")          # the join after the handler
+    assert calls[names.index("c")] < handler             # the else before it
+    assert new[handler - 1].op == "JUMP" and new[handler - 1].target == calls[names.index("d")] - (
+        1 if new[calls[names.index("d")] - 1].op == "PUSH_NULL" else 0)
+
+
+def test_profile_names_the_fact():
+    assert not profile_for((3, 11)).cold_handlers and profile_for((3, 12)).cold_handlers
+    code = _codes(SNIPPETS["try_else"])[1]
+    instrs, entries = _listing(code)
+    same = block_order.restore_handler_order(instrs, entries, profile_for((3, 11)))
+    assert same[0] is instrs and same[1] is entries
+
+
+@needs_cold
+def test_stdlib_sample_same_program():
+    """Every code object of a stdlib sample (tools/block_order_check.py does the whole
+    stdlib): the reordered list is the same program."""
+    checked = moved = 0
+    for path in block_order_check.stdlib_files(60):
+        with open(path, encoding="utf-8") as f:
+            try:
+                top = compile(f.read(), path, "exec")
+            except SyntaxError:
+                continue
+        for code in block_order_check.code_objects(top):
+            checked += 1
+            moved += _check(code)
+    assert checked > 100 and moved > 5, (checked, moved)
+
+
+def test_a_changed_successor_is_found():
+    """The checker itself: a reordering that sends a jump elsewhere is not the same program."""
+    code = _codes(SNIPPETS["try_else"])[1]
+    instrs, entries = _listing(code)
+    new, new_entries = list(instrs), list(entries)
+    origin = list(range(len(instrs)))
+    assert not block_order_check.differences(instrs, entries, new, new_entries, origin)
+    jump = next(k for k, ins in enumerate(instrs) if ins.op.startswith("POP_JUMP"))
+    copies, _, _ = block_order.reorder(instrs, entries, [])
+    copies[jump].target = jump + 1
+    assert block_order_check.differences(instrs, entries, copies, new_entries, origin)
