@@ -31,8 +31,8 @@ ELSE_FOR_DEAD_RETURN = "else-for-dead-return"
 # kind -> how many readings it has (answer 0 is the default, today's)
 KINDS = {ELSE_AFTER_EXIT: 2, ELSE_FOR_DEAD_RETURN: 2}
 
-BUDGET = 12      # attempts per code object that did not come back exact
-MOST = 24        # attempts per decompile() call, whatever the number of such code objects
+BUDGET = 8       # attempts per code object that did not come back exact
+MOST = 16        # attempts per decompile() call, whatever the number of such code objects
 
 
 class Decisions(object):
@@ -89,7 +89,9 @@ def retry(attempt, first, alone=None, top=None):
     points are flipped in renderings of the whole."""
     best = first
     only = None
-    nested = [code for key, code in first.codes.items() if key != top][:MOST]  # (in order)
+    # (in program order; only those whose walk met a choice: nothing to flip in the others)
+    nested = [code for key, code in first.codes.items()
+              if key != top and key in first.decisions.asked][:MOST]
     if alone is not None and nested:
         answers = dict(best.decisions.answers)
         for code in nested:
