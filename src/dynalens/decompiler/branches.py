@@ -850,12 +850,15 @@ def if_statement(walker, test, true, false, stack, out, ins):
             return true
         walker.fail("backward conditional jump outside a loop", ins)
     if loop is not None and false == loop.break_target and false >= end:
-        if PROFILE.while_tested_at_top_only_again and true < end == loop.last + 1 and \
-                (break_line_at(walker, false) or _break_jump_after_loop(walker, false)):
+        if true < end == loop.last + 1 and (
+                PROFILE.while_tested_at_top_only_again and (
+                    break_line_at(walker, false) or _break_jump_after_loop(walker, false))
+                or _holds_folding_not(negate(test))):
             # 3.14: `if test: rest-of-body else: break`, the break a NOP on its own
             # line where the loop's exit starts, or its own jump there when the code
             # after the loop is not next (a written `if not test: break` puts its
-            # break right after the test)
+            # break right after the test); any version: `if not (a is b): break`
+            # cannot compile back (`a is not b` tests the other way)
             body, _ = walker.walk(true, end, list(stack), ctx)
             if body and isinstance(body[-1], ast.Continue):
                 body.pop()  # the loop's own back edge
