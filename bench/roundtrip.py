@@ -441,20 +441,25 @@ MARKING_SECONDS = [0.0]
 
 def _time_marking(render):
     """Count the time decompile_code spends verifying and marking its own output (part of
-    the decompile seconds), when this version of the core does that."""
-    finish = getattr(render, "finish", None)
-    if finish is None or getattr(finish, "_timed", False):
-        return
+    the decompile seconds), when this version of the core does that (``check`` verifies,
+    ``finish`` marks; older cores verify inside ``finish``)."""
+    for attribute in ("check", "finish"):
+        original = getattr(render, attribute, None)
+        if original is None or getattr(original, "_timed", False):
+            continue
+        setattr(render, attribute, _timed(original))
 
+
+def _timed(function):
     def timed(*args, **kwargs):
         started = time.process_time()
         try:
-            return finish(*args, **kwargs)
+            return function(*args, **kwargs)
         finally:
             MARKING_SECONDS[0] += time.process_time() - started
 
     timed._timed = True
-    render.finish = timed
+    return timed
 
 
 def _keep(options):

@@ -18,7 +18,9 @@ SRC = os.path.join(os.path.dirname(HERE), "src")
 if SRC not in sys.path:
     sys.path.insert(0, SRC)
 
-from dynalens.decompiler.decode import decode, nop_lines, unit_lines  # noqa: E402
+from dynalens.decompiler.decode import decode, holds_nop, nop_lines, unit_lines  # noqa: E402
+from dynalens.decompiler.instructions import (instruction_lines, normalize,  # noqa: E402
+                                              shared_disassembly)
 
 _FIELDS = ("opname", "opcode", "arg", "argval", "argrepr", "offset", "starts_line",
            "is_jump_target")
@@ -66,6 +68,17 @@ def differences(code):
         read = [by_unit[ins.offset // 2] for ins in expected]
         if read != carried:
             found.append("%s: unit_lines() gives %r, dis %r" % (where, read, carried))
+    has_nop = any(ins.opname == "NOP" for ins in expected)
+    if holds_nop(code) != has_nop:
+        found.append("%s: holds_nop() gives %r, dis %r" % (where, holds_nop(code), has_nop))
+    # the lines normalize() keeps for the walker (3.11/3.12) are those read by code unit
+    with shared_disassembly():
+        instrs = normalize(code)[0]
+        kept = instruction_lines(code, instrs)
+    alone = instruction_lines(code, instrs)  # (outside: read by code unit, or from dis)
+    if kept != alone:
+        found.append("%s: instruction_lines() gives %r after normalize(), %r alone"
+                     % (where, kept, alone))
     lines = nop_lines(code)
     if lines is not None and lines != _nop_lines_from_dis(expected):
         found.append("%s: nop_lines() gives %r, dis %r"

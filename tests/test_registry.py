@@ -54,3 +54,32 @@ def test_stores_and_structure_points_are_in_the_written_order():
     assert [step.__name__ for step in STRUCTURE_POINTS] == [
         "try_here", "tested_while_here", "while_true_here", "enclosed_tested_while_here"]
     assert ENTRY.do_try.__module__.endswith("exception_groups")  # except* before any try
+
+
+def test_loop_structure_points_decline_where_no_loop_starts():
+    """_structure_at asks only try_here inside a protected range where no loop starts (the
+    walk asks at every instruction there): the points it skips must decline everywhere such."""
+    from dynalens.decompiler.statements import _LOOP_HEAD_POINTS, Context
+
+    source = ("def f(xs, n):\n"
+              "    try:\n"
+              "        while n:\n"
+              "            n = g(n)\n"
+              "            while True:\n"
+              "                if n > 3:\n"
+              "                    break\n"
+              "        for x in xs:\n"
+              "            n += x\n"
+              "    except ValueError:\n"
+              "        pass\n"
+              "    return n\n")
+    code = compile(source, "<loops>", "exec").co_consts[0]
+    walker = render.CodeWalker(code, "function", render.Session())
+    assert set(_LOOP_HEAD_POINTS) <= set(STRUCTURE_POINTS)
+    heads = set(walker.while_loops) | set(walker.back_jumps)
+    assert heads  # (the check below looks at code with loops)
+    for i in range(walker.n):
+        if i in heads:
+            continue
+        for point in _LOOP_HEAD_POINTS:
+            assert point(walker, i, [], [], Context()) is DECLINE, (point.__name__, i)

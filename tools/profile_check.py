@@ -64,6 +64,8 @@ def observed():
     seen["keeps_dead_code"] = bool(_unreachable(_function(
         "def f():\n    for x in y():\n        if x:\n            break\n        else:\n"
         "            continue\n")))
+    branches = _ops(_function("def f(x):\n    if x:\n        a()\n    else:\n        b()\n"))
+    seen["implicit_return_at_end_only"] = sum(op.startswith("RETURN") for op in branches) == 1
     seen["setup_blocks"] = dis.opmap.get("SETUP_FINALLY", 256) < 256  # (3.11+: pseudo-op)
     none = _ops(_function("def f(x):\n    if x is None:\n        a()\n"))
     seen["none_jumps"] = any("IF_NONE" in op or "IF_NOT_NONE" in op for op in none)

@@ -21,6 +21,7 @@ from .errors import DecompilationError
 from . import legacy_structure
 from .legacy_structure import else_jump_after
 from .registry import ENTRY
+from .choices import ELSE_AFTER_EXIT, choose
 from . import cold_blocks
 from . import handlers
 
@@ -373,6 +374,7 @@ def chain_compare(walker, ins, stack, out):
         # falls into (an assert's raise, say): skip the copy, fall through as usual
         final, length = _copied_cleanup(walker, ins.index, cleanup)
         walker.cleanup_starts[cleanup] = cleanup + 1 + length
+        _redirect_to_copy(walker, ins.index, cleanup + 1, final + 1)
         value_context = None
     elif _cleanup_before_false_branch(walker, ins.index, cleanup) is not None:
         # 3.12+: the if body does not fall through (`if a < b < c: return`), so no jump
@@ -426,6 +428,23 @@ def chain_compare(walker, ins, stack, out):
     if value_context is False:
         walker.fallthrough[jump.index] = instrs[cleanup - 1].target
     return jump.index
+
+
+def _redirect_to_copy(walker, start, copy, final_jump):
+    """Send the jumps from before the chain at ``start`` that go to ``copy`` (the code the
+    cleanup goes on with, a copy of what the chain's final test at ``final_jump`` leads to
+    on one side) to that side's code: ``assert a and b < c < d`` jumps from ``a`` to the
+    raise after the cleanup, which the walker skips as a copy."""
+    instrs = walker.instrs
+    jump = instrs[final_jump]
+    side = jump.original_target or jump.target
+    if not walker._same_code(copy, side, walker.cleanup_starts[copy - 1] - copy):
+        side = final_jump + 1
+    for other in instrs[:start]:
+        if other.target == copy and other.op in POP_JUMPS:
+            if other.original_target is None:
+                other.original_target = other.target
+            other.target = side
 
 
 def _cleanup_before_false_branch(walker, start, cleanup):
@@ -527,12 +546,14 @@ def conditional(walker, ins, stack, out):
     if walker.chunk_mode:
         if ins.op in KEEP_JUMPS and ins.index < ins.target < walker.n and (
                 walker.instrs[ins.target].op in _TESTS or len(stack) > walker._chunk_depth or
-                ins.target < walker._operand_end and ins.target not in walker._sibling_targets):
+                ins.target < walker._operand_end and ins.target not in walker._sibling_targets
+                or _operation_takes(walker, ins)):
             # a value `and`/`or` whose result another test takes, one that is an operand
             # of an operation still waiting on the stack (`f(a or b)`: a chunk ends with
-            # one new value), or one inside an operand of a value `and`/`or` (`c or -(a or
-            # b)`: it joins before the operand ends, where an operation takes its value):
-            # part of this chunk
+            # one new value), one inside an operand of a value `and`/`or` (`c or -(a or
+            # b)`: it joins before the operand ends, where an operation takes its value),
+            # or the left operand of an operation after the join (`(a or b) is c`): part
+            # of this chunk
             walker.chunk_mode = False
             try:
                 return conditional(walker, ins, stack, out)
@@ -582,11 +603,12 @@ def conditional(walker, ins, stack, out):
                 walker.fail("unrecognised and/or expression", ins)
             stack.append(expr)
             return join
-        if k in walker.while_loops or (PROFILE.while_tested_at_top_only_again and
-                                     k in walker.back_jumps):
+        if k in walker.while_loops or ((PROFILE.while_tested_at_top_only_again or
+                                        PROFILE.top_tested_while) and k in walker.back_jumps):
             # `if a: while b: ...` with nothing after the loop: the while's top test jumps
             # where the if's does, so it reads like `if a and b:`; a loop head starts the
-            # body instead (3.14+: any loop head, a while is tested at the top only)
+            # body instead (3.8/3.9 and 3.14+: any loop head, a while is tested at the top
+            # only)
             break
         if k < walker.n and _region(walker, k) != region:
             break  # a test inside a try that starts here is its body's (3.13: no NOP)
@@ -617,6 +639,30 @@ def conditional(walker, ins, stack, out):
         if expr is not None:
             return if_statement(walker, expr, true, false, stack, out, ins)
     walker.fail("unrecognised condition", ins)
+
+
+_TAKES_AT_JOIN = frozenset(["LOAD_ATTR", "LOAD_METHOD", "UNARY_NEGATIVE", "UNARY_INVERT",
+                            "UNARY_POSITIVE"])
+_ONE_OPERAND = frozenset(["LOAD_FAST", "LOAD_CONST", "LOAD_NAME", "LOAD_DEREF"])
+_BINARY = ("BINARY_", "COMPARE_OP", "IS_OP", "CONTAINS_OP")
+
+
+def _operation_takes(walker, ins):
+    """Whether the value an ``and``/``or`` leaves at its join (``ins.target``) is an operand
+    of the operation there: ``(a or b).x``, ``-(a or b)``, or the left operand of a binary
+    operation whose right operand is one load (``(a or b) is c``). In a test the compiler
+    writes ``and``/``or`` with plain jumps, so one that keeps its value is an operand, and
+    the chunk goes on past the join. Not when a sibling test jumps to the join (a chunk
+    boundary), nor for a value a later operation takes (``f(a or b, c)``)."""
+    target = ins.target
+    if target in walker._sibling_targets or walker._operand_end != -1:
+        return False
+    at = walker.instrs[target]
+    if at.op in _TAKES_AT_JOIN:
+        return True
+    return at.op in _ONE_OPERAND and target + 1 < walker.n and \
+        walker.instrs[target + 1].op.startswith(_BINARY) and \
+        not walker.instrs[target + 1].is_target
 
 
 def _region(walker, k):
@@ -803,10 +849,11 @@ def if_statement(walker, test, true, false, stack, out, ins):
         walker.fail("backward conditional jump outside a loop", ins)
     if loop is not None and false == loop.break_target and false >= end:
         if PROFILE.while_tested_at_top_only_again and true < end == loop.last + 1 and \
-                break_line_at(walker, false):
+                (break_line_at(walker, false) or _break_jump_after_loop(walker, false)):
             # 3.14: `if test: rest-of-body else: break`, the break a NOP on its own
-            # line where the loop's exit starts (a written `if not test: break` puts
-            # its break right after the test)
+            # line where the loop's exit starts, or its own jump there when the code
+            # after the loop is not next (a written `if not test: break` puts its
+            # break right after the test)
             body, _ = walker.walk(true, end, list(stack), ctx)
             if body and isinstance(body[-1], ast.Continue):
                 body.pop()  # the loop's own back edge
@@ -871,7 +918,8 @@ def if_statement(walker, test, true, false, stack, out, ins):
             if len(body_stack) == len(stack) == len(else_stack):
                 out.append(ast.If(test=test, body=body or [ast.Pass()], orelse=orelse))
                 return stop
-        elif body_end < end and _exits_inside(walker, true, body_end):
+        elif body_end < end and _exits_inside(walker, true, body_end) and \
+                not choose(walker, ELSE_AFTER_EXIT, ins.offset):
             # the body's own branches leave through copies of the final exit, so what
             # follows the body is not after the `if` but its `else`
             return _if_else_to_end(walker, test, true, body_end, end, stack, out, ins)
@@ -910,6 +958,10 @@ def if_statement(walker, test, true, false, stack, out, ins):
             return if_statement(walker, test, true, false, stack, out, ins)
         out.append(ast.If(test=test, body=body or [ast.Pass()], orelse=orelse))
         return else_end
+    if else_end is None and true < body_end < end and _cannot_fall_through(walker, body_end) \
+            and choose(walker, ELSE_AFTER_EXIT, ins.offset):
+        # (choices.py) the other reading: what follows the body is its else
+        return _if_else_to_end(walker, test, true, body_end, end, stack, out, ins)
     body_stack = list(stack)
     body, stop = walker.walk(true, body_end, body_stack, ctx)
     orelse = []
@@ -944,6 +996,12 @@ def if_statement(walker, test, true, false, stack, out, ins):
     return body_end
 
 
+def _cannot_fall_through(walker, body_end):
+    """Whether an if body ending at ``body_end`` ends in a return, a raise or a loop jump."""
+    last = walker.instrs[body_end - 1]
+    return last.op in _NO_FALL_THROUGH or (last.op == "JUMP" and _is_loop_jump(walker, last))
+
+
 def _join_copied_into_else(walker, join, body_end, end):
     """Whether ``join``, where an if body jumps over its else, is a short block that
     returns, laid out inside the else (a test before it in [body_end, join) jumps past
@@ -958,6 +1016,15 @@ def _join_copied_into_else(walker, join, body_end, end):
         return False
     return any(walker.instrs[k].target is not None and walker.instrs[k].target >= join + size
                and walker.instrs[k].op != "JUMP" for k in range(body_end, join))
+
+
+def _break_jump_after_loop(walker, k):
+    """Whether instruction ``k``, right after a loop's back edge, is a ``break`` on a line
+    of its own: a forward jump whose line is not the back edge's (3.14 lays out an
+    ``else: break`` that way when the loop ends an if body with an else)."""
+    ins = walker.instrs[k] if k < walker.n else None
+    return ins is not None and ins.op == "JUMP" and ins.target > k and \
+        ins.line is not None and ins.line != walker.instrs[k - 1].line
 
 
 def _threaded_back(walker, k):
@@ -1331,6 +1398,10 @@ def op_FOR_ITER(walker, ins, stack, out):
         walker.range_joins.get(walker.range_end) == break_target
     if break_target > walker.range_end and break_target != exit_ and not joined:
         break_target = exit_
+    if break_target == exit_ and _breaks_copy_clause_exit(walker, head, exit_):
+        # a for/else ending an except clause whose breaks are copies of the clause's
+        # exit (3.13+): the else runs to the end of the clause
+        break_target = walker.range_end
     loop = Loop(head, (head,), break_target, last, "for", iterator=it, exit=exit_,
                 body_start=head + 1)
     outer = walker.ctx.loop
@@ -1378,6 +1449,27 @@ def op_FOR_ITER(walker, ins, stack, out):
                        type_comment=None))
     out.extend(after)
     return nxt
+
+
+def clause_exit_break(walker, k):
+    """Whether ``POP_EXCEPT`` at ``k``, then a jump to where a cold except clause goes on,
+    follows the pops of a for loop's iterator: 3.13+ copies the clause's exit into a
+    ``break`` out of a loop that ends the clause (statements.op_POP_TOP)."""
+    instrs = walker.instrs
+    return PROFILE.cold_handlers and k + 1 < walker.n and k > ITER_SLOTS and \
+        instrs[k].op == "POP_EXCEPT" and instrs[k + 1].op == "JUMP" and \
+        isinstance(walker.cold_joins, set) and instrs[k + 1].target in walker.cold_joins and \
+        all(instrs[k - j].op == "POP_TOP" for j in range(1, ITER_SLOTS + 1))
+
+
+def _breaks_copy_clause_exit(walker, head, exit_):
+    """Whether the for loop [head, exit_) ends an except clause (its range ends with the
+    clause's own exit, past the loop's) and a break in it is a copy of that exit."""
+    end = walker.range_end
+    if exit_ + 2 > end or walker.instrs[end - 2].op != "POP_EXCEPT" or \
+            walker.instrs[end - 1].op != "JUMP":
+        return False
+    return any(clause_exit_break(walker, k) for k in range(head + 2, exit_))
 
 
 def _breaks_threaded_to(walker, outer, head, exit_):
@@ -1444,12 +1536,39 @@ def do_while(walker, head, info, stack, out, ctx):
     loop = Loop(head, (head,), break_target, bottom_start - 1, "while", body_start=body_start)
     body, _ = walker.walk(body_start, bottom_start, list(stack), ctx.but(loop=loop))
     orelse = []
-    nxt = exit_
+    nxt = _past_bottom_chain_cleanup(walker, bottom_start, bottom_jump, exit_)
     if break_target > exit_ and break_target <= walker.range_end:
         orelse, _ = walker.walk(exit_, break_target, list(stack), ctx)
         nxt = break_target
     out.append(ast.While(test=test, body=body or [ast.Pass()], orelse=orelse))
     return nxt
+
+
+def _past_bottom_chain_cleanup(walker, bottom_start, bottom_jump, exit_):
+    """Where the code after a tested ``while`` goes on when its bottom test ends with a
+    chained comparison (`while a == b == c:`), whose cleanup (POP_TOP) the loop's exit
+    passes over: 3.10/3.11 jump over it (the jump at ``exit_``, then the cleanup falling
+    into the code after the loop); 3.12+ copy the code after the loop before the cleanup
+    and after it (the second copy is skipped like a chain's copied cleanup). ``exit_``
+    otherwise."""
+    instrs = walker.instrs
+    cleanups = [instrs[k].target for k in range(bottom_start, bottom_jump)
+                if instrs[k].op in POP_JUMPS and instrs[k].target is not None and
+                instrs[k].target > bottom_jump and instrs[k].target < walker.n and
+                instrs[instrs[k].target].op == "POP_TOP"]
+    if not cleanups:
+        return exit_
+    cleanup = min(cleanups)
+    leave = instrs[exit_] if exit_ < walker.n else None
+    if cleanup == exit_ + 1 and leave.op == "JUMP" and leave.target == cleanup + 1 and \
+            cleanup + 1 <= walker.range_end:
+        return cleanup + 1
+    length = cleanup - exit_
+    if 0 < length <= 8 and instrs[cleanup - 1].op in _NO_FALL_THROUGH and \
+            walker._same_code(exit_, cleanup + 1, length) and \
+            cleanup + 1 + length <= walker.range_end:
+        walker.cleanup_starts[cleanup] = cleanup + 1 + length
+    return exit_
 
 
 def _while_without_bottom_test(walker, head, exit_, stack, out, ctx):
@@ -1470,6 +1589,7 @@ def _while_without_bottom_test(walker, head, exit_, stack, out, ctx):
         if test is None:
             continue
         if PROFILE.top_tested_while:
+            exit_ = legacy_structure.handlers_after_back_edge(walker, head, exit_, false)
             return legacy_structure.top_tested_while(walker, test, head, body_start, exit_,
                                                      stack, out, ctx)
         # no bottom test: the compiler adds one after a body that can end, so the

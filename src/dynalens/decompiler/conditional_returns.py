@@ -1,11 +1,14 @@
-"""3.12/3.13: ``return a if c else b`` whose constant branch cannot be an ``if`` statement.
+"""3.12/3.13: ``return a if c else b`` whose constant branch cannot be an ``if`` statement
+(and 3.8/3.9: one whose first branch's jump to the return the peephole pass copied).
 
 The compiler copies a small return into each branch of a conditional expression, so
 ``return 0 if c else f()`` becomes ``c; POP_JUMP_IF_FALSE; LOAD_CONST 0; RETURN_VALUE; ...``.
 Read as statements that is ``if c: return 0``, but 3.12 and 3.13 compile a written
 ``return 0`` to ``RETURN_CONST``: a ``LOAD_CONST; RETURN_VALUE`` pair can only come from an
 expression.  Such returns are marked by the walker (``_split``) and folded back here, from the
-end of each block: ``if c: return a`` followed by ``return b`` is ``return a if c else b``.
+end of each block: ``if c: return a`` followed by ``return b`` is ``return a if c else b``,
+unless either return is a ``RETURN_CONST`` (``_written``): ``if c: return 0`` followed by a
+folded ``return None if d else x`` stays two statements.
 """
 
 import ast
@@ -17,7 +20,7 @@ def _is_return(stmt):
     return isinstance(stmt, ast.Return) and stmt.value is not None
 
 
-def _fold_end(stmts):
+def _fold_end(stmts, propagate):
     while len(stmts) >= 1:
         last = stmts[-1]
         if isinstance(last, ast.If) and len(last.body) == 1 and len(last.orelse) == 1 and \
@@ -30,23 +33,26 @@ def _fold_end(stmts):
             last = stmts[-2]
         else:
             return
-        if not (getattr(yes, "_split", False) or getattr(no, "_split", False)):
+        if not (getattr(yes, "_split", False) or getattr(no, "_split", False)) or \
+                getattr(yes, "_written", False) or getattr(no, "_written", False):
             return
         node = ast.Return(value=ast.IfExp(test=last.test, body=yes.value, orelse=no.value))
-        node._split = True
+        node._split = propagate
         stmts[len(stmts) - drop:] = [node]
 
 
-def fold_conditional_returns(stmts):
-    """Fold marked returns in ``stmts`` and every nested block, in place."""
+def fold_conditional_returns(stmts, propagate=True):
+    """Fold marked returns in ``stmts`` and every nested block, in place. ``propagate``: a
+    folded return counts as marked (3.12/3.13: an enclosing conditional expression's branch
+    has no other mark; 3.8/3.9 mark the first branch of each one themselves)."""
     for stmt in stmts:
         for field in _BLOCKS:
             block = getattr(stmt, field, None)
             if isinstance(block, list) and block and isinstance(block[0], ast.stmt):
-                fold_conditional_returns(block)
+                fold_conditional_returns(block, propagate)
         for handler in getattr(stmt, "handlers", ()) or ():
-            fold_conditional_returns(handler.body)
+            fold_conditional_returns(handler.body, propagate)
         for case in getattr(stmt, "cases", ()) or ():
-            fold_conditional_returns(case.body)
-    _fold_end(stmts)
+            fold_conditional_returns(case.body, propagate)
+    _fold_end(stmts, propagate)
     return stmts

@@ -223,6 +223,14 @@ def _line_starts(code):
 
 
 _NOP = dis.opmap.get("NOP")
+_NOP_BYTE = bytes([_NOP]) if _NOP is not None else None
+
+
+def holds_nop(code):
+    """Whether ``code`` has a NOP instruction: its opcode at the start of a code unit (every
+    other byte of ``co_code``; an inline cache's units hold CACHE, 0). Most code has none,
+    and then the lines of its NOPs need no reading (nop_lines.py)."""
+    return _NOP_BYTE is not None and _NOP_BYTE in code.co_code[::2]
 
 
 def nop_lines(code):

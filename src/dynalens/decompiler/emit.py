@@ -60,16 +60,43 @@ def child_nodes(node):
     return found
 
 
+_BLOCK_FIELDS = {}  # node class -> (its block fields, holds handlers, holds cases) or None
+
+
 def statement_blocks(stmt):
     """The statement lists directly inside ``stmt``, not those of a nested scope (a nested
-    function's body is its own code object's)."""
-    if isinstance(stmt, _SCOPES):
+    function's body is its own code object's).
+
+    Every post-pass asks this of every statement, and most statements (assignments,
+    expressions, returns) hold no block: which fields may hold one is worked out once per
+    node class (``_fields``), so those cost one lookup."""
+    cls = stmt.__class__
+    found = _BLOCK_FIELDS.get(cls, False)
+    if found is False:
+        found = _BLOCK_FIELDS[cls] = _block_fields(cls)
+    if found is None:
         return []
-    blocks = [getattr(stmt, field, None) for field in ("body", "orelse", "finalbody")]
-    blocks += [handler.body for handler in getattr(stmt, "handlers", ())]
-    blocks += [case.body for case in getattr(stmt, "cases", ())]
+    fields, handlers, cases = found
+    blocks = [getattr(stmt, field, None) for field in fields]
+    if handlers:
+        blocks += [handler.body for handler in getattr(stmt, "handlers", ())]
+    if cases:
+        blocks += [case.body for case in getattr(stmt, "cases", ())]
     return [block for block in blocks if isinstance(block, list) and block and
             isinstance(block[0], ast.stmt)]
+
+
+def _block_fields(cls):
+    """What statement_blocks reads of a ``cls`` node: None for a scope or a class without
+    any block field."""
+    if issubclass(cls, _SCOPES):
+        return None
+    names = getattr(cls, "_fields", ())
+    fields = tuple(field for field in ("body", "orelse", "finalbody") if field in names)
+    handlers, cases = "handlers" in names, "cases" in names
+    if not fields and not handlers and not cases:
+        return None
+    return fields, handlers, cases
 
 
 def keep_generator(stmts):

@@ -212,7 +212,13 @@ def _stable_order(value):
     return type(value).__name__, repr(value)
 
 
+_PLAIN_CONSTANTS = frozenset([str, bytes, bool, type(None)])  # written as they are
+
+
 def const(value):
+    kind = type(value)
+    if kind in _PLAIN_CONSTANTS or kind is int and value >= 0:
+        return ast.Constant(value=value)  # (most constants: none of the cases below)
     if isinstance(value, frozenset):
         if not value:
             return ast.Call(func=name("frozenset"), args=[], keywords=[])

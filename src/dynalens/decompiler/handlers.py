@@ -101,6 +101,16 @@ def do_try(walker, i, entry, stack, out, ctx):
     orelse = []
     if body_end < pre_handler:
         orelse, _ = walker.walk(body_end, pre_handler, list(stack), ctx)
+        if pre_handler == h and instrs[h - 1].op in _EXIT_BLOCK_ENDS:
+            after = _exit_copied_into_clauses(walker, h, cleanup, stack, ctx, body_end)
+            if after is not None:
+                # `try: ... except E: pass` then a small exit block (`raise`, `return
+                # v`) the try body falls into, which 3.12+ copied after each clause's
+                # POP_EXCEPT: the block is the code after the statement, not an else
+                out.append(ast.Try(body=body or [ast.Pass()], handlers=after[0],
+                                   orelse=[], finalbody=[]))
+                out.extend(orelse)
+                return after[1]
     handlers, handlers_end, handler_join = _except_clauses(walker, h, cleanup, stack, ctx)
     if join is None:
         join = handler_join if handler_join is not None else handlers_end
@@ -258,15 +268,19 @@ def _handler_kind(walker, h):
         if op.startswith("LOAD_") or op in ("BUILD_TUPLE", "PUSH_NULL"):
             k += 1
             continue
+        if k > h + 1 and _computed_clause_type_end(walker, h + 1, k) != k:
+            return "except"  # (`except A if c else B:`)
         return "finally"
     return "finally"
 
 
-def _except_clauses(walker, h, cleanup, stack, ctx, falls_into=None, moved=None):
+def _except_clauses(walker, h, cleanup, stack, ctx, falls_into=None, moved=None,
+                    copies=None):
     """The except clauses of handler ``h``; ``falls_into``: where a cold handler's clauses
     go on (3.12+), whose exit block a clause may end with a copy of; ``moved``: where the
     code after the statement starts, laid out after a clause (``_after_try_in_clause``;
-    several copies)."""
+    several copies); ``copies``, a list: gets where each clause's copy of the exit block
+    at ``falls_into`` starts (None for a clause without one)."""
     instrs = walker.instrs
     handlers = []
     k = h + 1
@@ -288,6 +302,8 @@ def _except_clauses(walker, h, cleanup, stack, ctx, falls_into=None, moved=None)
         while m < walker.n and instrs[m].op not in ("CHECK_EXC_MATCH", "CHECK_EG_MATCH") and \
                 (instrs[m].op.startswith("LOAD_") or instrs[m].op in ("BUILD_TUPLE", "PUSH_NULL")):
             m += 1
+        if m < walker.n and m > k and instrs[m].op not in ("CHECK_EXC_MATCH", "CHECK_EG_MATCH"):
+            m = _computed_clause_type_end(walker, k, m)
         if m < walker.n and instrs[m].op in ("CHECK_EXC_MATCH", "CHECK_EG_MATCH") and m > k:
             type_stack = list(clause_stack)
             walker.walk(k, m, type_stack, ctx)
@@ -311,10 +327,19 @@ def _except_clauses(walker, h, cleanup, stack, ctx, falls_into=None, moved=None)
         body_stack = list(hstack)
         clause_end = min(next_clause, end_of_handlers)
         copied = _clause_exit_copy(walker, body_start, clause_end, falls_into)
+        if copies is not None:
+            copies.append(copied)  # (where each clause's copy of the exit starts)
         ends = [m for m in moved or () if body_start <= m < clause_end]
         if ends:
             copied = max(ends)
-        body, stop = walker.walk(body_start, copied or clause_end, body_stack,
+        walk_end = clause_end
+        if hname is not None and clause_end - 4 >= body_start and \
+                instrs[clause_end - 1].op == "RERAISE" and \
+                _unbinds_name(walker, clause_end - 4):
+            # `except E as name:` ends with the handler that unbinds the name and
+            # re-raises: no statement (unreachable when the clause protects no code)
+            walk_end = clause_end - 4
+        body, stop = walker.walk(body_start, copied or walk_end, body_stack,
                                ctx.but(handler_name=hname, open=ctx.open | {h}))
         # the last jump of the clause goes to the join point
         for q in range(body_start, clause_end):
@@ -331,6 +356,38 @@ def _except_clauses(walker, h, cleanup, stack, ctx, falls_into=None, moved=None)
     return handlers, max(k, end_of_handlers), join
 
 
+_EXIT_BLOCK_ENDS = frozenset(["RAISE_VARARGS", "RETURN_VALUE", "RETURN_CONST"])
+
+
+def _exit_copied_into_clauses(walker, h, cleanup, stack, ctx, exit_start):
+    """(clauses, end) when every except clause of handler ``h`` ends with a copy of the
+    exit block at ``exit_start`` (see _clause_exit_copy), else None."""
+    copies = []
+    handlers, handlers_end, _ = _except_clauses(walker, h, cleanup, stack, ctx, exit_start,
+                                                copies=copies)
+    if not copies or None in copies:
+        return None
+    return handlers, handlers_end
+
+
+def _computed_clause_type_end(walker, k, m):
+    """Where the test of a clause whose type is computed with jumps (``except A if c else
+    B:``) ends: its CHECK_EXC_MATCH, reached from ``k`` through expression code only;
+    ``m`` (no clause test) when there is none."""
+    instrs = walker.instrs
+    q = m
+    while q < walker.n and q - k < 40:
+        op = instrs[q].op
+        if op in ("CHECK_EXC_MATCH", "CHECK_EG_MATCH"):
+            return q if all(k <= ins.target <= q for ins in instrs[k:q]
+                            if ins.target is not None) else m
+        if op == "POP_TOP" or op.startswith(("STORE_", "DELETE_", "POP_EXCEPT", "RERAISE",
+                                             "RETURN_", "RAISE_", "PUSH_EXC_INFO")):
+            return m
+        q += 1
+    return m
+
+
 def _clause_exit_copy(walker, start, end, join):
     """Where an except clause [start, end) that falls into ``join`` really ends, when 3.12+
     copied the code at ``join`` (a small exit block: straight code ending in RETURN_VALUE,
@@ -342,9 +399,12 @@ def _clause_exit_copy(walker, start, end, join):
     length = 0
     while join + length < walker.n and length < 10 and \
             instrs[join + length].target is None and \
-            instrs[join + length].op not in ("RAISE_VARARGS", "RERAISE", "POP_EXCEPT"):
+            instrs[join + length].op not in ("RERAISE", "POP_EXCEPT"):
         length += 1
-        if instrs[join + length - 1].op in ("RETURN_VALUE", "RETURN_CONST"):
+        if instrs[join + length - 1].op in ("RETURN_VALUE", "RETURN_CONST",
+                                            "RAISE_VARARGS"):
+            # (a `raise` after the statement: one written in the clause raises before
+            # its POP_EXCEPT)
             break
     else:
         return None
@@ -405,6 +465,11 @@ def _try_finally(walker, i, h, body_end, cleanup, stack, out, ctx, opened):
     body_stack = list(stack)
     if PROFILE.cold_handlers and body_end >= h:
         body_end = _normal_exit_copy(walker, i, h, fstart, length, body_end)
+    elif PROFILE.cold_handlers and not walker._same_code(body_end, fstart, length) and \
+            _returning_copy_end(walker, body_end, fstart, fend) is None:
+        # (the protected range runs on over a cold except clause of the try body that
+        # jumps back to the normal exit's copy, before it)
+        body_end = min(body_end, _normal_exit_copy(walker, i, h, fstart, length, body_end))
     if (walker._same_code(body_end, fstart, length) and body_end + length == pre_handler
             or _returning_copy_end(walker, body_end, fstart, fend) == pre_handler
             or not PROFILE.cold_handlers
@@ -430,8 +495,11 @@ def _try_finally(walker, i, h, body_end, cleanup, stack, out, ctx, opened):
         copy_end = None
         if walker._same_code(body_end, fstart, length):
             end = body_end + length
-            if end < walker.n and walker.instrs[end].op == "RETURN_VALUE":
-                end += 1  # `return value` computed in the body, after the copy
+            ret = _past_enclosing_copies(walker, end, ctx)
+            if ret < walker.n and walker.instrs[ret].op == "RETURN_VALUE":
+                # `return value` computed in the body, after the copy (and the copies of
+                # the finally bodies around this statement, which the return runs too)
+                end = ret + 1
         else:
             # a finally body with branches: each way out of the normal exit's copy goes
             # on where the first one does (`finally: if c: f()`, then more code)
@@ -458,6 +526,15 @@ def _try_finally(walker, i, h, body_end, cleanup, stack, out, ctx, opened):
     return max(join, cleanup + 3) if join < cleanup + 3 else join
 
 
+def _past_enclosing_copies(walker, k, ctx):
+    """``k``, past the copies of the enclosing statements' finally bodies that start there
+    (innermost first, as a return runs them)."""
+    for fstart, length, _ in reversed(ctx.finally_copies):
+        if length and walker._same_code(k, fstart, length):
+            k += length
+    return k
+
+
 def _normal_exit_copy(walker, i, h, fstart, length, default):
     """3.12+: where the finally body's copy for the normal exit starts, when no warm
     code is protected by the finally handler itself (the try body is a try/except whose
@@ -467,7 +544,13 @@ def _normal_exit_copy(walker, i, h, fstart, length, default):
     back = set(ins.target for k, ins in enumerate(walker.instrs)
                if k in cold and ins.op == "JUMP" and ins.target is not None)
     for p in range(i + 1, min(h, walker.range_end)):
-        if p in back and p not in cold and walker._same_code(p, fstart, length):
+        if p in back and p not in cold and (
+                walker._same_code(p, fstart, length) or
+                # (a finally body with branches: each way out of its copy returns or
+                # goes on where the first one does, `finally: if c: f()`)
+                _returning_copy_end(walker, p, fstart, fstart + length) is not None or
+                _returning_copy_end(walker, p, fstart, fstart + length,
+                                    falls_to=_WHERE_THE_FIRST_EXIT_GOES) is not None):
             return p
     return default
 
@@ -567,6 +650,12 @@ def _returning_copy_end(walker, start, fstart, fend, value=False, falls_to=None,
                 return None
             k, j = k + size, j + 1
             continue
+        if a.op == "PUSH_EXC_INFO":
+            moved = _copied_handler(walker, j, at)
+            if moved is not None and moved != k:
+                k = moved  # (3.12+: the copy's handler is cold, laid out elsewhere)
+                b = instrs[k]
+                at[j] = k
         if a.op != b.op or (a.target is None) != (b.target is None):
             return None
         if a.target is not None:
@@ -588,6 +677,21 @@ def _returning_copy_end(walker, start, fstart, fend, value=False, falls_to=None,
     while k in targets and return_at(k):  # (a copy of no instruction adds none)
         k += return_at(k)
     return k
+
+
+def _copied_handler(walker, j, at):
+    """Where the copy of the handler at ``j`` (a try nested in a finally body) starts: the
+    handler of the copy of an instruction that ``j`` protects; None when unknown."""
+    for e in walker.entries:
+        if e.target != j:
+            continue
+        for q in range(e.start, e.end):
+            copied = at.get(q)
+            if copied is not None and walker.handler_at[copied] is not None:
+                target = walker.handler_at[copied].target
+                if walker.instrs[target].op == "PUSH_EXC_INFO":
+                    return target
+    return None
 
 
 def _short_return_at(walker, k):

@@ -27,6 +27,7 @@ import ast
 
 from .emit import try_finally
 from .expressions import CurrentExc, Null, PrevExc, WithEnter, WithExit
+from .instructions import raw_instructions
 from .legacy_structure import dead_after, unwinding_line
 from .profile import PROFILE
 from .statements import StatementWalker
@@ -239,7 +240,7 @@ def _written_continue(walker, clause):
 def _clause_tail(walker, clause):
     """3.10: (start, end) of the code after the try statement that the compiler copied to
     the end of an except clause (after its POP_EXCEPT and name cleanup: a new line, at
-    most four instructions, a return), or None."""
+    most four instructions, a return or raise), or None."""
     instrs = walker.instrs
     _, hname, cleanup, body_start, clause_end = clause
     end = min(clause_end, walker.n)
@@ -254,7 +255,7 @@ def _clause_tail(walker, clause):
             instrs[start + 2].op.startswith("DELETE_"):
         start += 3
     if start < end and end - start <= 4 and instrs[start].line is not None and \
-            instrs[end - 1].op == "RETURN_VALUE" and \
+            instrs[end - 1].op in ("RETURN_VALUE", "RAISE_VARARGS") and \
             all(instrs[k].target is None for k in range(start, end)):
         return start, end
     return None
@@ -274,7 +275,10 @@ def _inlined_else(walker, h):
     if start < h and h - start <= 4 and instrs[start].line is not None and \
             instrs[start].op not in ("RETURN_VALUE", "RAISE_VARARGS") and \
             instrs[h - 1].op in ("RETURN_VALUE", "RAISE_VARARGS") and \
-            all(instrs[k].target is None for k in range(start, h)):
+            all(instrs[k].target is None for k in range(start, h)) and \
+            not any(start + copy[1] == h - 1 and walker._same_code(copy[0], start, copy[1])
+                    for copy in walker.ctx.finally_copies):
+        # (not the copy of an enclosing finally body before the try body's own return)
         return start
     return None
 
@@ -361,16 +365,63 @@ def _bare_clause_end(walker, start, limit, clauses):
                 join = instrs[q].target if join is None else min(join, instrs[q].target)
     if join is not None:
         return join
-    for q in range(start, limit):
+    return _pop_except_end(walker, start, limit)
+
+
+def _pop_except_end(walker, start, limit):
+    """After the POP_EXCEPT that leaves the bare clause starting at ``start`` (and the jump
+    or return that follows it), or ``limit`` when it has none (it raises)."""
+    instrs = walker.instrs
+    nested = {}
+    q = start - 1
+    while q + 1 < limit:
+        q += 1
+        if instrs[q].op in ("SETUP_FINALLY", "SETUP_WITH", "SETUP_ASYNC_WITH") and \
+                q < instrs[q].target < limit:
+            nested[instrs[q].target] = instrs[q].op
+        if q in nested:
+            # a try or with inside the clause: its handlers' POP_EXCEPTs are not this one's
+            q = max(q, _nested_handler_end(walker, q, nested[q], limit) - 1)
+            continue
         if instrs[q].op == "POP_EXCEPT":
             nxt = instrs[q + 1] if q + 1 < walker.n else None
             if nxt is None:
                 return q + 1
             if nxt.op == "JUMP" and not branches._is_loop_jump(walker, nxt):
                 return max(nxt.target, q + 2) if nxt.target <= limit else q + 2
+            ret = q + 1
+            while ret < limit and instrs[ret].op in ("SWAP", "POP_TOP"):
+                ret += 1
+            if ret > q + 1 and ret < limit and instrs[ret].op == "RETURN_VALUE":
+                # `return v` in the clause, the value swapped below the iterators of the
+                # loops it leaves, which are popped
+                return ret + 1
             if nxt.op not in ("RETURN_VALUE", "JUMP", "LOAD_CONST"):
                 return q + 1
     return limit
+
+
+def _nested_handler_end(walker, h, setup, limit):
+    """The end of the handler code at ``h`` (set up by a ``setup`` instruction inside an
+    except clause): a with's exit handler, a chain of typed clauses up to its re-raise, a
+    bare clause up to its POP_EXCEPT, a finally body (or a name's cleanup) up to its
+    re-raise."""
+    instrs = walker.instrs
+    if setup != "SETUP_FINALLY":
+        return min(_legacy_with_handler_end(walker, h), limit)
+    k = h
+    while k < limit and instrs[k].op == "COPY":
+        m = k + 1
+        while m < limit and instrs[m].op != "JUMP_IF_NOT_EXC_MATCH":
+            m += 1
+        if m >= limit:
+            return limit
+        k = instrs[m].target
+    if k < limit and _three_pops(walker, k) and k == h:
+        return _pop_except_end(walker, k + 3, limit)
+    while k < limit and instrs[k].op not in _END_OF_HANDLERS:
+        k += 1
+    return min(k + 1, limit)
 
 
 def _legacy_try_finally(walker, ins, f, stack, out):
@@ -434,7 +485,10 @@ def _inlined_tail(walker, body_start, f, length):
             tail = start + length
             if tail < f and f - tail <= 4 and instrs[tail].line is not None and \
                     instrs[tail].op != "RETURN_VALUE" and \
-                    all(instrs[k].target is None for k in range(tail, f)):
+                    all(instrs[k].target is None for k in range(tail, f)) and \
+                    not any(tail + copy[1] == f - 1 and walker._same_code(copy[0], tail, copy[1])
+                            for copy in walker.ctx.finally_copies):
+                # (not an enclosing finally body's copy before the body's own return)
                 return tail
             return None
     return None
@@ -523,7 +577,12 @@ _UNWINDING = frozenset(["POP_EXCEPT", "POP_TOP", "SWAP", "ROT", "CALL_FINALLY",
 
 def is_implicit_return(walker, load):
     """3.8/3.9 give a written ``return`` inside ``except``/``with``/``for`` its line at the
-    first unwinding instruction (POP_EXCEPT...), not at the value: judge it from there."""
+    first unwinding instruction (POP_EXCEPT...), not at the value: judge it from there.
+    Before 3.10 the compiler's own is only ever the last two instructions."""
+    if PROFILE.implicit_return_at_end_only:
+        raws = raw_instructions(walker.code)
+        if len(raws) < 2 or load.offset != raws[-2].offset:
+            return False
     if PROFILE.top_tested_while and load.line is None:
         k = load.index - 1
         while k >= 0 and walker.instrs[k].op in _UNWINDING and walker.instrs[k].line is None:
@@ -579,6 +638,12 @@ def _legacy_with(walker, ins, stack, out, is_async):
     pre, join = _forward_jump_before(walker, w)
     if pre == w and instrs[w - 1].op == "BEGIN_FINALLY":  # 3.8
         pre = w - 1
+    elif pre == w and _threaded_to_loop_head(walker, instrs[w - 1]) and \
+            _legacy_exit_call_start(walker, w - 1) < w - 1:
+        # 3.9/3.10: a with ending a loop body leaves through the exit call and a jump straight
+        # back to the loop head (threaded); a written `continue` would leave a second exit
+        # call (dead code) before the handler
+        pre = w - 1
     body_end = _legacy_exit_call_start(walker, pre)
     tail = None
     if body_end == pre and pre == w and not PROFILE.top_tested_while:
@@ -587,10 +652,26 @@ def _legacy_with(walker, ins, stack, out, is_async):
             if instrs[w - 1].op == "RETURN_VALUE" and instrs[start - 1].op == "POP_TOP" and \
                     instrs[start].op != "RETURN_VALUE" and \
                     _legacy_exit_call_start(walker, start) < start and \
-                    all(instrs[k].target is None for k in range(start, w)):
+                    all(instrs[k].target is None for k in range(start, w)) and \
+                    _tail_after_handler(walker, w, start):
                 tail, body_end = start, _legacy_exit_call_start(walker, start)
                 break
+    if not PROFILE.top_tested_while:
+        # 3.10: a branch that ends the with body leaves through its own copy of the exit
+        # call, then jumps to where the statement goes on: no statement
+        for k in range(ins.index + 1, body_end):
+            jump = instrs[k + 5] if k + 5 < body_end else None
+            if jump is not None and jump.op == "JUMP" and jump.target is not None and \
+                    jump.target >= body_end and _legacy_exit_call_start(walker, k + 5) == k:
+                walker.cleanup_starts[k] = k + 5
     body, _ = walker.walk(ins.index + 1, body_end, body_stack, walker.ctx)
+    if tail is not None and len(body) > 1 and isinstance(body[-1], ast.Return) and \
+            getattr(body[-1], "_implicit", False) and \
+            isinstance(body[-2], (ast.While, ast.For, ast.If, ast.Try)):
+        # 3.10: the implicit return after the with, copied after each of its exit calls:
+        # also after the one the last statement of the body leaves through (a while's
+        # bottom test falls into it, its top test jumps to the copy at the end)
+        body.pop()
     handler_end = _legacy_with_handler_end(walker, w)
     item = ast.withitem(context_expr=manager, optional_vars=exit_marker.target)
     node_type = ast.AsyncWith if is_async else ast.With
@@ -600,6 +681,25 @@ def _legacy_with(walker, ins, stack, out, is_async):
     if join is None or join < handler_end:
         join = handler_end
     return min(join, walker.range_end) if join > walker.range_end else join
+
+
+def _tail_after_handler(walker, w, start):
+    """Whether the block [start, w) after a with's exit call is the code after the with
+    statement (3.10 copies it there): the exit handler at ``w`` falls into it too, unless
+    nothing follows the handler. A return written inside the with body, last, is no copy:
+    the handler goes on with other code (`with c: ...; return False` then the implicit
+    return)."""
+    after = _legacy_with_handler_end(walker, w)
+    if after >= walker.n:
+        return True
+    return walker._same_code(start, after, w - start)
+
+
+def _threaded_to_loop_head(walker, last):
+    """Whether ``last`` (the instruction before a with's handler) jumps back to the head of
+    the loop being read."""
+    loop = walker.ctx.loop
+    return last.op == "JUMP" and loop is not None and last.target in loop.continue_targets
 
 
 def op_BEFORE_ASYNC_WITH_LEGACY(walker, ins, stack, out):

@@ -163,6 +163,12 @@ def raw_lines(raws):
     return carried_lines(_line_of(raw) for raw in raws)
 
 
+# shared_cache name: id(code) -> (code, the carried line at each instruction's offset), kept
+# by _normalize_code (3.11/3.12), which reads every line start anyway: instruction_lines
+# then needs no second pass over ``co_lines()`` (decode.unit_lines) for the walker's lines
+_CARRIED = "carried lines"
+
+
 def instruction_lines(code, instrs):
     """The line of each of ``instrs`` (``code`` normalized): that of the raw instruction it
     came from. Before 3.13 only the first instruction of a line says it, and that one may be
@@ -170,6 +176,14 @@ def instruction_lines(code, instrs):
     the line of the instruction before would stand for it."""
     if _LINE_NUMBERS:
         return [ins.line for ins in instrs]
+    cache = shared_cache(_CARRIED)
+    entry = cache.get(id(code)) if cache is not None else None
+    if entry is not None and entry[0] is code:
+        carried_at = entry[1]
+        try:
+            return [carried_at[ins.offset] for ins in instrs]
+        except KeyError:  # (an offset no instruction starts at: by code unit)
+            pass
     by_unit = unit_lines(code)
     if by_unit is not None:
         return [by_unit[ins.offset // 2] for ins in instrs]
@@ -341,9 +355,19 @@ class _LegacyState(object):
                 if raw.opname == "JUMP_ABSOLUTE" and raw.offset in self.reachable and \
                         raw.argval < raw.offset:
                     last_back[raw.argval] = raw.offset
+            handlers = set(raw.argval for raw in raws if raw.opname == "SETUP_FINALLY")
             for k in range(1, len(raws)):
                 raw = raws[k]
-                if raw.opname == "JUMP_ABSOLUTE" and raw.offset not in self.reachable and \
+                body_exit = _else_break_exit(raws, k, self.reachable, handlers)
+                if body_exit is not None:
+                    # `else: break` ending a loop body after a try's handlers: the try body's
+                    # exit was threaded to the loop exit past it; the dead break and the dead
+                    # back edge after it keep the shape
+                    self.reachable[raw.offset] = self.reachable[raws[k - 1].offset]
+                    self.reachable[raws[k + 1].offset] = self.reachable[raws[k - 1].offset]
+                    self.retarget[body_exit] = raw.offset
+                    last_back[raws[k + 1].argval] = raws[k + 1].offset
+                elif raw.opname == "JUMP_ABSOLUTE" and raw.offset not in self.reachable and \
                         raws[k - 1].offset in self.reachable and \
                         raws[k - 1].opname in ("RERAISE", "RAISE_VARARGS") and \
                         raw.argval < last_back.get(raw.argval, raw.offset) < raw.offset:
@@ -383,11 +407,22 @@ class _LegacyState(object):
                     self.reachable[raws[k].offset] = self.reachable[raws[k - 1].offset]
                     self.reachable[raws[k + 1].offset] = self.reachable[raws[k - 1].offset]
                 elif raws[k].opname == "POP_EXCEPT" and k + 1 < len(raws) and \
-                        raws[k + 1].opname == "JUMP_FORWARD" and k >= 2 and \
+                        (raws[k + 1].opname == "JUMP_FORWARD" or
+                         raws[k + 1].opname == "JUMP_ABSOLUTE" and
+                         raws[k + 1].argval < raws[k + 1].offset and
+                         not _live_jump_after_handlers(raws, k + 1, self.reachable)) and \
+                        k >= 2 and \
                         raws[k - 1].opname == "JUMP_ABSOLUTE" and \
-                        raws[k - 2].opname == "POP_EXCEPT":
-                    # after a `continue` that left the clause: only the jump (where the try ends)
+                        _after_blocks_popped(raws, k - 2).opname == "POP_EXCEPT":
+                    # after a `continue` or `break` that left the clause (and the blocks of
+                    # the try statements around it): only the jump (where the try ends,
+                    # back to the loop head when the try ends the loop body, unless 3.8
+                    # left that jump live after its END_FINALLY)
                     self.reachable[raws[k + 1].offset] = self.reachable[raws[k - 1].offset]
+                elif _named_clause_exit(raws, k):
+                    # a named clause's exit after its raise (`except E as e: ... raise`):
+                    # only the jump (where the try ends), not the name's cleanup
+                    self.reachable[raws[k + 5].offset] = self.reachable[raws[k - 1].offset]
         self.exit_copies, self.exit_copy_rest = inlined_exits(raws) if PY == (3, 10) else ({}, ())
         self.retarget.update(self.exit_copies)
         self.async_for = _async_for_setups(raws)
@@ -402,6 +437,62 @@ class _LegacyState(object):
         ``RERAISE``; the recompiled source leaves them again) and ``async for``'s SETUP_FINALLY."""
         return raw.offset not in self.reachable or raw.offset in self.async_for or \
             raw.offset in self.exit_copy_rest
+
+
+def _else_break_exit(raws, k, reachable, handlers):
+    """3.8/3.9: the offset of a try body's exit jump (``POP_BLOCK; JUMP_ABSOLUTE exit``, right
+    before a handler) when ``raws[k]`` is the dead ``break`` of the try's ``else`` after the
+    handlers' re-raise, followed by the loop's dead back edge; else None."""
+    raw = raws[k]
+    # (3.8's END_FINALLY is no jump to the block stack pass: what follows it counts as reached)
+    if raw.opname != "JUMP_ABSOLUTE" or raw.argval < raw.offset or \
+            raws[k - 1].opname not in ("RERAISE", "END_FINALLY") or \
+            raws[k - 1].offset not in reachable or k + 1 >= len(raws) or \
+            raw.offset in reachable and raws[k - 1].opname != "END_FINALLY":
+        return None
+    back = raws[k + 1]
+    if back.opname != "JUMP_ABSOLUTE" or back.argval >= raw.offset or \
+            back.offset in reachable and raws[k - 1].opname != "END_FINALLY":
+        return None
+    for j in range(k - 2, 0, -1):
+        jump = raws[j]
+        if jump.offset <= back.argval:
+            return None
+        if jump.opname == "JUMP_ABSOLUTE" and jump.argval == raw.argval and \
+                jump.offset in reachable and raws[j - 1].opname == "POP_BLOCK" and \
+                raws[j + 1].offset in handlers:
+            return jump.offset
+    return None
+
+
+def _live_jump_after_handlers(raws, k, reachable):
+    """3.8: whether the end of the handler chain after ``raws[k]`` (a dead jump back to a
+    loop head after a clause's ``break``) is followed by a live jump to the same head: the
+    try statement's end is known without it."""
+    for q in range(k + 1, min(k + 24, len(raws) - 1)):
+        if raws[q].opname in ("END_FINALLY", "RERAISE"):
+            after = raws[q + 1]
+            return after.opname == "JUMP_ABSOLUTE" and after.argval == raws[k].argval and \
+                after.offset in reachable
+    return False
+
+
+def _named_clause_exit(raws, k):
+    """3.9: whether ``raws[k:k + 6]`` is the exit of a named except clause (``POP_BLOCK;
+    POP_EXCEPT; e = None; del e; JUMP_FORWARD``) right after a raise."""
+    if k + 5 >= len(raws) or raws[k - 1].opname not in ("RAISE_VARARGS", "RERAISE"):
+        return False
+    names = [raw.opname for raw in raws[k:k + 6]]
+    return names[:3] == ["POP_BLOCK", "POP_EXCEPT", "LOAD_CONST"] and \
+        raws[k + 2].argval is None and names[3].startswith("STORE_") and \
+        names[4].startswith("DELETE_") and names[5] == "JUMP_FORWARD"
+
+
+def _after_blocks_popped(raws, k):
+    """The raw instruction at or before ``k`` that precedes its run of POP_BLOCKs."""
+    while k > 0 and raws[k].opname == "POP_BLOCK":
+        k -= 1
+    return raws[k]
 
 
 def _normalize_legacy(raw, name, off, line, state):
@@ -816,7 +907,9 @@ def _normalize_code(code):
     kw_names_pending = []
     after_end_for = False
     extended_arg = 0
-    line = None
+    line = carried = None
+    # (before 3.13: the line each instruction is on, for instruction_lines: see _CARRIED)
+    carried_at = {} if not carry_lines else None
     offset = 0
     end = len(data)
     while offset < end:
@@ -839,6 +932,9 @@ def _normalize_code(code):
                 line = linestarts[offset]
         else:
             line = linestarts.get(offset)
+            if line is not None:
+                carried = line
+            carried_at[offset] = carried
         if name == "TO_BOOL" and _lone_to_bool(data, offset + 2 + 2 * caches, opnames):
             index = len(out)  # `not not x` (see _lone_to_bool)
             append(Instr("UNARY_NOT", None, None, offset, line, index))
@@ -924,6 +1020,10 @@ def _normalize_code(code):
         if op in jump_opcodes:
             raw_jump_targets.append((last, target if target is not None else argval))
         offset += 2 + 2 * caches
+    if carried_at is not None:
+        cache = shared_cache(_CARRIED)
+        if cache is not None:
+            cache[id(code)] = (code, carried_at)
     return _finish_normalize(code, out, offset_to_index, pending, raw_jump_targets)
 
 

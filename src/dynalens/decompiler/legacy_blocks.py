@@ -190,7 +190,10 @@ def unthread_with_stacks(raws):
         opener = first_test.get(raws[k + 1].offset)
         if raw.opname != "JUMP_ABSOLUTE" or raw.offset not in stacks or opener is None or \
                 opener > raw.offset or raw.argval > raw.offset or \
-                last_back.get(raw.argval, -1) <= raw.offset:
+                last_back.get(raw.argval, -1) <= raw.offset or \
+                raws[k + 1].offset not in stacks and raws[k + 1].opname == "JUMP_FORWARD":
+            # (a dead jump forward after it is the if body's own jump over the else: the
+            # jump back is a written `continue` ending an if nested in that body)
             continue
         retarget[raw.offset] = last_back[raw.argval]
         for cond in raws:

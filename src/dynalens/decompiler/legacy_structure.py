@@ -15,6 +15,7 @@ import ast
 from .instructions import legacy_layout, raw_instructions
 from .statements import Loop
 from .registry import ENTRY
+from .choices import ELSE_FOR_DEAD_RETURN, choose
 
 # The 3.8-3.10 loop forms (a ``while`` tested at its top only) and what 3.8/3.9's dead code
 # says about the compound statement a range ended with.
@@ -36,6 +37,26 @@ def top_tested_while(walker, test, head, body_start, exit_, stack, out, ctx):
     return nxt
 
 
+def handlers_after_back_edge(walker, head, exit_, false):
+    """Where the body of the ``while`` at ``head`` ends when its last back edge is at
+    ``exit_ - 1`` and its test leaves to ``false``: past the back edge when a ``try`` ends the
+    body and its except clauses never fall through (they raise or return; the clause's own
+    jump back is dead code, gone). The clauses then lie between the back edge and the
+    code after the loop, reached only from the body's SETUP_FINALLY."""
+    if false <= exit_ or false > walker.range_end:
+        return exit_
+    instrs = walker.instrs
+    if not any(ins.op == "SETUP_FINALLY" and exit_ <= ins.target < false
+               for ins in instrs[head:exit_]):
+        return exit_
+    for k, ins in enumerate(instrs[:walker.n]):
+        if head <= k < false:
+            continue
+        if ins.target is not None and exit_ <= ins.target < false:
+            return exit_  # (code after the loop that something else jumps into)
+    return false
+
+
 def compound_end(walker, out, first, end):
     """``out[first:]``, the statements of a range ending in a ``return``: when dead code
     follows that return inside the range, the range ended with a compound statement.
@@ -50,7 +71,8 @@ def compound_end(walker, out, first, end):
     if last < 0 or walker.instrs[last].op != "RETURN_VALUE":
         return
     stop = walker.instrs[end].offset if end < walker.n else None
-    if dead_after(walker.code, walker.instrs[last].offset, stop) is not None:
+    if dead_after(walker.code, walker.instrs[last].offset, stop) is not None and \
+            not choose(walker, ELSE_FOR_DEAD_RETURN, walker.instrs[last].offset):
         out[first:] = else_for_dead_return(out[first:])
 
 
@@ -140,10 +162,14 @@ def else_for_dead_return(stmts):
         if isinstance(last, ast.If) and _terminal(last.body) and k < len(stmts) and \
                 getattr(last, "else_jump", None) is not False:
             # the tail only runs when the test is false: the else (or elif chain) holds it
+            if not last.orelse:
+                last.else_from_dead_return = True  # (no jump over it: compound_ends_before_else)
             last.orelse = else_for_dead_return(last.orelse + stmts[k:])
             return stmts[:k]
         if isinstance(last, ast.Try) and last.handlers and not last.orelse and \
-                not last.finalbody and k < len(stmts):
+                not last.finalbody and k < len(stmts) and \
+                all(_terminal(handler.body) for handler in last.handlers):
+            # (a clause that falls through goes on to the tail: it is no else)
             last.orelse = stmts[k:]
             return stmts[:k]
         k -= 1
@@ -176,23 +202,30 @@ def _terminal(body):
         _terminal(body[-1].orelse))
 
 
-def compound_ends_before_else(stmts):
+def compound_ends_before_else(stmts, walker=None, _seen=None):
     """In every ``if``/``else`` below ``stmts`` whose ``if`` body ends with a ``return``, end
     that body with a compound statement (see else_for_dead_return).
 
     3.8/3.9's peephole pass deletes the jump over the ``else`` when it directly follows a
     ``return`` in the same basic block (not after a ``raise``); the structurer only sees an
     ``else`` there because the jump survived, which it does only after a compound statement's
-    end label.
+    end label. ``walker`` (its decisions, choices.py) may keep a body as it is: the choice
+    point of the n-th such ``if`` of the pass has the key ``-n``.
     """
+    seen = _seen if _seen is not None else [0]
     for stmt in stmts:
         for field in ("body", "orelse", "finalbody"):
             block = getattr(stmt, field, None)
             if isinstance(block, list):
-                compound_ends_before_else(block)
+                compound_ends_before_else(block, walker, seen)
         for handler in getattr(stmt, "handlers", ()):
-            compound_ends_before_else(handler.body)
+            compound_ends_before_else(handler.body, walker, seen)
         if isinstance(stmt, ast.If) and stmt.orelse and stmt.body and \
-                isinstance(stmt.body[-1], ast.Return):
-            stmt.body[:] = else_for_dead_return(stmt.body)
+                isinstance(stmt.body[-1], ast.Return) and \
+                not getattr(stmt, "else_from_dead_return", False):
+            # (an else that the function's dead return made needs no surviving jump: the
+            # return ending the body deleted it)
+            seen[0] += 1
+            if walker is None or not choose(walker, ELSE_FOR_DEAD_RETURN, -seen[0]):
+                stmt.body[:] = else_for_dead_return(stmt.body)
     return stmts

@@ -30,11 +30,18 @@ _DEFINITION_STARTS = ("def ", "async def ", "class ")
 _LONGEST = 300  # characters of a difference kept on its marker line
 
 
-def finish(code, text, session, indent="    ", strict=False):
+def check(code, text, session):
+    """What verifying ``text`` finds: ``check_tree``'s (differences, found) for the session's
+    stubs and kind of code (``finish`` takes it as ``checked`` when the caller asked first)."""
+    return check_tree(code, text, temporaries=getattr(session, "generated", False),
+                      skip=getattr(session, "fallbacks", {}))
+
+
+def finish(code, text, session, indent="    ", strict=False, checked=None):
     """``text`` verified and marked (see module docstring)."""
     fallbacks = getattr(session, "fallbacks", {})
     generated = getattr(session, "generated", False)
-    differences, found = check_tree(code, text, temporaries=generated, skip=fallbacks)
+    differences, found = checked or check(code, text, session)
     if differences and not generated and getattr(session, "temp_count", 0) > 0:
         _note_dataflow(differences)
     placed = [(fallbacks[key], stub) for key, stub in found.items()

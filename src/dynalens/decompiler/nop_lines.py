@@ -26,7 +26,7 @@ import ast
 
 from .emit import child_nodes, statement_blocks
 from .line_breaks import INLINE_BODY
-from .decode import nop_lines
+from .decode import holds_nop, nop_lines
 from .instructions import raw_instructions, raw_lines
 
 # statements that make NOPs of their own, or whose first stamped line is not their first line
@@ -80,6 +80,8 @@ class NopLines(object):
 
     def alone(self):
         if self._alone is None:
+            if not holds_nop(self.code):
+                return []  # (most code: no NOP, nothing to read)
             self._read()
         return self._alone
 
@@ -90,8 +92,10 @@ def debug_blocks(stmts, code):
     ``try`` written with its body on its line (see the module docstring)."""
     nops = NopLines(code)
     free = set(nops.alone())
-    if not free and not _holds_try(stmts):
-        return  # nothing to wrap and no try to mark: most functions (the walk is not free)
+    if not free and (not getattr(code, "co_exceptiontable", True) or not _holds_try(stmts)):
+        # nothing to wrap and no try to mark: most functions (the walk is not free; 3.11+
+        # code without an exception table holds no try body to look for)
+        return
     _block(stmts, code.co_firstlineno, free, nops)
 
 
@@ -122,12 +126,12 @@ def _block(stmts, low, free, nops, lines=None):
         if own_nops:
             previous = None  # (its NOPs may lie anywhere after it)
             continue
-        if start is not None and previous is not None:
-            found = [line for line in free if previous < line < start]
-            if found and max(found) == start - 1:
-                free.discard(start - 1)
-                stmts[k] = ast.If(test=ast.Name(id="__debug__", ctx=ast.Load()), body=[stmt],
-                                  orelse=[])
+        # (the last free line between the two is the one right before the statement)
+        if start is not None and previous is not None and start - 1 in free and \
+                previous < start - 1:
+            free.discard(start - 1)
+            stmts[k] = ast.If(test=ast.Name(id="__debug__", ctx=ast.Load()), body=[stmt],
+                              orelse=[])
         previous = last if last is not None else previous
 
 
@@ -153,27 +157,27 @@ class _Lines(object):
         found = memo.get(id(node))
         if found is not None:
             return found
-        todo = [(node, None)]
+        # min and max of ``_line`` over the subtree: statements inside are asked (and kept)
+        # one by one, what else is inside is read in one loop (deep expressions need no
+        # recursion); only statements make NOPs of their own
+        low = high = getattr(node, "_line", None)
+        own = isinstance(node, _OWN_NOPS)
+        todo = child_nodes(node)
+        stmt = ast.stmt
         while todo:
-            current, children = todo.pop()
-            if children is None:
-                if id(current) in memo:
-                    continue
-                children = child_nodes(current)
-                todo.append((current, children))
-                todo.extend((child, None) for child in children if id(child) not in memo)
-                continue
-            low = high = getattr(current, "_line", None)
-            own = isinstance(current, _OWN_NOPS)
-            for child in children:
-                child_low, child_high, child_own = memo[id(child)]
-                if child_low is not None and (low is None or child_low < low):
-                    low = child_low
-                if child_high is not None and (high is None or child_high > high):
-                    high = child_high
+            current = todo.pop()
+            if isinstance(current, stmt) or id(current) in memo:
+                child_low, child_high, child_own = self.of(current)
                 own = own or child_own
-            memo[id(current)] = (low, high, own)
-        return memo[id(node)]
+            else:
+                child_low = child_high = getattr(current, "_line", None)
+                todo.extend(child_nodes(current))
+            if child_low is not None and (low is None or child_low < low):
+                low = child_low
+            if child_high is not None and (high is None or child_high > high):
+                high = child_high
+        found = memo[id(node)] = (low, high, own)
+        return found
 
 
 def break_line_at(walker, k):

@@ -30,6 +30,10 @@ Unreachable code after return/raise/break is kept (3.10+ removes it). render.py 
 `return None` at the end of a function, legacy_structure.py), branches.py and
 handlers_legacy.py (dead jumps and exits left after a return, raise, continue or break:
 legacy_structure.dead_after, else_jump_after)."""),
+    "implicit_return_at_end_only": ((3, 8), (3, 10), """\
+The compiler's implicit `return None` is the code's last two instructions and is never copied
+(3.10+ copy it into the branches that reach it), so a `return None` anywhere else was written
+(`return None if c else x` at the end of an else). handlers_legacy.is_implicit_return."""),
     "setup_blocks": ((3, 8), (3, 11), """\
 Handlers are found through SETUP_* instructions and the block stack (3.11+: the exception
 table). instructions.exception_entries, legacy_blocks.py, handlers_legacy.py, statements.py

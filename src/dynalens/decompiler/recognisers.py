@@ -42,6 +42,7 @@ ENTRY.do_while = branches.do_while
 ENTRY.do_while_true = branches.do_while_true
 ENTRY.break_target = branches._break_target
 ENTRY.is_loop_jump = branches._is_loop_jump
+ENTRY.clause_exit_break = branches.clause_exit_break
 
 # -- comprehension bodies: `.0` and the element appends (comprehension_bodies.py; each falls
 # back to the core's handler by name outside a comprehension)
@@ -99,6 +100,7 @@ register({
 })
 ENTRY.is_implicit_return = handlers_legacy.is_implicit_return
 ENTRY.compound_end = legacy_structure.compound_end
+ENTRY.dead_after = legacy_structure.dead_after
 
 # -- match statements (3.10+), read where the walk meets their first pattern: COPY 1 of the
 # subject (else the core's COPY, by name) or a MATCH_* opcode

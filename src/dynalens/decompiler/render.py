@@ -10,7 +10,7 @@ import ast
 
 from .definitions import (COMPREHENSIONS, CO_ASYNC_GENERATOR, CO_COROUTINE, CO_GENERATOR,
                           arguments_of, is_lazy_value, lazy_value)
-from . import definitions, type_params
+from . import choices, definitions, type_params
 from .annotate import CO_FUTURE_ANNOTATIONS, annotate_owner, place_annotations
 from .conditional_returns import fold_conditional_returns
 from .loop_exits import breaks_for_copied_exits, else_for_threaded_continues
@@ -20,7 +20,7 @@ from .emit import (bare_returns, class_body, code_docstring, docstring_from_assi
                    else_after_implicit_return, is_docstring, keep_generator, reindent,
                    returns_to_else, strip_trailing_return, unmangle_private_names, unparse)
 from .errors import DecompilationError
-from .marking import finish
+from .marking import check, finish
 from .signature import apply_signature, mark_signature
 from .expressions import FunctionValue, name
 from .block_order import restore_handler_order
@@ -54,6 +54,7 @@ class CodeWalker(StatementWalker):
         self.cleanup_starts.update(exception_only_blocks(instrs, entries))
         self.kind = kind
         self.session = session
+        self.decisions = session.decisions
         self.imported_names = session.imported_names
         self.module_names = session.module_names
 
@@ -82,6 +83,7 @@ class Session(object):
         self.fallbacks = {}  # id(code) -> fallback.Fallback, for stubs (see fallback.py)
         self.validate = False  # render each nested body as it is made (fallback.check_renders)
         self.generated = False  # no source compiles to it (Dynamo's): verify by dataflow
+        self.decisions = None  # choices.Decisions: readings to take at choice points
 
 
 def _walk_relaid(code, kind, session, walker, state, error):
@@ -117,12 +119,14 @@ def decompile_body(code, kind=None, session=None):
         walker, stmts = _walk_relaid(code, kind, session, walker, state, error)
     if kind == "function":
         walker.end_with_detached_exit(stmts)
-    if PROFILE.return_const and kind in ("function", "lambda"):
-        fold_conditional_returns(stmts)
+    if (PROFILE.return_const or PROFILE.implicit_return_at_end_only) and \
+            kind in ("function", "lambda"):
+        fold_conditional_returns(stmts, PROFILE.return_const)
     if PROFILE.keeps_dead_code and kind == "function":
-        if ends_with_dead_return(code):
+        if ends_with_dead_return(code) and not choices.choose(
+                walker, choices.ELSE_FOR_DEAD_RETURN, walker.instrs[-1].offset):
             stmts = else_for_dead_return(stmts)
-        compound_ends_before_else(stmts)
+        compound_ends_before_else(stmts, walker)
     if PROFILE.lined_exit_copies and kind == "function" and not session.generated:
         breaks_for_copied_exits(stmts, code)  # (generated code has no layout to keep)
     if PROFILE.expanded_backward_jumps and kind == "function" and not session.generated:
@@ -452,10 +456,57 @@ def _as_named(code, name):
 
 
 def _decompile_code(code, indent, temp_prefix, name, strict, function, generated):
+    best = _best_attempt(code, indent, temp_prefix, name, strict, function, generated)
+    if best.error is not None:
+        raise best.error
+    # (the statements stay alive until the text is marked: marshal flags the objects they
+    # share with a stub's code object, as it did when finish ran beside them)
+    session, stmts, text, notes, checked = best.result
+    text = finish(_as_named(code, name), text, session, indent, strict, checked)
+    if notes:
+        text = mark_signature(text, notes, name or code.co_name, strict, code)
+    return text
+
+
+def _best_attempt(code, indent, temp_prefix, name, strict, function, generated):
+    """The rendering of ``code`` to finish from (choices.Attempt): the first one, or, when
+    that is not exact, the best the choice points allow (choices.retry)."""
+    named = _as_named(code, name)
+
+    def attempt(decisions):
+        """One rendering with ``decisions``' readings, verified."""
+        try:
+            session, stmts, source, notes = _rendered(code, name, temp_prefix, strict,
+                                                      function, generated, decisions)
+        except DecompilationError as exc:
+            return choices.Attempt(decisions, None, error=exc)
+        text = reindent(source, indent) + "\n"
+        checked = check(named, text, session)
+        failed = dict((id(d.code), d.code) for d in checked[0] if d.code is not named)
+        failed.update((key, item.code) for key, item in session.fallbacks.items())
+        if any(d.code is named for d in checked[0]):
+            failed[id(code)] = code
+        return choices.Attempt(decisions, frozenset(failed),
+                               (session, stmts, text, notes, checked), codes=failed)
+
+    def alone(nested):
+        """A nested code object that failed, decompiled on its own (a cheaper search)."""
+        return _best_attempt(nested, indent, temp_prefix, None, strict, None, generated)
+
+    first = attempt(choices.Decisions())
+    if first.failed == frozenset():
+        return first
+    # not exact: other readings where the walk met a choice (choices.py)
+    return choices.retry(attempt, first, alone, id(code))
+
+
+def _rendered(code, name, temp_prefix, strict, function, generated, decisions):
+    """(session, statements, text, signature notes) for ``code``, before verification; a
+    failure of the walk is a DecompilationError."""
     try:
         try:
             session, stmts, source, notes = _render(code, name, temp_prefix, strict, function,
-                                                    False, generated)
+                                                    False, generated, decisions)
         except Exception as exc:
             if strict or isinstance(exc, (DecompilationError, RecursionError)):
                 raise
@@ -463,23 +514,20 @@ def _decompile_code(code, indent, temp_prefix, name, strict, function, generated
             # rendering each nested body as it is made, so that the function at fault becomes
             # a stub and the rest is kept.
             session, stmts, source, notes = _render(code, name, temp_prefix, strict, function,
-                                                    True, generated)
+                                                    True, generated, decisions)
     except DecompilationError:
         raise
     except RecursionError as exc:
         raise DecompilationError("nesting too deep to decompile", code) from exc
     except Exception as exc:
         raise DecompilationError("internal error: %s: %s" % (type(exc).__name__, exc), code) from exc
-    text = finish(_as_named(code, name), reindent(source, indent) + "\n", session, indent,
-                  strict)
-    if notes:
-        text = mark_signature(text, notes, name or code.co_name, strict, code)
-    return text
+    return session, stmts, source, notes
 
 
-def _render(code, name, temp_prefix, strict, function, validate, generated):
+def _render(code, name, temp_prefix, strict, function, validate, generated, decisions=None):
     """(session, statements, text, signature notes) for ``code``, before verification."""
     session = Session(temp_prefix, strict)
+    session.decisions = decisions
     session.validate = validate
     session.generated = generated
     stmts = definition_for(code, name, session)

@@ -29,10 +29,14 @@ from .expressions import (
     AugValue, ClassValue, CurrentExc, ExitCallResult, FunctionValue, ImportFromValue,
     ImportValue, IterMarker, LoopItem, Marker, Null, PrevExc, StackMachine, UnpackBuilder,
     TypeAliasValue, UnpackSlot, WithEnter, WithExit, name)
-from .instructions import IMPORT_FLAGS, POP_JUMPS, instruction_lines
+from .instructions import IMPORT_FLAGS, POP_JUMPS, instruction_lines, raw_instructions
 from .line_breaks import STORE_LINE
 from .profile import PROFILE
 from .registry import DECLINE, ENTRY, OPCODES, STRUCTURE_POINTS
+
+# the last instruction of a block that does not fall through (a chain's cleanup block ends
+# with one of these: the way out of the loop)
+_LEAVES = frozenset(["JUMP", "RETURN_VALUE", "RAISE_VARARGS", "RERAISE"])
 
 
 def _defines(function_name, stored_name):
@@ -504,8 +508,11 @@ class StatementWalker(StackMachine):
         exit_ = j + 1
         length = 0
         relaxed = False
+        # the top copy ends right before the body, or (a chained comparison last in the test)
+        # with a jump over the chain's cleanup (POP_TOP, then the way out) into the body
+        top_end = self._chain_cleanup_before(b)
         while True:
-            top, bottom = b - 1 - length, j - length
+            top, bottom = top_end - 1 - length, j - length
             if top < 0 or bottom < b:  # (== b: the body is empty, `while c: pass`)
                 break
             x, y = instrs[top], instrs[bottom]
@@ -515,6 +522,11 @@ class StatementWalker(StackMachine):
             elif not (x.op == y.op and self._same_line(top, bottom) and (
                     same_argument(x, y) if x.target is None else
                     y.target is not None and self.exits.label(x.target) == self.exits.label(y.target))):
+                if top_end < b and x.op == y.op and x.target == top_end + 1 and \
+                        y.target is not None and y.target > j and \
+                        instrs[y.target].op == "POP_TOP":
+                    length += 1  # the chain's test jumping to its cleanup (each copy its own)
+                    continue
                 if not (x.op == y.op and self._same_line(top, bottom) and
                         x.target is not None and y.target is not None and
                         top < x.target < b and bottom < y.target <= j and
@@ -526,27 +538,56 @@ class StatementWalker(StackMachine):
             length += 1
         if relaxed:
             handlers = exception_only_code(instrs)
-            for q in range(b - 1, b - 1 - length, -1):
+            for q in range(top_end - 1, top_end - 1 - length, -1):
                 if q in handlers:
-                    length = b - 1 - q
+                    length = top_end - 1 - q
                     break
         # both copies of the test start the `while` line: trim a statement that matched by chance
         best = length
-        while best > 0 and not (instrs[b - best].line is not None and
-                                instrs[b - best].line == instrs[j + 1 - best].line or
-                                self._handler_entry(b - best)):
+        while best > 0 and not (instrs[top_end - best].line is not None and
+                                instrs[top_end - best].line == self._line_in_effect(j + 1 - best)
+                                or self._handler_entry(top_end - best)):
             best -= 1
         if best:
             length = best
         if length == 0:
             return
-        head = b - length
+        head = top_end - length
         prev = self.while_loops.get(head)
         if prev is None or prev[1] < j:
             self.while_loops[head] = (b, j, exit_, length)
 
+    def _chain_cleanup_before(self, b):
+        """Where the top copy of a while test ends when the loop body starts at ``b``: ``b``
+        itself, or the jump into the body over a chained comparison's cleanup (``POP_TOP``
+        and the way out of the loop, a few instructions) when the test ends with a chain
+        (`while a == b == c:`)."""
+        instrs = self.instrs
+        if b < 3 or instrs[b - 1].op not in _LEAVES:
+            return b
+        for k in range(b - 3, max(b - 12, 0), -1):
+            if instrs[k].op == "JUMP" and instrs[k].target == b and \
+                    instrs[k + 1].op == "POP_TOP":
+                return k
+            if instrs[k].target is not None:
+                break  # (the way out is straight code: a jump or a copy of a short exit)
+        return b
+
     def _same_line(self, top, bottom):
-        return self.instrs[top].line == self.instrs[bottom].line or self._handler_entry(top)
+        instrs = self.instrs
+        if instrs[top].line == instrs[bottom].line or self._handler_entry(top):
+            return True
+        # a body on the while's own line (`while c: i += 1`): the bottom copy starts no line
+        # of its own, it runs on the line in effect there
+        return instrs[bottom].line is None and instrs[top].line is not None and \
+            self._line_in_effect(bottom) == instrs[top].line
+
+    def _line_in_effect(self, k):
+        """The line instruction ``k`` runs on: its own, or the last one started before it."""
+        instrs = self.instrs
+        while k >= 0 and instrs[k].line is None:
+            k -= 1
+        return instrs[k].line if k >= 0 else None
 
     def _handler_entry(self, k):
         """The first instruction of a handler (after PUSH_EXC_INFO) starts no line when the
@@ -566,10 +607,44 @@ class StatementWalker(StackMachine):
         if after.op == "JUMP" and after.target is not None:
             return label(target) == label(after.target)
         there = self.instrs[target] if target < self.n else None
+        if there is not None and self._same_exit_block(exit_, target):
+            # two copies of a short exit (3.12+: `while a == b == c:` leaves through the one
+            # after its chain's cleanup at the top and the one after its bottom test; 3.10:
+            # a while ending a with body leaves through a copy of the with's exit each way)
+            return True
         # 3.12+: a copy of a re-raise (a loop in a finally body leaves through either)
         return there is not None and there.op == after.op == "RERAISE" and \
             there.arg == after.arg and [e.target for e in self.chain(target)] == \
             [e.target for e in self.chain(exit_)]
+
+    def _through_jumps(self, t):
+        """Where a jump to ``t`` ends up, through unconditional jumps (a few)."""
+        for _ in range(4):
+            if t >= self.n or self.instrs[t].op != "JUMP" or self.instrs[t].target is None:
+                break
+            t = self.instrs[t].target
+        return t
+
+    def _same_exit_block(self, a, b):
+        """Whether the straight blocks at ``a`` and ``b`` (up to 8 instructions, same lines)
+        do the same and leave the same way: a return, or a jump to one label."""
+        instrs, label = self.instrs, self.exits.label
+        if a == b or instrs[a].line != instrs[b].line:
+            return False
+        for k in range(8):
+            if max(a, b) + k >= self.n:
+                return False
+            x, y = instrs[a + k], instrs[b + k]
+            if x.op != y.op:
+                return False
+            if x.op == "JUMP":
+                return x.target is not None and y.target is not None and \
+                    label(self._through_jumps(x.target)) == label(self._through_jumps(y.target))
+            if x.target is not None or y.target is not None or not same_argument(x, y):
+                return False
+            if x.op in _LEAVES:
+                return x.op == "RETURN_VALUE"
+        return False
 
     _chains = None  # i -> chain(i): the table is fixed once the walker is made
 
@@ -686,6 +761,7 @@ class StatementWalker(StackMachine):
     _line_counts = None
     _lone_nops = None  # offsets right after a NOP alone on its line (branches._break_line_at)
     kind = "function"
+    decisions = None  # choices.Decisions of the decompile() call (None: the default readings)
     made = 0
     disordered = False  # a SWAP reordered values: statements may run parts out of order
 
@@ -877,10 +953,12 @@ class StatementWalker(StackMachine):
         """Start a construct at ``i`` if one starts here: the first of the structure points
         (registry.STRUCTURE_POINTS, in the order recognisers.py gives) that applies reads it;
         where it goes on, or None."""
-        if (i >= self.n or self.handler_at[i] is None) and i not in self.while_loops and \
-                i not in self.back_jumps:
+        loop_head = i in self.while_loops or i in self.back_jumps
+        if not loop_head and (i >= self.n or self.handler_at[i] is None):
             return None  # most instructions: nothing starts here (checked before any work)
         for starts_here in STRUCTURE_POINTS:
+            if not loop_head and starts_here in _LOOP_HEAD_POINTS:
+                continue  # (inside a protected range, asked at every instruction)
             nxt = starts_here(self, i, stack, out, ctx)
             if nxt is not DECLINE:
                 return nxt
@@ -1288,6 +1366,11 @@ class StatementWalker(StackMachine):
                     self.instrs[ins.index + 1].target in loop.threaded_breaks:
                 out.append(ast.Break())
                 return ins.index + 2
+            elif loop is not None and value is loop.iterator and \
+                    loop.break_target != loop.exit and \
+                    ENTRY.clause_exit_break(self, ins.index + 1):
+                out.append(ast.Break())  # a copy of the except clause's exit
+                return ins.index + 3
             elif loop is not None and value is loop.iterator and loop.exit is not None:
                 copied = self._inlined_exit(ins.index + 1, loop.exit)
                 if copied:  # 3.12+: a break whose jump became a copy of the short exit
@@ -1401,7 +1484,36 @@ class StatementWalker(StackMachine):
             node._split = True  # see conditional_returns.py
         elif isinstance(value, ast.Constant) and value.value is None and ins.index > 0:
             node._implicit = ENTRY.is_implicit_return(self, self.instrs[ins.index - 1])
+        if ins.index > 0 and self.instrs[ins.index - 1].offset == ins.offset:
+            # one raw instruction (RETURN_CONST) read as LOAD_CONST; RETURN_VALUE: a return
+            # statement as written, never a copy folded back by conditional_returns.py
+            node._written = True
+        if PROFILE.implicit_return_at_end_only and self._ifexp_branch_return(ins):
+            node._split = True  # see conditional_returns.py
         out.append(node)
+
+    def _ifexp_branch_return(self, ins):
+        """3.8/3.9: whether the return ``ins`` is the first branch of a returned conditional
+        expression, whose jump to the shared RETURN_VALUE the peephole pass replaced by a
+        copy of it: the other branch follows at once, on the same line (a written
+        ``if c: return a`` leaves a dead jump after its return, or a new line follows)."""
+        instrs = self.instrs
+        k = ins.index + 1
+        if k >= self.n or not instrs[k].is_target or instrs[k].line is not None or \
+                instrs[k].target is not None:
+            return False
+        # the test that jumps to the other branch, with no line started since it (the raw
+        # instructions: an unwinding POP_BLOCK that normalization drops may start one)
+        test = ins.index - 1
+        while test >= 0 and not (instrs[test].op in POP_JUMPS and instrs[test].target == k):
+            if instrs[test].target is not None:
+                return False
+            test -= 1
+        if test < 0 or ENTRY.dead_after(self.code, ins.offset) is not None:
+            return False
+        first, last = instrs[test].offset, instrs[k].offset
+        return not any(first < raw.offset <= last and raw.starts_line is not None
+                       for raw in raw_instructions(self.code))
 
     def _is_implicit_return(self, load):
         """Whether ``return None`` was added by the compiler rather than written.
@@ -1564,3 +1676,11 @@ def _lazy_if(value, node):
     if getattr(value, "lazy", False):
         node.is_lazy = 1
     return node
+
+
+# The structure points that decline where no loop starts (neither ``while_loops`` nor
+# ``back_jumps`` holds the index: _loop_heads finds nothing there); _structure_at does not
+# ask them at the other instructions of a protected range.
+_LOOP_HEAD_POINTS = frozenset([StatementWalker.tested_while_here,
+                               StatementWalker.while_true_here,
+                               StatementWalker.enclosed_tested_while_here])

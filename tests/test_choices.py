@@ -1,0 +1,195 @@
+"""Choice points (decompiler/choices.py): where the bytecode allows two readings, a verify miss
+retries the other; exact code is rendered once, and the retries are bounded."""
+
+import sys
+import textwrap
+
+import pytest
+
+from dynalens.decompiler import choices, render
+from dynalens.decompiler.verify import verify
+
+
+def _code(source, name):
+    module = compile(textwrap.dedent(source), "<choices>", "exec")
+    return next(c for c in module.co_consts if getattr(c, "co_name", None) == name)
+
+
+@pytest.fixture
+def renders(monkeypatch):
+    """How many times decompile_code rendered (each attempt renders once)."""
+    count = [0]
+    original = render._render
+
+    def counted(*args, **kwargs):
+        count[0] += 1
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(render, "_render", counted)
+    return count
+
+
+def _without_retries(monkeypatch, code):
+    monkeypatch.setattr(choices, "MOST", 0)
+    text = render.decompile_code(code)
+    monkeypatch.undo()
+    return text
+
+
+# else-after-exit (branches.if_statement): the elif after `if ...: raise` ends the loop body
+# with `break`; 3.11-3.13 read its branches as code after the if by default
+ELSE_AFTER_EXIT = """
+def consume(action, explicit_arg, n):
+    while True:
+        if action is None:
+            return n
+        if explicit_arg is not None:
+            if n == 0 and explicit_arg != '':
+                if n in m:
+                    action = m[n]
+                else:
+                    raise E(action)
+            elif n == 1:
+                stop = n + 1
+                break
+            else:
+                raise E(action)
+        else:
+            stop = n
+            break
+    return stop
+"""
+
+# else-for-dead-return (legacy_structure, 3.8/3.9): the inner if's tail is no else
+ELSE_FOR_DEAD_RETURN = """
+def warning(root):
+    if cocoa():
+        level = root.call('info')
+        if level not in ('8.5.7', '8.5.9'):
+            return False
+        return 'warning {0}'.format(level)
+    else:
+        return False
+"""
+
+
+@pytest.mark.skipif(not (3, 11) <= sys.version_info[:2] <= (3, 13),
+                    reason="the default reading is the wrong one on 3.11-3.13")
+def test_else_after_exit_retried(monkeypatch):
+    code = _code(ELSE_AFTER_EXIT, "consume")
+    before = _without_retries(monkeypatch, code)
+    assert not verify(code, before)
+    assert "# dynalens: not exact" in before
+    after = render.decompile_code(code)
+    assert verify(code, after), after
+    assert "# dynalens" not in after
+
+
+@pytest.mark.skipif(sys.version_info[:2] not in ((3, 8), (3, 9)),
+                    reason="dead code is kept on 3.8/3.9 only")
+def test_else_for_dead_return_retried(monkeypatch):
+    code = _code(ELSE_FOR_DEAD_RETURN, "warning")
+    before = _without_retries(monkeypatch, code)
+    assert not verify(code, before)
+    after = render.decompile_code(code)
+    assert verify(code, after), after
+
+
+def test_exact_code_rendered_once(renders):
+    code = _code("""
+        def f(a, b):
+            if a:
+                return b
+            return a
+        """, "f")
+    assert verify(code, render.decompile_code(code))
+    assert renders[0] == 1
+
+
+def test_retries_are_bounded(monkeypatch, renders):
+    # a shape no alternative fixes (3.10 reads this loop differently; elsewhere the elif chain
+    # after `if nl == -1: start = 2 else: break` is not exact): every point is tried at most
+    # once per answer, within the budget, and the output is the default reading's, marked
+    code = _code("""
+        def readall(self):
+            while True:
+                if self.a:
+                    pos = self.b
+                    if pos >= 0:
+                        break
+                    else:
+                        start = 1
+                elif self.c:
+                    if cr == -1:
+                        if nl == -1:
+                            start = 2
+                        else:
+                            break
+                    elif nl == -1:
+                        break
+                    else:
+                        break
+                else:
+                    pos = 3
+                if pos:
+                    break
+            return pos
+        """, "readall")
+    monkeypatch.setattr(choices, "BUDGET", 2)
+    text = render.decompile_code(code)
+    assert not verify(code, text)
+    assert renders[0] <= 1 + 2
+    assert text == _without_retries(monkeypatch, code)
+
+
+def test_decisions_record_points_and_answer():
+    decisions = choices.Decisions({(id(test_decisions_record_points_and_answer),
+                                    choices.ELSE_AFTER_EXIT, 8): 1})
+
+    class Walker(object):
+        code = test_decisions_record_points_and_answer
+    Walker.decisions = decisions
+    assert choices.choose(Walker, choices.ELSE_AFTER_EXIT, 4) == 0
+    assert choices.choose(Walker, choices.ELSE_AFTER_EXIT, 8) == 1
+    assert choices.choose(Walker, choices.ELSE_AFTER_EXIT, 4) == 0
+    assert decisions.asked == {id(Walker.code): [(choices.ELSE_AFTER_EXIT, 4),
+                                                 (choices.ELSE_AFTER_EXIT, 8)]}
+    Walker.decisions = None  # a walker made outside decompile(): the defaults
+    assert choices.choose(Walker, choices.ELSE_AFTER_EXIT, 8) == 0
+
+
+def test_retry_keeps_only_strictly_better_attempts():
+    # attempts scripted by their answers: flipping point 2 fixes code 1 but breaks code 3,
+    # flipping point 4 fixes code 1 alone
+    def attempt(decisions):
+        made = choices.Decisions(decisions.answers)
+        made.asked = {1: [("else-after-exit", 2), ("else-after-exit", 4)]}
+        failed = {1, 2}
+        if made.answers.get((1, "else-after-exit", 2)):
+            failed = {2, 3}
+        if made.answers.get((1, "else-after-exit", 4)):
+            failed = {2}
+        return choices.Attempt(made, frozenset(failed))
+
+    first = attempt(choices.Decisions())
+    best = choices.retry(attempt, first)
+    assert best.failed == frozenset([2])
+    assert best.decisions.answers == {(1, "else-after-exit", 4): 1}
+
+
+@pytest.mark.skipif(not (3, 11) <= sys.version_info[:2] <= (3, 13),
+                    reason="the default reading is the wrong one on 3.11-3.13")
+def test_nested_code_searched_alone(monkeypatch, renders):
+    # a module whose function needs the other reading: the function is searched on its own,
+    # and the whole is rendered once more with the answers found (not once per flip)
+    module = compile("import os\n" + ELSE_AFTER_EXIT + "\nx = consume(1, 2, 3)\n", "<m>", "exec")
+    most = choices.MOST
+    monkeypatch.setattr(choices, "MOST", 0)
+    before = render.decompile_code(module)
+    assert not verify(module, before)
+    monkeypatch.setattr(choices, "MOST", most)
+    renders[0] = 0
+    after = render.decompile_code(module)
+    assert verify(module, after), after
+    searched_alone = renders[0] - 2  # (the first rendering of the whole, and the last)
+    assert 1 <= searched_alone <= choices.BUDGET + 1
