@@ -199,3 +199,35 @@ def test_a_changed_successor_is_found():
     copies, _, _ = block_order.reorder(instrs, entries, [])
     copies[jump].target = jump + 1
     assert block_order_check.differences(instrs, entries, copies, new_entries, origin)
+
+
+@needs_cold
+def test_restored_order_is_a_choice_point():
+    """Where a handler can be put back, the walker asks once (choices.SOURCE_BLOCK_ORDER);
+    the default reads the compiled layout, the alternative the restored order, and both
+    readings of this function verify."""
+    from dynalens.decompiler import choices, render
+    from dynalens.decompiler.verify import verify
+    code = _codes(SNIPPETS["try_else"])[1]
+    compiled, entries = _listing(code)
+    restored = block_order.restore_handler_order(compiled, entries)[0]
+    assert restored is not compiled
+    for answer, listing in ((0, compiled), (1, restored)):
+        session = render.Session()
+        session.decisions = choices.Decisions({(id(code), choices.SOURCE_BLOCK_ORDER, 0): answer})
+        walker = render.CodeWalker(code, "function", session)
+        assert session.decisions.asked[id(code)] == [(choices.SOURCE_BLOCK_ORDER, 0)]
+        assert [(i.op, i.target) for i in walker.instrs] == [(i.op, i.target) for i in listing]
+        body = render.decompile_body(code, "function", session)
+        source = "def f(a):\n" + "\n".join("    " + line for line in
+                                           render.unparse(body).splitlines())
+        assert verify(code, source), (answer, source)
+
+
+def test_no_choice_point_where_nothing_moves():
+    from dynalens.decompiler import choices, render
+    code = _codes("def f(a):\n    return a + 1\n")[1]
+    session = render.Session()
+    session.decisions = choices.Decisions()
+    render.CodeWalker(code, "function", session)
+    assert id(code) not in session.decisions.asked

@@ -28,8 +28,12 @@ ELSE_AFTER_EXIT = "else-after-exit"
 # 3.8/3.9: the code after the last ``if`` (or ``try``) that cannot fall through, before the
 # dead ``return None``, moved into its ``else`` (legacy_structure.else_for_dead_return)
 ELSE_FOR_DEAD_RETURN = "else-for-dead-return"
+# 3.12+: read the code with its cold handlers put back at the end of their statements
+# (block_order.py) instead of the compiled layout; asked once per code object (offset 0),
+# where something can be put back (render.CodeWalker)
+SOURCE_BLOCK_ORDER = "source-block-order"
 # kind -> how many readings it has (answer 0 is the default, today's)
-KINDS = {ELSE_AFTER_EXIT: 2, ELSE_FOR_DEAD_RETURN: 2}
+KINDS = {ELSE_AFTER_EXIT: 2, ELSE_FOR_DEAD_RETURN: 2, SOURCE_BLOCK_ORDER: 2}
 
 BUDGET = 8       # attempts per code object that did not come back exact
 MOST = 16        # attempts per decompile() call, whatever the number of such code objects

@@ -49,6 +49,13 @@ class CodeWalker(StatementWalker):
             moved = relayout(instrs, entries)
             self.relaid = moved[0] is not instrs
             instrs, entries = moved
+        elif session.decisions is not None and entries and PROFILE.cold_handlers:
+            # a choice point where handlers can be put back (choices.SOURCE_BLOCK_ORDER):
+            # a retry of code that is not exact reads that order first
+            moved = restore_handler_order(instrs, entries)
+            if moved[0] is not instrs and session.decisions.choose(
+                    code, choices.SOURCE_BLOCK_ORDER, 0):
+                instrs, entries = moved
         StatementWalker.__init__(self, code, instrs, entries,
                                  lambda c, k: decompile_body(c, k, session))
         self.cleanup_starts.update(exception_only_blocks(instrs, entries))
