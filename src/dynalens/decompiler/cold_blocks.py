@@ -7,6 +7,7 @@ their ``try``/``with`` starts, so the walk must step over them when it meets the
 end; the blocks with no statement form at all are listed here once per code object.
 """
 
+from .block_order import _NO_FALLTHROUGH, warm_code
 from .instructions import POP_JUMPS
 from .nop_lines import break_line_at
 from .profile import PROFILE
@@ -43,26 +44,12 @@ def exception_only_blocks(instrs, entries):
     return blocks
 
 
-_NO_FALLTHROUGH = frozenset(["JUMP", "RETURN_VALUE", "RAISE_VARARGS", "RERAISE"])
-
-
 def exception_only_code(instrs):
     """Indexes that normal control flow (jumps and fall-through, no exception edges) never
-    reaches from the start: the handlers and cleanups of the exception table."""
-    n = len(instrs)
-    seen = bytearray(n)
-    todo = [0] if n else []
-    while todo:
-        k = todo.pop()
-        while k < n and not seen[k]:
-            seen[k] = 1
-            ins = instrs[k]
-            if ins.target is not None and ins.target < n:
-                todo.append(ins.target)
-            if ins.op in _NO_FALLTHROUGH:
-                break
-            k += 1
-    return set(k for k in range(n) if not seen[k])
+    reaches from the start: the handlers and cleanups of the exception table (the
+    complement of block_order.warm_code)."""
+    seen = warm_code(instrs)
+    return set(k for k in range(len(instrs)) if not seen[k])
 
 
 # ``try`` and ``with`` whose handlers 3.12+ moved past the code that follows them.
