@@ -406,6 +406,18 @@ class WalkState(object):
                 target.update(saved)
 
 
+# A bound on the work of one code object's walks, so that no input makes decompile() hang.
+# Every walk() call adds the length of its range; trial parses re-walk ranges, and a construct
+# whose trials nest (try/finally bodies copied per exit inside one another) could re-walk them
+# without end. Past the bound the walk fails like any other (a DecompilationError): a trial
+# that catches it fails again at its next walk, so the whole walk unwinds to the fallback,
+# which marks or stubs the code object. On the whole stdlib the largest ratio of work to
+# instructions is far below this: 24-27 on 3.8, 3.11 and 3.12 when it was set (the regular
+# expression parsers' _parse functions), so the bound leaves about 7x headroom.
+WORK_PER_INSTRUCTION = 200
+WORK_FLOOR = 20000
+
+
 class StatementWalker(StackMachine):
     """Walks instruction ranges into statements; one instance per code object."""
 
@@ -414,6 +426,9 @@ class StatementWalker(StackMachine):
         self.instrs = instrs
         self.entries = entries
         self.n = len(instrs)
+        # the walks' work so far: never restored by a rejected trial (see WORK_PER_INSTRUCTION)
+        self.work = 0
+        self.work_limit = WORK_FLOOR + WORK_PER_INSTRUCTION * self.n
         self.decompile_nested = decompile_nested
         self.handler_at = [None] * self.n
         for e in sorted(entries, key=lambda e: e.end - e.start, reverse=True):
@@ -676,6 +691,11 @@ class StatementWalker(StackMachine):
         if out is None:
             out = []
         first = len(out)
+        self.work += max(end - start, 1)
+        if self.work > self.work_limit:
+            self.fail("too much work: the walks of this code object cover %d instructions, more "
+                      "than %d per instruction it has" % (self.work, WORK_PER_INSTRUCTION),
+                      self.instrs[min(start, self.n - 1)] if self.n else None)
         saved = (self.ctx, self.range_start, self.range_end, self.chunk_mode)
         self.ctx, self.range_start, self.range_end, self.chunk_mode = ctx, start, end, chunk_mode
         try:
@@ -700,6 +720,10 @@ class StatementWalker(StackMachine):
                                            i not in while_loops and i not in back_jumps):
                     nxt = self._structure_at(i, stack, out, ctx)
                     if nxt is not None:
+                        if nxt <= i:
+                            # a construct that resumes at or before its own start would be
+                            # read again and again
+                            self.fail("a construct resumes where it started", instrs[i])
                         i = nxt
                         continue
                 ins = instrs[i]
