@@ -32,43 +32,63 @@ from .comprehension_bodies import op_LOAD_FAST
 from .registry import OPCODES
 from .statements import StatementWalker
 
-_CONDITIONAL = frozenset(["POP_JUMP_IF_FALSE", "POP_JUMP_IF_TRUE", "POP_JUMP_IF_NONE",
-                          "POP_JUMP_IF_NOT_NONE", "JUMP_IF_FALSE_OR_POP", "JUMP_IF_TRUE_OR_POP"])
+# what a slot of the modelled stack holds, as far as a later handler cares: a name (with
+# its id), NULL, an attribute read off a name without the method form, a value a statement
+# of its own is made of when popped (a call, a yield), an in-place operation's marker
+# (`x += 1` before its store), anything else
+_NAME, _NULL, _PLAIN_ATTR, _STATEMENT_VALUE, _AUG, _OTHER = (
+    "name:", "null", "plain-attr", "statement-value", "aug", "other")
 
-# what a slot of the modelled stack holds (the handlers' nodes, as far as a later handler
-# cares): a name (with its id), NULL, an attribute read off a name without the method form,
-# a call's result, anything else
-_NAME, _NULL, _PLAIN_ATTR, _CALL, _AUG, _OTHER = "name", "null", "plain-attr", "call", "aug", \
-    "other"
-
-# opname -> how many values its handler pops (None: from the argument, see _pops)
-_LOADS = ("LOAD_FAST", "LOAD_CONST", "LOAD_GLOBAL", "LOAD_NAME", "LOAD_DEREF",
-          "LOAD_ASSERTION_ERROR", "PUSH_NULL")
-_FIXED = {"LOAD_ATTR": 1, "LOAD_METHOD": 1, "BINARY_OP": 2, "BINARY_SUBSCR": 2,
-          "BINARY_SLICE": 3}
-_COUNTED = ("BUILD_TUPLE", "BUILD_LIST", "BUILD_STRING", "BUILD_SLICE")
-_CALLS = ("CALL", "CALL_METHOD", "CALL_KW", "CALL_FUNCTION", "CALL_FUNCTION_KW")
-# the handlers that always make a statement (or fail), whatever they pop
-_ALWAYS_STATEMENTS = ("RETURN_VALUE", "RAISE_VARARGS")
-# opname -> how many values, made in the look ahead, its handler must pop to make a statement
-_STORES = {"STORE_FAST": 1, "STORE_NAME": 1, "STORE_ATTR": 2, "STORE_SUBSCR": 3}
+# what the look ahead does at each audited opname (see cannot_start)
+_LOAD, _CONST, _PUSH_NULL, _POPS, _ATTR, _METHOD, _COUNTED, _CALL, _CALLABLE_CALL, \
+    _YIELD, _BINARY, _FORMAT, _STATEMENT, _STORE, _POP_TOP = range(15)
+_ACTIONS = dict(
+    [(op, _LOAD) for op in ("LOAD_FAST", "LOAD_GLOBAL", "LOAD_NAME", "LOAD_DEREF",
+                            "LOAD_ASSERTION_ERROR")] +
+    [("LOAD_CONST", _CONST), ("PUSH_NULL", _PUSH_NULL), ("LOAD_ATTR", _ATTR),
+     ("LOAD_METHOD", _METHOD), ("BINARY_OP", _BINARY), ("FORMAT_VALUE", _FORMAT),
+     ("YIELD_VALUE", _YIELD), ("POP_TOP", _POP_TOP)] +
+    # pop a fixed number, push one node
+    [(op, _POPS) for op in ("BINARY_SUBSCR", "BINARY_SLICE", "COMPARE_OP", "IS_OP",
+                            "CONTAINS_OP", "UNARY_NOT", "UNARY_NEGATIVE", "UNARY_INVERT",
+                            "UNARY_POSITIVE", "FORMAT_SIMPLE", "FORMAT_WITH_SPEC")] +
+    # pop as many as the argument says (times, plus), push one node
+    [(op, _COUNTED) for op in ("BUILD_TUPLE", "BUILD_LIST", "BUILD_STRING", "BUILD_SLICE",
+                               "BUILD_MAP", "BUILD_CONST_KEY_MAP")] +
+    [(op, _CALL) for op in ("CALL_FUNCTION", "CALL_FUNCTION_KW")] +
+    # calls that pop the callable and the slot beside it (expressions._callable)
+    [(op, _CALLABLE_CALL) for op in ("CALL", "CALL_METHOD", "CALL_KW")] +
+    # always a statement (or a failure), whatever they pop
+    [(op, _STATEMENT) for op in ("RETURN_VALUE", "RAISE_VARARGS")] +
+    # a statement when what they pop was made in the look ahead
+    [(op, _STORE) for op in ("STORE_FAST", "STORE_NAME", "STORE_ATTR", "STORE_SUBSCR",
+                             "DELETE_SUBSCR")])
+_FIXED = {"BINARY_SUBSCR": 2, "BINARY_SLICE": 3, "COMPARE_OP": 2, "IS_OP": 2,
+          "CONTAINS_OP": 2, "UNARY_NOT": 1, "UNARY_NEGATIVE": 1, "UNARY_INVERT": 1,
+          "UNARY_POSITIVE": 1, "FORMAT_SIMPLE": 1, "FORMAT_WITH_SPEC": 2,
+          "STORE_FAST": 1, "STORE_NAME": 1, "STORE_ATTR": 2, "STORE_SUBSCR": 3,
+          "DELETE_SUBSCR": 2}
+# opname -> (values popped per unit of the argument, values popped besides)
+_COUNTS = {"BUILD_TUPLE": (1, 0), "BUILD_LIST": (1, 0), "BUILD_STRING": (1, 0),
+           "BUILD_SLICE": (1, 0), "BUILD_MAP": (2, 0), "BUILD_CONST_KEY_MAP": (1, 1),
+           "CALL_FUNCTION": (1, 1), "CALL_FUNCTION_KW": (1, 2), "CALL": (1, 2),
+           "CALL_METHOD": (1, 2), "CALL_KW": (1, 3)}
 
 _MOST = 64  # instructions looked at before giving up (a statement is rarely longer)
 
-_tables = []  # [set of opnames whose registered handler is the one read for this module]
+_tables = []  # [{opname: action}, for the opnames whose registered handler was read here]
 
 
 def _audited():
-    """The opnames of the tables above whose registered handler is the one this module was
-    written against (a family that takes one over takes it out of the look ahead)."""
+    """The actions of the opnames whose registered handler is the one this module was written
+    against (a family that takes one over takes it out of the look ahead)."""
     if not _tables:
         expected = {"LOAD_FAST": op_LOAD_FAST}
-        for op in _LOADS + tuple(_FIXED) + _COUNTED + _CALLS + _ALWAYS_STATEMENTS + \
-                tuple(_STORES) + ("FORMAT_VALUE", "POP_TOP"):
+        for op in _ACTIONS:
             if op not in expected:
                 expected[op] = getattr(StatementWalker, "op_" + op, None)
-        _tables.append(frozenset(op for op, handler in expected.items()
-                                 if handler is not None and OPCODES.get(op) is handler))
+        _tables.append(dict((op, _ACTIONS[op]) for op, handler in expected.items()
+                            if handler is not None and OPCODES.get(op) is handler))
     return _tables[0]
 
 
@@ -85,68 +105,62 @@ def cannot_start(walker, k, stack, limit):
             if getattr(value, "_made", None) is None:
                 return False
             break
-    audited = _audited()
+    actions = _tables[0] if _tables else _audited()
     instrs = walker.instrs
     detached, cleanups = walker.exits.ends, walker.cleanup_starts
     model = []  # the values made since k, as slot kinds
     j = k
-    while j < limit:
-        if j - k >= _MOST or j in detached or j in cleanups:
-            return False
+    last = min(limit, k + _MOST)
+    while j < last:
         ins = instrs[j]
-        op = ins.op
-        if op not in audited:
+        action = actions.get(ins.op)
+        if action is None or j in detached or j in cleanups:
             return False  # (conditional jumps are never audited: the trial decides)
-        if op in _ALWAYS_STATEMENTS:
-            return True
-        needed = _STORES.get(op)
-        if needed is not None:
-            return len(model) >= needed and _NULL not in model[-needed:]
-        if op == "POP_TOP":
-            return bool(model) and model[-1] == _CALL
-        if op in _LOADS:
-            if op == "LOAD_CONST" and hasattr(ins.argval, "co_code"):
+        if action == _LOAD:
+            model.append(_NAME + str(ins.argval))
+        elif action == _CONST:
+            if hasattr(ins.argval, "co_code"):
                 return False
-            model.append(_NULL if op == "PUSH_NULL" else _NAME + ":" + str(ins.argval)
-                         if op != "LOAD_CONST" else _OTHER)
+            model.append(_OTHER)
+        elif action == _PUSH_NULL:
+            model.append(_NULL)
+        elif action == _STATEMENT:
+            return True
+        elif action == _STORE:
+            needed = _FIXED[ins.op]
+            return len(model) >= needed and _NULL not in model[-needed:]
+        elif action == _POP_TOP:
+            return bool(model) and model[-1] == _STATEMENT_VALUE
         else:
-            popped = _pops(op, ins)
-            if popped is None or popped > len(model):
+            if action == _POPS or action == _ATTR or action == _METHOD or action == _BINARY \
+                    or action == _YIELD:
+                popped = _FIXED.get(ins.op, 2 if action == _BINARY else 1)
+            elif action == _FORMAT:
+                popped = 2 if (ins.arg or 0) & 0x04 else 1
+            else:
+                argval = ins.argval
+                if not isinstance(argval, int):
+                    return False
+                per, besides = _COUNTS[ins.op]
+                popped = per * argval + besides
+            if popped > len(model):
                 return False  # (a value the trial was handed: the look ahead stops)
             taken = model[len(model) - popped:]
             del model[len(model) - popped:]
-            if op in ("CALL", "CALL_METHOD", "CALL_KW") and any(
-                    slot == _PLAIN_ATTR or slot == _NAME + ":super" for slot in taken[:2]):
-                return False  # (the call notes a module name: the trial's walk must run)
-            if op == "LOAD_ATTR":
+            if action == _ATTR:
                 model.append(_PLAIN_ATTR if taken[0].startswith(_NAME) else _OTHER)
-            elif op == "LOAD_METHOD":
+            elif action == _METHOD:
                 model += [_NULL, _OTHER]
-            elif op in _CALLS:
-                model.append(_CALL)
-            elif op == "BINARY_OP" and str(ins.argval).endswith("="):
-                model.append(_AUG)  # (`x += 1` before its store: a marker, not a node)
+            elif action == _CALLABLE_CALL:
+                if _PLAIN_ATTR in taken[:2] or _NAME + "super" in taken[:2]:
+                    return False  # (the call notes a module name: the trial's walk must run)
+                model.append(_STATEMENT_VALUE)
+            elif action == _CALL or action == _YIELD:
+                model.append(_STATEMENT_VALUE)
+            elif action == _BINARY and str(ins.argval).endswith("="):
+                model.append(_AUG)  # (a marker, not a node: popped, it makes no statement)
             else:
                 model.append(_OTHER)
         j += 1
-    return True  # the range ends before any conditional jump: the walk ends without one
-
-
-def _pops(op, ins):
-    """How many values the handler of ``op`` pops (None: not known here)."""
-    if op in _FIXED:
-        return _FIXED[op]
-    if op == "FORMAT_VALUE":
-        return 2 if (ins.arg or 0) & 0x04 else 1
-    argval = ins.argval
-    if not isinstance(argval, int):
-        return None
-    if op in _COUNTED or op == "CALL_FUNCTION":
-        return argval + (op == "CALL_FUNCTION")
-    if op in ("CALL", "CALL_METHOD"):
-        return argval + 2
-    if op == "CALL_KW":
-        return argval + 3
-    if op == "CALL_FUNCTION_KW":
-        return argval + 2
-    return None
+    # the range ends before any conditional jump: the walk ends without one
+    return j == limit
