@@ -477,3 +477,12 @@ def test_difference_reach_is_the_furthest_instruction_the_mismatch_involves():
     # not an instruction: no reach
     differences, _ = check_tree(code, source.replace("def f(a)", "def f(a, z)"))
     assert differences[0].reach is None
+
+
+def test_difference_reach_is_unbounded_where_a_return_stands_against_a_jump():
+    # (an exit block copied into a jump to it, or not: code anywhere after may decide it)
+    from dynalens.decompiler.verify import check_tree
+    source = "def f(a):\n    if a:\n        b = 1\n    else:\n        return 2\n    return 3\n"
+    code = code_named(source, "f")
+    differences, _ = check_tree(code, source.replace("return 2", "b = 2"))
+    assert len(differences) == 1 and differences[0].reach is None, differences

@@ -770,10 +770,19 @@ class _Comparer(object):
         return None
 
 
+_RETURNS = frozenset(["RETURN_VALUE", "RETURN_CONST"])
+
+
 def _reach(instructions, number, lkey, rkey):
     """Difference.reach for a mismatch at ``number`` (keys ``lkey``/``rkey``, None past an
     end): the furthest of it and the jump targets either key names, as an offset of the
-    original (None when that lies past the original's last instruction)."""
+    original (None when that lies past the original's last instruction, or when a return
+    stands against another instruction: the compiler copies a small exit block into the jumps
+    to it, or not, by what jumps there from anywhere, so code after the mismatch may decide
+    it)."""
+    names = set(key[0] for key in (lkey, rkey) if key is not None)
+    if len(names) > 1 and names & _RETURNS:
+        return None
     furthest = number
     for key in (lkey, rkey):
         if key is not None and len(key) == 3 and key[1] == "->":
