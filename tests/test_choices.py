@@ -193,3 +193,21 @@ def test_nested_code_searched_alone(monkeypatch, renders):
     assert verify(module, after), after
     searched_alone = renders[0] - 2  # (the first rendering of the whole, and the last)
     assert 1 <= searched_alone <= choices.BUDGET + 1
+
+
+def test_flips_past_the_first_difference_are_skipped():
+    # code 1's first difference reaches offset 6: flipping the if at 10 cannot remove it
+    # (else-after-exit changes only the code at and after its offset) and is not rendered;
+    # the dead-return point at the end is tried (what it changes lies before its offset)
+    tried = []
+
+    def attempt(decisions):
+        tried.append(dict(decisions.answers))
+        made = choices.Decisions(decisions.answers)
+        made.asked = {1: [(choices.ELSE_AFTER_EXIT, 4), (choices.ELSE_AFTER_EXIT, 10),
+                          (choices.ELSE_FOR_DEAD_RETURN, 20)]}
+        return choices.Attempt(made, frozenset([1]), reach={1: 6})
+
+    choices.retry(attempt, attempt(choices.Decisions()))
+    assert tried[1:] == [{(1, choices.ELSE_AFTER_EXIT, 4): 1},
+                         {(1, choices.ELSE_FOR_DEAD_RETURN, 20): 1}]

@@ -374,3 +374,21 @@ if __name__ == "__main__":  # interpreters without pytest (the pyenv 3.12): run 
             else:
                 print("ok   %s" % name)
     sys.exit(1 if failed else 0)
+
+
+def test_try_with_its_body_on_its_line_first_in_an_if_body():
+    # (nop_lines._mark_tries: the line before it is the if's test, read only for the try)
+    text = check('''\
+def reader(a, lnum, file):
+    if a and \\
+            lnum:
+        try: return linecache.getline(file, lnum[0])
+        finally: lnum[0] += 1
+    while a:
+        pass
+        try: a = f(a)
+        except E: break
+    return 0
+''')
+    assert "try: return linecache" in text or sys.version_info < (3, 9), text
+    assert "try: a = f(a)" not in text, text  # (after a pass: its NOP may lie anywhere)

@@ -7,6 +7,7 @@ import textwrap
 
 import pytest
 
+from dynalens.decompiler.instructions import raw_instructions
 from dynalens.decompiler.verify import SOURCE_DOES_NOT_COMPILE, VerifyResult, verify
 
 SAMPLE = textwrap.dedent('''
@@ -451,3 +452,37 @@ def test_normalized_keys_are_the_keys_key_gives(monkeypatch):
     slow = [facts(code, strict) for code in codes for strict in (False, True)]
     assert len(codes) > 500
     assert fast == slow
+
+
+def _offset_of(code, opname_part, argval):
+    return next(ins.offset for ins in raw_instructions(code)
+                if opname_part in ins.opname and ins.argval == argval)
+
+
+def test_difference_reach_is_the_furthest_instruction_the_mismatch_involves():
+    # check_tree's Difference.reach (choices.py skips changes of reading past it): the
+    # original's offset of the first mismatch, or of a jump's target beyond it
+    from dynalens.decompiler.verify import check_tree
+    source = "def f(a):\n    b = 1\n    if a:\n        b = 5\n    c = 6\n    return b + c\n"
+    code = code_named(source, "f")
+    differences, _ = check_tree(code, source.replace("b = 1", "b = 2"))
+    assert len(differences) == 1
+    assert differences[0].reach == _offset_of(code, "LOAD", 1)
+    # a jump whose target moved (two instructions more in the body): past the original's
+    # target, by the recompiled target counted in the original's instructions
+    differences, _ = check_tree(code, source.replace("b = 5", "b = 5\n        b = 7"))
+    assert len(differences) == 1
+    returns = max(ins.offset for ins in raw_instructions(code) if "RETURN" in ins.opname)
+    assert _offset_of(code, "LOAD", 6) < differences[0].reach <= returns
+    # not an instruction: no reach
+    differences, _ = check_tree(code, source.replace("def f(a)", "def f(a, z)"))
+    assert differences[0].reach is None
+
+
+def test_difference_reach_is_unbounded_where_a_return_stands_against_a_jump():
+    # (an exit block copied into a jump to it, or not: code anywhere after may decide it)
+    from dynalens.decompiler.verify import check_tree
+    source = "def f(a):\n    if a:\n        b = 1\n    else:\n        return 2\n    return 3\n"
+    code = code_named(source, "f")
+    differences, _ = check_tree(code, source.replace("return 2", "b = 2"))
+    assert len(differences) == 1 and differences[0].reach is None, differences

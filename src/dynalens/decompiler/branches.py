@@ -13,6 +13,7 @@ import ast
 from .expressions import (ITER_SLOTS, FunctionValue, IterMarker, LoopItem, PrevExc, StackMachine,
                           UnpackBuilder, UnpackSlot, const, name)
 from .cfg import NO_FALLTHROUGH
+from .chunk_starts import cannot_start
 from .instructions import KEEP_JUMPS, NONE_JUMPS, POP_JUMPS
 from .nop_lines import break_line_at
 from .profile import PROFILE
@@ -183,8 +184,8 @@ def read_chunk(walker, k, stack, limit, siblings=(), operand=False):
     (it is the next test of the same condition, not a conditional expression inside).
     ``operand``: the chunk is an operand of a value ``and``/``or`` joining at ``limit``,
     so an ``and``/``or`` that joins before ``limit`` lies inside the operand."""
-    if k >= limit or k >= walker.n:
-        return None
+    if k >= limit or k >= walker.n or cannot_start(walker, k, stack, limit):
+        return None  # (cannot_start: a look ahead that spares most failing trials)
     trial = list(stack)
     saved = walker._sibling_targets, walker._operand_end, walker._chunk_depth
     walker._sibling_targets = frozenset(c.jump.target for c in siblings)

@@ -34,6 +34,11 @@ ELSE_FOR_DEAD_RETURN = "else-for-dead-return"
 SOURCE_BLOCK_ORDER = "source-block-order"
 # kind -> how many readings it has (answer 0 is the default, today's)
 KINDS = {ELSE_AFTER_EXIT: 2, ELSE_FOR_DEAD_RETURN: 2, SOURCE_BLOCK_ORDER: 2}
+# the kinds whose other reading changes only the code at and after their offset (the `if`'s
+# test stays, its body's end and what follows change): a retry skips those past the first
+# difference of their code object (verify.Difference.reach), which they cannot remove.
+# ELSE_FOR_DEAD_RETURN's offset is the dead return's, after what it changes.
+AFTER_OFFSET = frozenset([ELSE_AFTER_EXIT])
 
 BUDGET = 8       # attempts per code object that did not come back exact
 MOST = 16        # attempts per decompile() call, whatever the number of such code objects
@@ -69,11 +74,14 @@ class Attempt(object):
     not exact (None when the rendering raised ``error``), ``codes`` those code objects by id,
     ``result`` whatever the caller needs to finish from it."""
 
-    __slots__ = ("decisions", "failed", "result", "error", "codes")
+    __slots__ = ("decisions", "failed", "result", "error", "codes", "reach")
 
-    def __init__(self, decisions, failed, result=None, error=None, codes=None):
+    def __init__(self, decisions, failed, result=None, error=None, codes=None, reach=None):
         self.decisions, self.failed, self.result, self.error = decisions, failed, result, error
         self.codes = codes or {}
+        # id(code) -> the offset past which no change of reading removes its first difference
+        # (verify.Difference.reach); a code object not in it has no such bound
+        self.reach = reach or {}
 
     def better_than(self, other):
         if self.failed is None:
@@ -128,7 +136,8 @@ def retry(attempt, first, alone=None, top=None):
 
 def _next_flip(best, tried, spent, only=None):
     """The first untried alternative at a point of a failing code object with budget left
-    (of ``only`` when given)."""
+    (of ``only`` when given), skipping points that lie past what its first difference
+    involves (``AFTER_OFFSET``)."""
     failing = best.failed
     for code_id, points in best.decisions.asked.items():
         if failing is not None and code_id not in failing or \
@@ -136,7 +145,10 @@ def _next_flip(best, tried, spent, only=None):
             continue
         if spent.get(code_id, 0) >= BUDGET:
             continue
+        reach = best.reach.get(code_id)
         for kind, offset in points:
+            if reach is not None and offset > reach and kind in AFTER_OFFSET:
+                continue
             current = best.decisions.answers.get((code_id, kind, offset), 0)
             for answer in range(KINDS[kind]):
                 if answer != current and (code_id, kind, offset, answer) not in tried:

@@ -122,11 +122,7 @@ def warm_protected_end(walker, h, start=None):
         return end
     if start is None:
         start = min(e.start for e in ranges)
-    cold = cold_code(walker)
-    warm_end = start
-    for k in range(start, min(h, walker.n)):
-        if k not in cold and any(e.target == h for e in walker.chain(k)):
-            warm_end = k + 1
+    warm_end = _last_warm_protected(walker, h, start)
     instrs = walker.instrs
     while warm_end < h and instrs[warm_end].op in POP_JUMPS and \
             start <= instrs[warm_end].target < warm_end:
@@ -135,6 +131,25 @@ def warm_protected_end(walker, h, start=None):
         # `if c: break`, the jump back being the test)
         warm_end += 1
     return warm_end if warm_end > start else end
+
+
+def _last_warm_protected(walker, h, start):
+    """One past the last instruction in [start, h) outside the cold code that ``h``
+    protects (``start`` when none), worked out once per walker and (h, start): the walk
+    asks again at every loop and try around it, and the exception table and the cold code
+    are fixed once the walker is made."""
+    memo = walker._warm_protected
+    if memo is None:
+        memo = walker._warm_protected = {}
+    found = memo.get((h, start))
+    if found is None:
+        cold = cold_code(walker)
+        found = start
+        for k in range(start, min(h, walker.n)):
+            if k not in cold and any(e.target == h for e in walker.chain(k)):
+                found = k + 1
+        memo[(h, start)] = found
+    return found
 
 
 def cold_code(walker):

@@ -92,22 +92,50 @@ def debug_blocks(stmts, code):
     ``try`` written with its body on its line (see the module docstring)."""
     nops = NopLines(code)
     free = set(nops.alone())
-    if not free and (not getattr(code, "co_exceptiontable", True) or not _holds_try(stmts)):
-        # nothing to wrap and no try to mark: most functions (the walk is not free; 3.11+
-        # code without an exception table holds no try body to look for)
+    if not free:
+        # nothing to wrap: most functions. Only a try may need its mark (3.11+ code without
+        # an exception table holds none), and only the statements around one are read
+        if getattr(code, "co_exceptiontable", True):
+            _mark_tries(stmts, code.co_firstlineno, None, nops, _Lines())
         return
     _block(stmts, code.co_firstlineno, free, nops)
 
 
-def _holds_try(stmts):
-    todo = list(stmts)
-    while todo:
-        stmt = todo.pop()
-        if isinstance(stmt, ast.Try):
-            return True
+def _mark_tries(stmts, low, header_of, nops, lines):
+    """What :func:`_block` does when no line is free, the ``try`` marks alone: the line
+    before a ``try`` (``previous`` there) is read from the statements before it, nearest
+    first, instead of from every statement in turn. ``low``, or the last line of the test
+    of ``header_of`` (an ``if`` whose body ``stmts`` is), is the line before the first."""
+    for k, stmt in enumerate(stmts):
         for block in statement_blocks(stmt):
-            todo.extend(block)
-    return False
+            if block is getattr(stmt, "body", None) and isinstance(stmt, ast.If):
+                _mark_tries(block, None, stmt, nops, lines)
+            else:
+                _mark_tries(block, None, None, nops, lines)
+        if isinstance(stmt, ast.Try) and len(stmt.body) == 1 and \
+                isinstance(stmt.body[0], _SIMPLE):
+            previous = _line_before(stmts, k, low, header_of, lines)
+            if previous is None:
+                continue
+            start = lines.of(stmt.body[0])[0]
+            if start is not None and start > previous and \
+                    not nops.any_between(previous, start):
+                setattr(stmt, INLINE_BODY, True)
+
+
+def _line_before(stmts, k, low, header_of, lines):
+    """``previous`` of :func:`_block` at ``stmts[k]``: the last line of the nearest statement
+    before it that has one, None past a statement with NOPs of its own, else the block's
+    header line."""
+    for j in range(k - 1, -1, -1):
+        _, last, own_nops = lines.of(stmts[j])
+        if own_nops:
+            return None
+        if last is not None:
+            return last
+    if header_of is not None:
+        return lines.of(header_of.test)[1]
+    return low
 
 
 def _block(stmts, low, free, nops, lines=None):

@@ -493,8 +493,11 @@ def _best_attempt(code, indent, temp_prefix, name, strict, function, generated):
         failed.update((key, item.code) for key, item in session.fallbacks.items())
         if any(d.code is named for d in checked[0]):
             failed[id(code)] = code
+        reach = dict((id(code) if d.code is named else id(d.code), d.reach)
+                     for d in checked[0] if d.reach is not None)
         return choices.Attempt(decisions, frozenset(failed),
-                               (session, stmts, text, notes, checked), codes=failed)
+                               (session, stmts, text, notes, checked), codes=failed,
+                               reach=reach)
 
     def alone(nested):
         """A nested code object that failed, decompiled on its own (a cheaper search)."""

@@ -772,6 +772,7 @@ class StatementWalker(StackMachine):
     # and the exception-only code, worked out on first use
     cold_joins = frozenset()
     _cold_code = None
+    _warm_protected = None  # (h, start) -> cold_blocks._last_warm_protected, once per walker
     # handlers.py: index of a copied RERAISE in a finally body -> its end
     finally_reraise_ends = {}
     # branches.py: the targets of the chunks beside the one being read; end of a range ->

@@ -244,12 +244,17 @@ class Difference(object):
     ``code`` is the original, ``compiled`` its counterpart in the recompiled source (None when
     the source does not compile or has none), ``line`` where a person should look in that
     source (the counterpart's first line, the syntax error's line, else 1) and ``difference``
-    the first mismatch in words."""
+    the first mismatch in words. ``reach``: when the mismatch is an instruction, the offset
+    in ``code`` of the furthest instruction it involves (itself, or the target of a jump
+    there on either side); None otherwise. Every instruction before the mismatch matched, so
+    a change of reading that only alters code after ``reach`` cannot remove it (choices.py
+    skips such changes)."""
 
-    __slots__ = ("code", "compiled", "line", "difference")
+    __slots__ = ("code", "compiled", "line", "difference", "reach")
 
-    def __init__(self, code, compiled, line, difference):
+    def __init__(self, code, compiled, line, difference, reach=None):
         self.code, self.compiled, self.line, self.difference = code, compiled, line, difference
+        self.reach = reach
 
     def __repr__(self):
         return "Difference(%s, line %s: %s)" % (_qualname(self.code), self.line, self.difference)
@@ -300,11 +305,12 @@ def _check_pair(expected, got, temporaries, skip, found, out, cache):
     if id(expected) in skip:
         found[id(expected)] = got
         return
-    own = _Comparer(expected, got, cache).run(nested=False)
+    comparer = _Comparer(expected, got, cache)
+    own = comparer.run(nested=False)
     if own is not None and temporaries and _dataflow(expected, got) is None:
         return
     if own is not None:
-        out.append(Difference(expected, got, got.co_firstlineno, own))
+        out.append(Difference(expected, got, got.co_firstlineno, own, comparer.reach))
     pending = {}
     for child in _nested_codes(got):
         pending.setdefault(child.co_name, []).append(child)
@@ -679,7 +685,11 @@ def _docstring(code):
 
 
 class _Comparer(object):
-    """Walks two code objects in step and returns the first difference as text (or None)."""
+    """Walks two code objects in step and returns the first difference as text (or None);
+    ``reach`` is then the :class:`Difference`'s, for a difference in the code object's own
+    instructions."""
+
+    reach = None
 
     def __init__(self, expected, got, cache=None, strict=False):
         self.strict = strict
@@ -738,6 +748,7 @@ class _Comparer(object):
             if lkey != rkey:
                 lins = left.instructions[number] if lkey is not None else None
                 rins = right.instructions[number] if rkey is not None else None
+                self.reach = _reach(left.instructions, number, lkey, rkey)
                 return "%s at instruction #%d: expected %s, got %s" % (
                     prefix, number, _describe(lins, lkey), _describe(rins, rkey))
             ins = left.instructions[number]
@@ -757,6 +768,28 @@ class _Comparer(object):
             return "%s: exception table differs: expected %s, got %s" % (
                 prefix, _ranges_text(left.exception_ranges), _ranges_text(right.exception_ranges))
         return None
+
+
+_RETURNS = frozenset(["RETURN_VALUE", "RETURN_CONST"])
+
+
+def _reach(instructions, number, lkey, rkey):
+    """Difference.reach for a mismatch at ``number`` (keys ``lkey``/``rkey``, None past an
+    end): the furthest of it and the jump targets either key names, as an offset of the
+    original (None when that lies past the original's last instruction, or when a return
+    stands against another instruction: the compiler copies a small exit block into the jumps
+    to it, or not, by what jumps there from anywhere, so code after the mismatch may decide
+    it)."""
+    names = set(key[0] for key in (lkey, rkey) if key is not None)
+    if len(names) > 1 and names & _RETURNS:
+        return None
+    furthest = number
+    for key in (lkey, rkey):
+        if key is not None and len(key) == 3 and key[1] == "->":
+            furthest = max(furthest, key[2])
+    if furthest >= len(instructions):
+        return None
+    return instructions[furthest].offset
 
 
 # What _Normalized._key decides from the next instruction (a class body's recorded first line,
