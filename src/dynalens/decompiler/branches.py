@@ -910,7 +910,8 @@ def if_statement(walker, test, true, false, stack, out, ins):
         elif not PROFILE.expanded_backward_jumps and last.op == "JUMP" and \
                 _is_loop_jump(walker, last) \
                 and body_end < end and _loop_body_stop(walker, end) is not None \
-                and _jumps_to_loop_end(walker, true, body_end - 1, _loop_body_stop(walker, end)):
+                and _jumps_to_loop_end(walker, true, body_end - 1, _loop_body_stop(walker, end)) \
+                and not _jumps_to(walker, true, body_end - 1, body_end):
             # 3.10/3.11: the body ends in `continue`/`break` and branches inside it jump to
             # the loop's end: they fall off an if/elif chain that ends the loop body, so
             # what follows the body, up to the loop's end, is its else; read as separate
@@ -1178,6 +1179,15 @@ def _jumps_to_loop_end(walker, start, stop, loop_stop):
     ends = set(walker.ctx.loop.continue_targets)
     ends.add(loop_stop)
     return any(walker.instrs[k].target in ends and walker.instrs[k].op != "FOR_ITER"
+               for k in range(start, stop))
+
+
+def _jumps_to(walker, start, stop, target):
+    """Whether a jump in [start, stop) goes to ``target``. Inside an if body, a jump to the
+    body's own false target says the if has no else there: an else starts where only the
+    test jumps (`if a: (if b: continue) elif c: x; continue` then `y`: the elif's test jumps
+    to `y`, where with `else: y` it would jump to the loop's end)."""
+    return any(walker.instrs[k].target == target and walker.instrs[k].op != "FOR_ITER"
                for k in range(start, stop))
 
 

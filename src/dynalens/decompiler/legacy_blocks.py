@@ -195,6 +195,15 @@ def unthread_with_stacks(raws):
             # (a dead jump forward after it is the if body's own jump over the else: the
             # jump back is a written `continue` ending an if nested in that body)
             continue
+        if any(r.offset not in stacks and r.opname in ("JUMP_FORWARD", "JUMP_ABSOLUTE") and
+               r.argval == raws[k + 1].offset and opener < r.offset < raw.offset
+               for r in raws[:k]):
+            # a dead jump in the body goes where the else would start: a statement nested
+            # in the body ends there (its jump past an `elif`, left after a `continue`), so
+            # the code there follows the if, and the jump back is a written `continue`
+            # (`if a: (if b: continue elif c: x; continue)` then `y`; with `else: y` the
+            # nested statement would end at the jump over the else)
+            continue
         retarget[raw.offset] = last_back[raw.argval]
         for cond in raws:
             if opener < cond.offset < raw.offset and cond.opname in _CONDITIONAL and \
