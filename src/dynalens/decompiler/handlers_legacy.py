@@ -28,7 +28,7 @@ import ast
 from .emit import try_finally
 from .expressions import CurrentExc, Null, PrevExc, WithEnter, WithExit
 from .instructions import raw_instructions
-from .legacy_structure import dead_after, unwinding_line
+from .legacy_structure import dead_after, dead_exit_after, unwinding_line
 from .profile import PROFILE
 from .statements import StatementWalker
 from . import handlers
@@ -140,7 +140,8 @@ def _legacy_try_except(walker, ins, h, stack, out):
         else_start = None  # the body's exit leaves the enclosing range: no else here
     loop = ctx.loop
     body_to_head = PROFILE.top_tested_while and loop is not None and pre == h and h > 0 and \
-        instrs[h - 1].op == "JUMP" and instrs[h - 1].target in loop.continue_targets
+        instrs[h - 1].op == "JUMP" and instrs[h - 1].target in loop.continue_targets and \
+        not _written_body_continue(walker, instrs[h - 1])
     if body_to_head:
         pre = h - 1  # 3.8/3.9: the jump past the handlers was threaded to the loop head
     inlined_else = _inlined_else(walker, h) if pre == h else None
@@ -151,6 +152,7 @@ def _legacy_try_except(walker, ins, h, stack, out):
     if not clauses:
         walker.fail("except clauses outside the range being structured", instrs[h])
     join = None
+    kept_to_head = False
     for clause in clauses:
         for start, end in _clause_ranges(walker, clause):
             for q in range(start, min(end, walker.n)):
@@ -158,6 +160,16 @@ def _legacy_try_except(walker, ins, h, stack, out):
                 if instrs[q].op == "JUMP" and t is not None and t >= handlers_end and \
                         not branches._is_loop_jump(walker, instrs[q]) and (join is None or t < join):
                     join = t
+        t = _kept_clause_exit(walker, clause)
+        if t is not None and loop is not None and (t in loop.continue_targets or
+                                                   t == loop.last):
+            # (the try ends the loop body, or a `continue` follows it: its end was threaded
+            # to the loop head, or sent back to the back edge by unthread())
+            kept_to_head = True
+        elif t is not None and loop is not None and t == loop.break_target:
+            pass  # (threaded to a break that follows the try)
+        elif t is not None and t >= handlers_end and (join is None or t < join):
+            join = t
     after_copy = None
     if not PROFILE.top_tested_while:  # 3.10 copies a short returning tail into each clause
         cut = []
@@ -193,10 +205,10 @@ def _legacy_try_except(walker, ins, h, stack, out):
                     not _written_continue(walker, clause):
                 handler.body.pop()
                 handler.body = handler.body or [ast.Pass()]
-    elif else_start is not None and ends_loop_body:
+    elif else_start is not None and (ends_loop_body or kept_to_head and join is None):
         # 3.8/3.9 (no bottom tests, jumps threaded into loop heads): the handlers jump to
-        # the loop head, so the try ends the loop body and what the body skips to is its
-        # else, up to the back edge
+        # the loop head (or the exit a clause that raises keeps does), so the try ends the
+        # loop body and what the body skips to is its else, up to the back edge
         end = walker.range_end - 1 if walker.range_end - 1 == loop.last else walker.range_end
         orelse, _ = walker.walk(else_start, end, list(stack), ctx)
         nxt = end
@@ -223,6 +235,16 @@ def _legacy_try_except(walker, ins, h, stack, out):
     if after_copy is not None:
         walker.walk(after_copy[0], after_copy[1], stack, ctx, out=out)
     return nxt
+
+
+def _written_body_continue(walker, jump):
+    """Whether the jump to the loop head that ends a try body is a written ``continue``
+    (3.8/3.9: the body's own exit, ``POP_BLOCK``; jump past the handlers, is left dead
+    after it), not that exit threaded to the loop head."""
+    if not PROFILE.keeps_dead_code:
+        return False
+    dead = dead_after(walker.code, jump.offset)
+    return dead is not None and dead.opname == "POP_BLOCK"
 
 
 def _written_continue(walker, clause):
@@ -299,6 +321,37 @@ def _clause_ranges(walker, clause):
             rest_end += 1
         ranges.append((cleanup + 4, rest_end))
     return ranges
+
+
+def _kept_clause_exit(walker, clause):
+    """Where the exit an except clause keeps after its body goes (an index), when its body
+    never falls through (it returns or raises), else None. Never run, the jump still goes
+    where the try statement ends, past its else (`except E as e: raise X` then `else:`), or
+    to the loop head when the try ends a loop body (threaded from the back edge):
+
+    - 3.8 keeps it after the name's cleanup (``e = None; del e; END_FINALLY``, then
+      ``POP_EXCEPT``; jump) where nothing falls into that cleanup (no ``BEGIN_FINALLY``,
+      which :func:`_clause_ranges` follows);
+    - after a ``raise`` that ends the body, 3.8/3.9 leave it dead (``POP_EXCEPT``, 3.9's
+      named clause ``POP_BLOCK; POP_EXCEPT; e = None; del e``; jump), which normalization
+      dropped: the raw instructions show it."""
+    instrs = walker.instrs
+    cleanup, clause_end = clause[2], clause[4]
+    last = (cleanup if cleanup is not None else min(clause_end, walker.n)) - 1
+    if PROFILE.keeps_dead_code and last > clause[3] and instrs[last].op == "RAISE_VARARGS":
+        target = dead_exit_after(walker.code, instrs[last].offset)
+        if target is not None:
+            return target
+    if cleanup is None or cleanup + 3 >= walker.n:
+        return None
+    if instrs[cleanup + 3].op != "END_FINALLY" or instrs[cleanup - 1].op == "BEGIN_FINALLY":
+        return None
+    k = cleanup + 4
+    while k < walker.n and instrs[k].op == "POP_EXCEPT":
+        k += 1
+    if k == cleanup + 4 or k >= walker.n or instrs[k].op != "JUMP":
+        return None
+    return instrs[k].target
 
 
 def _legacy_clauses(walker, h, else_start):
