@@ -426,7 +426,14 @@ def chain_compare(walker, ins, stack, out):
         return after_cleanup if after_cleanup is not None else instrs[cleanup - 1].target
     jump = instrs[final + 1]
     if value_context is False:
-        walker.fallthrough[jump.index] = instrs[cleanup - 1].target
+        over = instrs[cleanup - 1]
+        body = over.target
+        if cleanup + 1 < walker.n and instrs[cleanup + 1].op == "JUMP" and \
+                instrs[cleanup + 1].target == over.target and body != cleanup + 1:
+            # the body is that jump, and the one over the cleanup was threaded through it
+            # (`if not a < b < c: continue`, 3.8/3.9: both go to the loop head)
+            body = cleanup + 1
+        walker.fallthrough[jump.index] = body
     return jump.index
 
 

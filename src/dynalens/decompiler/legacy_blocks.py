@@ -210,6 +210,22 @@ def unthread_with_stacks(raws):
             if opener < cond.offset < raw.offset and cond.opname in _CONDITIONAL and \
                     cond.argval == raw.argval and cond.offset not in retarget:
                 retarget[cond.offset] = raw.offset
+    # 3.9: a named except clause's own exit (POP_BLOCK; POP_EXCEPT; e = None; del e; jump)
+    # comes before the name's cleanup handler, not before the next clause, which its test
+    # opens: threaded to the loop head, it too first went to the try's end, the back edge
+    # (as 3.8's before the next clause, above)
+    cleanups = None
+    for k in range(5, len(raws) - 1):
+        raw = raws[k]
+        if raw.opname != "JUMP_ABSOLUTE" or raw.offset not in stacks or \
+                raw.offset in retarget or raw.argval > raw.offset or \
+                last_back.get(raw.argval, -1) <= raw.offset or raws[k - 5].opname != "POP_BLOCK" \
+                or not _leaves_block(raws, k) or raws[k - 1].opname in _UNWINDING:
+            continue
+        if cleanups is None:
+            cleanups = set(r.argval for r in raws if r.opname == "SETUP_FINALLY")
+        if raws[k + 1].offset in cleanups:
+            retarget[raw.offset] = last_back[raw.argval]
     for raw in raws:
         if raw.opname in _CONDITIONAL and raw.offset in stacks and raw.argval < raw.offset and \
                 raw.offset not in retarget and last_back.get(raw.argval, -1) > raw.offset:

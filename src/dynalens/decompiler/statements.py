@@ -157,6 +157,15 @@ class ExitBlocks(object):
                 best = ins.line
         pinned = set(ins.target for ins in instrs
                      if ins.target is not None and ins.op not in self._REDIRECTED) | written
+        if not PROFILE.lined_exit_copies:
+            # 3.8-3.11 copy no exit block with a line into a jump over a chained
+            # comparison's cleanup (3.8/3.9 copy a lone RETURN_VALUE only, 3.10's copies are
+            # folded back, 3.11 copies line-less blocks): what it goes to is the body of
+            # `if a < b < c: return x`, also when the same `return x` came before on the
+            # same line as its own if (stringprep.in_table_a1)
+            pinned.update(ins.target for k, ins in enumerate(instrs[1:-1], 1)
+                          if ins.op == "JUMP" and instrs[k + 1].op == "POP_TOP" and
+                          instrs[k - 1].op in POP_JUMPS)
         labels = {}
         for key, starts in list(blocks.items()):
             starts = blocks[key] = [k for k in starts if k not in written]
