@@ -416,8 +416,10 @@ def _bare_clause_end(walker, start, limit, clauses):
             if instrs[q].op == "JUMP" and instrs[q].target > start and \
                     not branches._is_loop_jump(walker, instrs[q]):
                 join = instrs[q].target if join is None else min(join, instrs[q].target)
-    if join is not None:
+    if join is not None and join <= limit:
         return join
+    # (a join past the range: the try ends an if body whose else follows, and the bare
+    # clause, which raises, runs to the range's end)
     return _pop_except_end(walker, start, limit)
 
 
