@@ -209,7 +209,9 @@ def _legacy_try_except(walker, ins, h, stack, out):
         # 3.8/3.9 (no bottom tests, jumps threaded into loop heads): the handlers jump to
         # the loop head (or the exit a clause that raises keeps does), so the try ends the
         # loop body and what the body skips to is its else, up to the back edge
-        end = walker.range_end - 1 if walker.range_end - 1 == loop.last else walker.range_end
+        end = walker.range_end
+        if end - 1 == loop.last and instrs[loop.last].target in loop.continue_targets:
+            end -= 1  # (the back edge; not a break that ends the body, its back edge dead)
         orelse, _ = walker.walk(else_start, end, list(stack), ctx)
         nxt = end
         for handler, clause in zip(except_clauses, clauses):
@@ -332,13 +334,15 @@ def _kept_clause_exit(walker, clause):
     - 3.8 keeps it after the name's cleanup (``e = None; del e; END_FINALLY``, then
       ``POP_EXCEPT``; jump) where nothing falls into that cleanup (no ``BEGIN_FINALLY``,
       which :func:`_clause_ranges` follows);
-    - after a ``raise`` that ends the body, 3.8/3.9 leave it dead (``POP_EXCEPT``, 3.9's
-      named clause ``POP_BLOCK; POP_EXCEPT; e = None; del e``; jump), which normalization
-      dropped: the raw instructions show it."""
+    - after a ``raise``, ``break`` or ``continue`` that ends the body, 3.8/3.9 leave it dead
+      (``POP_EXCEPT``, 3.9's named clause ``POP_BLOCK; POP_EXCEPT; e = None; del e``;
+      jump), which normalization dropped: the raw instructions show it."""
     instrs = walker.instrs
     cleanup, clause_end = clause[2], clause[4]
     last = (cleanup if cleanup is not None else min(clause_end, walker.n)) - 1
-    if PROFILE.keeps_dead_code and last > clause[3] and instrs[last].op == "RAISE_VARARGS":
+    if PROFILE.keeps_dead_code and last > clause[3] and (
+            instrs[last].op == "RAISE_VARARGS" or
+            instrs[last].op == "JUMP" and branches._is_loop_jump(walker, instrs[last])):
         target = dead_exit_after(walker.code, instrs[last].offset)
         if target is not None:
             return target
