@@ -503,6 +503,14 @@ def _legacy_try_finally(walker, ins, f, stack, out):
     pre, join = _forward_jump_before(walker, f)
     if pre == f and instrs[f - 1].op == "BEGIN_FINALLY":  # 3.8
         pre = f - 1
+    loop = ctx.loop
+    if pre == f and PROFILE.keeps_dead_code and loop is not None and \
+            instrs[f - 1].op == "JUMP" and instrs[f - 1].target in loop.continue_targets and \
+            not _written_body_continue(walker, instrs[f - 1]):
+        # 3.9: the jump after the normal path's finally copy was threaded to the loop head
+        # (the try ends the loop body), no `continue`: a written one leaves the statement's
+        # own exit dead after it
+        pre = f - 1
     tail = _inlined_tail(walker, ins.index + 1, f, length) if pre == f else None
     if tail is not None:
         pre = tail
