@@ -32,3 +32,17 @@ def continue_ends_body(opargs, store_ops, import_name, level, fromlist):
             else:
                 yield "relative_import", (level, fromlist, oparg)
             continue
+
+
+def elif_try_ends_body(opts, g):
+    # (the back edge is dead after the bare clause's exit: the jump back before it still
+    # ends the loop body; smtpd.parseargs)
+    for opt in opts:
+        if opt in ('-h',):
+            g(0)
+        elif opt in ('-s', '--size'):
+            try:
+                g(1)
+            except:
+                g(2)
+    return 1

@@ -619,7 +619,7 @@ def _finally_end(walker, body_start, f):
         # with the code after the statement, copied (a short block that returns), or
         # with the RETURN_VALUE of a value the try body computed before it (`return v`
         # ending the body); with one way out only that reads as a `return` in the body
-        if instrs[k].op != "RERAISE" or PROFILE.top_tested_while or \
+        if instrs[k].op != "RERAISE" or \
                 not handlers.finally_reraise_ends_of(walker, f, k):
             continue
         for start in range(body_start, pre):

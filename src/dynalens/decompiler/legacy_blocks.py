@@ -178,20 +178,19 @@ def unthread_with_stacks(raws):
                                          raws[k - 1].opname in _TERMINAL)):
             # (a dead one right after a break or return still ends the loop body)
             last_back[raw.argval] = raw.offset
-    # a for loop's back edge is right before its exit: a body that ends in a return has
-    # none, and its last jump back is a `continue`
+    # a for loop's back edge is right before its exit (dead code aside): a body that ends
+    # in a return has none, and its last jump back is a `continue`
     # (a dead one right after a written `continue` that ends the body: nothing jumps to
     # it, so an if before goes on at that continue)
-    after = before = None
+    before = None
     for raw in raws:
         if raw.opname != "FOR_ITER" or raw.offset not in last_back:
             continue
-        if after is None:
-            after = dict((raws[k].offset, raws[k + 1]) for k in range(len(raws) - 1))
+        if before is None:
             before = dict((raws[k + 1].offset, raws[k]) for k in range(len(raws) - 1))
         end = last_back[raw.offset]
-        if after[end].offset != raw.argval:
-            del last_back[raw.offset]
+        if any(end < r.offset < raw.argval and r.offset in stacks for r in raws):
+            del last_back[raw.offset]  # (live code between it and the exit: no back edge)
         elif end not in stacks and before[end].offset in stacks and \
                 before[end].opname == "JUMP_ABSOLUTE" and before[end].argval == raw.offset:
             last_back[raw.offset] = before[end].offset
