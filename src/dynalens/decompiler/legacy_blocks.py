@@ -109,10 +109,12 @@ def unthread_with_stacks(raws):
                                                      "JUMP_ABSOLUTE", "JUMP_FORWARD"):
             continue
         if raws[k - 1].offset not in stacks and not (
-                raw.argval < raw.offset and k >= 2 and raws[k - 1].opname == "JUMP_FORWARD" and
-                raws[k - 2].offset in stacks and raws[k - 2].opname in _TERMINAL):
-            # (an `else: continue` after an if body ending in break, return or raise has
-            # the dead jump over it in front: that jump is kept, so is the continue)
+                k >= 2 and raws[k - 2].offset in stacks and raws[k - 2].opname in _TERMINAL and
+                (raws[k - 1].opname == "JUMP_FORWARD" or
+                 raw.argval > raw.offset and raws[k - 1].opname == "JUMP_ABSOLUTE")):
+            # (an `else: continue` or `else: break` after an if body ending in break,
+            # return or raise has the dead jump over it in front (3.9: threaded to the
+            # loop head): that jump is kept, so is the continue or break)
             continue
         target = raw.argval
         since = previous.get(target, -1)
