@@ -64,8 +64,13 @@ def _unpack_build(walker, ins, stack, node_type):
 
 def op_BUILD_TUPLE_UNPACK(walker, ins, stack, out):  # 3.8
     _unpack_build(walker, ins, stack, ast.Tuple)
+    # a tuple display, `(a, *b)`: as a call's positional arguments it is one starred
+    # argument, `f(*(a, *b))` (`f(a, *b)` builds its tuple WITH_CALL)
+    stack[-1]._display = True
 
-op_BUILD_TUPLE_UNPACK_WITH_CALL = op_BUILD_TUPLE_UNPACK
+
+def op_BUILD_TUPLE_UNPACK_WITH_CALL(walker, ins, stack, out):  # 3.8
+    _unpack_build(walker, ins, stack, ast.Tuple)
 
 
 def op_BUILD_LIST_UNPACK(walker, ins, stack, out):  # 3.8
