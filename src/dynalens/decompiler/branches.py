@@ -78,7 +78,8 @@ def _negated_without_not(expr):
 
 
 def _assert_for(failing, msg):
-    """``assert`` for ``if failing: raise AssertionError(msg)``; ``if a: assert b`` where
+    """``assert`` for ``if failing: raise AssertionError(msg)`` (None: no assert is it);
+    ``if a: assert b`` where
     ``failing`` is ``a and not b`` and no written test is both exact and one ``assert``: the
     negation puts a ``not`` on an ``is``/``in`` comparison, which the compiler turns into
     ``is not``/``not in`` (pickletools.dis: ``if markobject in before: assert before[-1] is
@@ -91,6 +92,11 @@ def _assert_for(failing, msg):
         if not _holds_folding_not(last) and not any(_holds_folding_not(v) for v in first):
             guard = first[0] if len(first) == 1 else ast.BoolOp(op=ast.And(), values=first)
             return ast.If(test=guard, body=[ast.Assert(test=last, msg=msg)], orelse=[])
+    if _holds_folding_not(test):
+        # `if a not in b: raise AssertionError(m)` (3.8: no LOAD_ASSERTION_ERROR tells it
+        # from an assert): `assert not a not in b` would fold to `a in b`; no assert
+        # compiles back to it (distutils.command.upload.upload_file)
+        return None
     return ast.Assert(test=test, msg=msg)
 
 
@@ -1223,7 +1229,13 @@ def _as_assert(node):
     only = node.body[0]
     if isinstance(only, ast.Assert) and isinstance(only.test, ast.Constant) and \
             only.test.value is False:
-        return _assert_for(node.test, only.msg)
+        found = _assert_for(node.test, only.msg)
+        if found is None:  # (no assert: the if raises, as written)
+            exc = ast.Name(id="AssertionError", ctx=ast.Load())
+            if only.msg is not None:
+                exc = ast.Call(func=exc, args=[only.msg], keywords=[])
+            node.body = [ast.Raise(exc=exc, cause=None)]
+        return found
     if not isinstance(only, ast.Raise):
         return None
     exc = node.body[0].exc
