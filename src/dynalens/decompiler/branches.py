@@ -79,7 +79,8 @@ def _negated_without_not(expr):
 
 
 def _assert_for(failing, msg):
-    """``assert`` for ``if failing: raise AssertionError(msg)``; ``if a: assert b`` where
+    """``assert`` for ``if failing: raise AssertionError(msg)`` (None: no assert is it);
+    ``if a: assert b`` where
     ``failing`` is ``a and not b`` and no written test is both exact and one ``assert``: the
     negation puts a ``not`` on an ``is``/``in`` comparison, which the compiler turns into
     ``is not``/``not in`` (pickletools.dis: ``if markobject in before: assert before[-1] is
@@ -92,6 +93,11 @@ def _assert_for(failing, msg):
         if not _holds_folding_not(last) and not any(_holds_folding_not(v) for v in first):
             guard = first[0] if len(first) == 1 else ast.BoolOp(op=ast.And(), values=first)
             return ast.If(test=guard, body=[ast.Assert(test=last, msg=msg)], orelse=[])
+    if _holds_folding_not(test):
+        # `if a not in b: raise AssertionError(m)` (3.8: no LOAD_ASSERTION_ERROR tells it
+        # from an assert): `assert not a not in b` would fold to `a in b`; no assert
+        # compiles back to it (distutils.command.upload.upload_file)
+        return None
     return ast.Assert(test=test, msg=msg)
 
 
@@ -427,7 +433,14 @@ def chain_compare(walker, ins, stack, out):
         return after_cleanup if after_cleanup is not None else instrs[cleanup - 1].target
     jump = instrs[final + 1]
     if value_context is False:
-        walker.fallthrough[jump.index] = instrs[cleanup - 1].target
+        over = instrs[cleanup - 1]
+        body = over.target
+        if cleanup + 1 < walker.n and instrs[cleanup + 1].op == "JUMP" and \
+                instrs[cleanup + 1].target == over.target and body != cleanup + 1:
+            # the body is that jump, and the one over the cleanup was threaded through it
+            # (`if not a < b < c: continue`, 3.8/3.9: both go to the loop head)
+            body = cleanup + 1
+        walker.fallthrough[jump.index] = body
     return jump.index
 
 
@@ -911,7 +924,8 @@ def if_statement(walker, test, true, false, stack, out, ins):
         elif not PROFILE.expanded_backward_jumps and last.op == "JUMP" and \
                 _is_loop_jump(walker, last) \
                 and body_end < end and _loop_body_stop(walker, end) is not None \
-                and _jumps_to_loop_end(walker, true, body_end - 1, _loop_body_stop(walker, end)):
+                and _jumps_to_loop_end(walker, true, body_end - 1, _loop_body_stop(walker, end)) \
+                and not _jumps_to(walker, true, body_end - 1, body_end):
             # 3.10/3.11: the body ends in `continue`/`break` and branches inside it jump to
             # the loop's end: they fall off an if/elif chain that ends the loop body, so
             # what follows the body, up to the loop's end, is its else; read as separate
@@ -1182,6 +1196,15 @@ def _jumps_to_loop_end(walker, start, stop, loop_stop):
                for k in range(start, stop))
 
 
+def _jumps_to(walker, start, stop, target):
+    """Whether a jump in [start, stop) goes to ``target``. Inside an if body, a jump to the
+    body's own false target says the if has no else there: an else starts where only the
+    test jumps (`if a: (if b: continue) elif c: x; continue` then `y`: the elif's test jumps
+    to `y`, where with `else: y` it would jump to the loop's end)."""
+    return any(walker.instrs[k].target == target and walker.instrs[k].op != "FOR_ITER"
+               for k in range(start, stop))
+
+
 def _exits_inside(walker, start, stop):
     n = walker.n
     for k in range(start, stop):
@@ -1207,7 +1230,13 @@ def _as_assert(node):
     only = node.body[0]
     if isinstance(only, ast.Assert) and isinstance(only.test, ast.Constant) and \
             only.test.value is False:
-        return _assert_for(node.test, only.msg)
+        found = _assert_for(node.test, only.msg)
+        if found is None:  # (no assert: the if raises, as written)
+            exc = ast.Name(id="AssertionError", ctx=ast.Load())
+            if only.msg is not None:
+                exc = ast.Call(func=exc, args=[only.msg], keywords=[])
+            node.body = [ast.Raise(exc=exc, cause=None)]
+        return found
     if not isinstance(only, ast.Raise):
         return None
     exc = node.body[0].exc

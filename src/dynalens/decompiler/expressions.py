@@ -824,7 +824,7 @@ class StackMachine(object):
             func, _ = self._callable(stack, ins)  # always NULL + callable: no import hint
         finally:
             self.imported_names = saved
-        if isinstance(posargs, (ast.Tuple, ast.List)):
+        if isinstance(posargs, (ast.Tuple, ast.List)) and not getattr(posargs, "_display", False):
             args = list(posargs.elts)
         else:
             args = [ast.Starred(value=posargs, ctx=ast.Load())]

@@ -37,9 +37,10 @@ _ENDS_BLOCK = frozenset(["JUMP", "RETURN_VALUE", "RAISE_VARARGS", "RERAISE", "PO
 def _same_reraise(ins, k, instrs):
     """Whether ``ins`` (the last instruction of a finally handler) is a ``RERAISE 0`` that
     the copy at ``k`` has too: before 3.11 the re-raise of an exception no clause of a try
-    nested last in the finally body matched, not the body's own exit."""
-    return ins.op == "RERAISE" and ins.arg == 0 and k < len(instrs) and \
-        instrs[k].op == "RERAISE" and instrs[k].arg == 0
+    nested last in the finally body matched, not the body's own exit. (3.9's RERAISE has
+    no argument: None reads as 0.)"""
+    return ins.op == "RERAISE" and not ins.arg and k < len(instrs) and \
+        instrs[k].op == "RERAISE" and not instrs[k].arg
 
 
 # -- try -------------------------------------------------------------------------------
@@ -628,15 +629,18 @@ def _returning_copy_end(walker, start, fstart, fend, value=False, falls_to=None,
     while j <= fend:
         if j == fend and j > fstart and instrs[j - 1].op in NO_FALLTHROUGH and \
                 return_at(k) is None and not _same_reraise(instrs[j], k, instrs) and \
-                not (PROFILE.setup_blocks and falls_to is None):
-            # (not for handlers_legacy's returning copies: there the copy of an exit the
-            # code falls into may be the `return None` written after the statement)
+                not (PROFILE.setup_blocks and falls_to is None and not value):
+            # (not for handlers_legacy's returning copies of `return None`: there the copy
+            # of an exit the code falls into may be the `return None` written after the
+            # statement; a copy returning a value computed before cannot be, and 3.9
+            # leaves out the copy of an exit nothing reaches: a finally body ending in a
+            # try/except)
             break  # only jumps reach the final exit, and each has its copy of the exit
         if k >= walker.n:
             return None
         a, b = instrs[j], instrs[k]
         at[j] = k
-        if a.op == "RERAISE" and (j == fend and a.arg == 0 and
+        if a.op == "RERAISE" and (j == fend and not a.arg and
                                   not _same_reraise(a, k, instrs) or
                                   j in exits and not (PROFILE.setup_blocks and
                                                       _same_reraise(a, k, instrs))) or \
@@ -714,7 +718,7 @@ def finally_reraise_ends_of(walker, fstart, fend):
     handler (a RERAISE of a try nested in the finally body has its own)."""
     final_handlers = _handlers_of(walker, fend)
     return set(k for k in range(fstart, fend) if walker.instrs[k].op == "RERAISE"
-               and walker.instrs[k].arg == 0 and _handlers_of(walker, k) == final_handlers)
+               and not walker.instrs[k].arg and _handlers_of(walker, k) == final_handlers)
 
 
 def _return_none_at(walker, k):

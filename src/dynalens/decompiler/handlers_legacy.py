@@ -28,7 +28,7 @@ import ast
 from .emit import try_finally
 from .expressions import CurrentExc, Null, PrevExc, WithEnter, WithExit
 from .instructions import raw_instructions
-from .legacy_structure import dead_after, unwinding_line
+from .legacy_structure import dead_after, dead_exit_after, unwinding_line
 from .profile import PROFILE
 from .statements import StatementWalker
 from . import handlers
@@ -64,8 +64,13 @@ def _unpack_build(walker, ins, stack, node_type):
 
 def op_BUILD_TUPLE_UNPACK(walker, ins, stack, out):  # 3.8
     _unpack_build(walker, ins, stack, ast.Tuple)
+    # a tuple display, `(a, *b)`: as a call's positional arguments it is one starred
+    # argument, `f(*(a, *b))` (`f(a, *b)` builds its tuple WITH_CALL)
+    stack[-1]._display = True
 
-op_BUILD_TUPLE_UNPACK_WITH_CALL = op_BUILD_TUPLE_UNPACK
+
+def op_BUILD_TUPLE_UNPACK_WITH_CALL(walker, ins, stack, out):  # 3.8
+    _unpack_build(walker, ins, stack, ast.Tuple)
 
 
 def op_BUILD_LIST_UNPACK(walker, ins, stack, out):  # 3.8
@@ -140,7 +145,8 @@ def _legacy_try_except(walker, ins, h, stack, out):
         else_start = None  # the body's exit leaves the enclosing range: no else here
     loop = ctx.loop
     body_to_head = PROFILE.top_tested_while and loop is not None and pre == h and h > 0 and \
-        instrs[h - 1].op == "JUMP" and instrs[h - 1].target in loop.continue_targets
+        instrs[h - 1].op == "JUMP" and instrs[h - 1].target in loop.continue_targets and \
+        not _written_body_continue(walker, instrs[h - 1])
     if body_to_head:
         pre = h - 1  # 3.8/3.9: the jump past the handlers was threaded to the loop head
     inlined_else = _inlined_else(walker, h) if pre == h else None
@@ -151,6 +157,7 @@ def _legacy_try_except(walker, ins, h, stack, out):
     if not clauses:
         walker.fail("except clauses outside the range being structured", instrs[h])
     join = None
+    kept_to_head = False
     for clause in clauses:
         for start, end in _clause_ranges(walker, clause):
             for q in range(start, min(end, walker.n)):
@@ -158,6 +165,16 @@ def _legacy_try_except(walker, ins, h, stack, out):
                 if instrs[q].op == "JUMP" and t is not None and t >= handlers_end and \
                         not branches._is_loop_jump(walker, instrs[q]) and (join is None or t < join):
                     join = t
+        t = _kept_clause_exit(walker, clause)
+        if t is not None and loop is not None and (t in loop.continue_targets or
+                                                   t == loop.last):
+            # (the try ends the loop body, or a `continue` follows it: its end was threaded
+            # to the loop head, or sent back to the back edge by unthread())
+            kept_to_head = True
+        elif t is not None and loop is not None and t == loop.break_target:
+            pass  # (threaded to a break that follows the try)
+        elif t is not None and t >= handlers_end and (join is None or t < join):
+            join = t
     after_copy = None
     if not PROFILE.top_tested_while:  # 3.10 copies a short returning tail into each clause
         cut = []
@@ -193,11 +210,13 @@ def _legacy_try_except(walker, ins, h, stack, out):
                     not _written_continue(walker, clause):
                 handler.body.pop()
                 handler.body = handler.body or [ast.Pass()]
-    elif else_start is not None and ends_loop_body:
+    elif else_start is not None and (ends_loop_body or kept_to_head and join is None):
         # 3.8/3.9 (no bottom tests, jumps threaded into loop heads): the handlers jump to
-        # the loop head, so the try ends the loop body and what the body skips to is its
-        # else, up to the back edge
-        end = walker.range_end - 1 if walker.range_end - 1 == loop.last else walker.range_end
+        # the loop head (or the exit a clause that raises keeps does), so the try ends the
+        # loop body and what the body skips to is its else, up to the back edge
+        end = walker.range_end
+        if end - 1 == loop.last and instrs[loop.last].target in loop.continue_targets:
+            end -= 1  # (the back edge; not a break that ends the body, its back edge dead)
         orelse, _ = walker.walk(else_start, end, list(stack), ctx)
         nxt = end
         for handler, clause in zip(except_clauses, clauses):
@@ -223,6 +242,16 @@ def _legacy_try_except(walker, ins, h, stack, out):
     if after_copy is not None:
         walker.walk(after_copy[0], after_copy[1], stack, ctx, out=out)
     return nxt
+
+
+def _written_body_continue(walker, jump):
+    """Whether the jump to the loop head that ends a try body is a written ``continue``
+    (3.8/3.9: the body's own exit, ``POP_BLOCK``; jump past the handlers, is left dead
+    after it), not that exit threaded to the loop head."""
+    if not PROFILE.keeps_dead_code:
+        return False
+    dead = dead_after(walker.code, jump.offset)
+    return dead is not None and dead.opname == "POP_BLOCK"
 
 
 def _written_continue(walker, clause):
@@ -301,6 +330,39 @@ def _clause_ranges(walker, clause):
     return ranges
 
 
+def _kept_clause_exit(walker, clause):
+    """Where the exit an except clause keeps after its body goes (an index), when its body
+    never falls through (it returns or raises), else None. Never run, the jump still goes
+    where the try statement ends, past its else (`except E as e: raise X` then `else:`), or
+    to the loop head when the try ends a loop body (threaded from the back edge):
+
+    - 3.8 keeps it after the name's cleanup (``e = None; del e; END_FINALLY``, then
+      ``POP_EXCEPT``; jump) where nothing falls into that cleanup (no ``BEGIN_FINALLY``,
+      which :func:`_clause_ranges` follows);
+    - after a ``raise``, ``break`` or ``continue`` that ends the body, 3.8/3.9 leave it dead
+      (``POP_EXCEPT``, 3.9's named clause ``POP_BLOCK; POP_EXCEPT; e = None; del e``;
+      jump), which normalization dropped: the raw instructions show it."""
+    instrs = walker.instrs
+    cleanup, clause_end = clause[2], clause[4]
+    last = (cleanup if cleanup is not None else min(clause_end, walker.n)) - 1
+    if PROFILE.keeps_dead_code and last > clause[3] and (
+            instrs[last].op == "RAISE_VARARGS" or
+            instrs[last].op == "JUMP" and branches._is_loop_jump(walker, instrs[last])):
+        target = dead_exit_after(walker.code, instrs[last].offset)
+        if target is not None:
+            return target
+    if cleanup is None or cleanup + 3 >= walker.n:
+        return None
+    if instrs[cleanup + 3].op != "END_FINALLY" or instrs[cleanup - 1].op == "BEGIN_FINALLY":
+        return None
+    k = cleanup + 4
+    while k < walker.n and instrs[k].op == "POP_EXCEPT":
+        k += 1
+    if k == cleanup + 4 or k >= walker.n or instrs[k].op != "JUMP":
+        return None
+    return instrs[k].target
+
+
 def _legacy_clauses(walker, h, else_start):
     """[(type, name, cleanup, body start, body end)] of the except clauses at ``h``, and
     where the handler code ends."""
@@ -363,8 +425,10 @@ def _bare_clause_end(walker, start, limit, clauses):
             if instrs[q].op == "JUMP" and instrs[q].target > start and \
                     not branches._is_loop_jump(walker, instrs[q]):
                 join = instrs[q].target if join is None else min(join, instrs[q].target)
-    if join is not None:
+    if join is not None and join <= limit:
         return join
+    # (a join past the range: the try ends an if body whose else follows, and the bare
+    # clause, which raises, runs to the range's end)
     return _pop_except_end(walker, start, limit)
 
 
@@ -443,6 +507,14 @@ def _legacy_try_finally(walker, ins, f, stack, out):
         instrs[fend].op == "RERAISE" else ctx.finally_copies
     pre, join = _forward_jump_before(walker, f)
     if pre == f and instrs[f - 1].op == "BEGIN_FINALLY":  # 3.8
+        pre = f - 1
+    loop = ctx.loop
+    if pre == f and PROFILE.keeps_dead_code and loop is not None and \
+            instrs[f - 1].op == "JUMP" and instrs[f - 1].target in loop.continue_targets and \
+            not _written_body_continue(walker, instrs[f - 1]):
+        # 3.9: the jump after the normal path's finally copy was threaded to the loop head
+        # (the try ends the loop body), no `continue`: a written one leaves the statement's
+        # own exit dead after it
         pre = f - 1
     tail = _inlined_tail(walker, ins.index + 1, f, length) if pre == f else None
     if tail is not None:
@@ -552,7 +624,7 @@ def _finally_end(walker, body_start, f):
         # with the code after the statement, copied (a short block that returns), or
         # with the RETURN_VALUE of a value the try body computed before it (`return v`
         # ending the body); with one way out only that reads as a `return` in the body
-        if instrs[k].op != "RERAISE" or PROFILE.top_tested_while or \
+        if instrs[k].op != "RERAISE" or \
                 not handlers.finally_reraise_ends_of(walker, f, k):
             continue
         for start in range(body_start, pre):

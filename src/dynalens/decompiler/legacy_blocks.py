@@ -109,10 +109,12 @@ def unthread_with_stacks(raws):
                                                      "JUMP_ABSOLUTE", "JUMP_FORWARD"):
             continue
         if raws[k - 1].offset not in stacks and not (
-                raw.argval < raw.offset and k >= 2 and raws[k - 1].opname == "JUMP_FORWARD" and
-                raws[k - 2].offset in stacks and raws[k - 2].opname in _TERMINAL):
-            # (an `else: continue` after an if body ending in break, return or raise has
-            # the dead jump over it in front: that jump is kept, so is the continue)
+                k >= 2 and raws[k - 2].offset in stacks and raws[k - 2].opname in _TERMINAL and
+                (raws[k - 1].opname == "JUMP_FORWARD" or
+                 raw.argval > raw.offset and raws[k - 1].opname == "JUMP_ABSOLUTE")):
+            # (an `else: continue` or `else: break` after an if body ending in break,
+            # return or raise has the dead jump over it in front (3.9: threaded to the
+            # loop head): that jump is kept, so is the continue or break)
             continue
         target = raw.argval
         since = previous.get(target, -1)
@@ -178,12 +180,30 @@ def unthread_with_stacks(raws):
                                          raws[k - 1].opname in _TERMINAL)):
             # (a dead one right after a break or return still ends the loop body)
             last_back[raw.argval] = raw.offset
+    # a for loop's back edge is right before its exit (dead code aside): a body that ends
+    # in a return has none, and its last jump back is a `continue`
+    # (a dead one right after a written `continue` that ends the body: nothing jumps to
+    # it, so an if before goes on at that continue)
+    before = None
+    for raw in raws:
+        if raw.opname != "FOR_ITER" or raw.offset not in last_back:
+            continue
+        if before is None:
+            before = dict((raws[k + 1].offset, raws[k]) for k in range(len(raws) - 1))
+        end = last_back[raw.offset]
+        if any(end < r.offset < raw.argval and r.offset in stacks for r in raws):
+            del last_back[raw.offset]  # (live code between it and the exit: no back edge)
+        elif end not in stacks and before[end].offset in stacks and \
+                before[end].opname == "JUMP_ABSOLUTE" and before[end].argval == raw.offset:
+            last_back[raw.offset] = before[end].offset
     # a live jump back to the loop head right before an else body is the if body's jump over
     # that else (threaded from the if's end, the last back edge); tests nested in the if body
     # that go to the head went through it
     first_test = {}
     for raw in raws:
-        if raw.opname in _CONDITIONAL and raw.offset in stacks:
+        if (raw.opname in _CONDITIONAL or raw.opname == "JUMP_IF_NOT_EXC_MATCH") and \
+                raw.offset in stacks:
+            # (3.9's test of an except clause opens the next clause as 3.8's does)
             first_test.setdefault(retarget.get(raw.offset, raw.argval), raw.offset)
     for k in range(1, len(raws) - 1):
         raw = raws[k]
@@ -195,11 +215,35 @@ def unthread_with_stacks(raws):
             # (a dead jump forward after it is the if body's own jump over the else: the
             # jump back is a written `continue` ending an if nested in that body)
             continue
+        # (below: a jump that leaves a try block or an except clause is a written
+        # `continue` in an if inside it, whose else is in there too: the end of an if
+        # body pops no block; unless it is the clause's own exit, before the next clause)
+        if _leaves_block(raws, k) and not _exception_match(raws, opener) or \
+                raws[k + 1].offset in stacks and (
+                _body_jumps_to(raws, opener, k, stacks, retarget) or
+                _else_cut_short(raws, k, opener, last_back[raw.argval], stacks, retarget)):
+            continue
         retarget[raw.offset] = last_back[raw.argval]
         for cond in raws:
             if opener < cond.offset < raw.offset and cond.opname in _CONDITIONAL and \
                     cond.argval == raw.argval and cond.offset not in retarget:
                 retarget[cond.offset] = raw.offset
+    # 3.9: a named except clause's own exit (POP_BLOCK; POP_EXCEPT; e = None; del e; jump)
+    # comes before the name's cleanup handler, not before the next clause, which its test
+    # opens: threaded to the loop head, it too first went to the try's end, the back edge
+    # (as 3.8's before the next clause, above)
+    cleanups = None
+    for k in range(5, len(raws) - 1):
+        raw = raws[k]
+        if raw.opname != "JUMP_ABSOLUTE" or raw.offset not in stacks or \
+                raw.offset in retarget or raw.argval > raw.offset or \
+                last_back.get(raw.argval, -1) <= raw.offset or raws[k - 5].opname != "POP_BLOCK" \
+                or not _leaves_block(raws, k) or raws[k - 1].opname in _UNWINDING:
+            continue
+        if cleanups is None:
+            cleanups = set(r.argval for r in raws if r.opname == "SETUP_FINALLY")
+        if raws[k + 1].offset in cleanups:
+            retarget[raw.offset] = last_back[raw.argval]
     for raw in raws:
         if raw.opname in _CONDITIONAL and raw.offset in stacks and raw.argval < raw.offset and \
                 raw.offset not in retarget and last_back.get(raw.argval, -1) > raw.offset:
@@ -241,6 +285,109 @@ def unthread_with_stacks(raws):
 
 _TERMINAL = frozenset(["RETURN_VALUE", "RAISE_VARARGS", "RERAISE", "JUMP_ABSOLUTE",
                        "JUMP_FORWARD"])
+
+
+def _else_cut_short(raws, k, opener, end, stacks, retarget):
+    """Whether an else starting at ``raws[k + 1]`` cannot be where the jump back at ``raws[k]``
+    jumps over, up to the loop's last back edge at ``end``.
+
+    A test of an enclosing if (between the loop head ``raws[k].argval`` and the ``opener``
+    test) that jumps into that stretch, to T, bounds the if that holds the else: it ends by
+    T. Its end is where the jump over the else went, and that jump reached the loop head
+    only when the code there is an unconditional jump (threaded). The else also reaches at
+    least as far as the statements nested in it jump: when no unconditional jump lies
+    between there and T, there is no such else (`if a: (if b: continue) (if c: continue)`
+    then `d`, where `a`'s test and `c`'s both jump to `d`)."""
+    head, else_start = raws[k].argval, raws[k + 1].offset
+    for q in range(1, k):
+        r = raws[q]
+        if r.offset <= head or r.opname not in _CONDITIONAL or r.offset not in stacks:
+            continue
+        if r.offset >= opener:
+            break
+        target = retarget.get(r.offset, r.argval)
+        if not else_start < target < end or raws[q - 1].argval == "exception match" or \
+                any(j.opname == "JUMP_ABSOLUTE" and r.offset < j.offset < target and
+                    head < j.argval <= r.offset for j in raws):
+            continue  # (a while's test: the jump back inside the loop jumps over it)
+        reach = else_start
+        for j in raws[k + 1:]:
+            if j.offset >= target:
+                break
+            t = retarget.get(j.offset, j.argval) if _is_jump(j) else None
+            if j.offset in stacks and t is not None and j.offset < t <= target:
+                reach = max(reach, t)
+        if not any(j.offset in stacks and j.opname in ("JUMP_ABSOLUTE", "JUMP_FORWARD") and
+                   reach <= j.offset <= target and _lands(raws, j) == head for j in raws[k + 1:]):
+            return True
+    return False
+
+
+def _lands(raws, jump):
+    """Where the unconditional ``jump`` leads once through the jumps it lands on (the
+    peephole pass threads a jump to a jump)."""
+    by_offset = None
+    target = jump.argval
+    for _ in range(4):
+        if by_offset is None:
+            by_offset = dict((raw.offset, raw) for raw in raws)
+        raw = by_offset.get(target)
+        if raw is None or raw.opname not in ("JUMP_ABSOLUTE", "JUMP_FORWARD"):
+            break
+        target = raw.argval
+    return target
+
+
+_UNWINDING = frozenset(["POP_BLOCK", "POP_EXCEPT", "CALL_FINALLY", "POP_FINALLY"])
+
+
+def _leaves_block(raws, k):
+    """Whether the jump at ``raws[k]`` comes right after popping a try block or an except
+    clause (3.9 unbinds a clause's name after its POP_EXCEPT: ``e = None; del e``)."""
+    if raws[k - 1].opname in _UNWINDING:
+        return True
+    return k >= 4 and raws[k - 4].opname == "POP_EXCEPT" and raws[k - 3].opname == "LOAD_CONST" \
+        and raws[k - 2].opname.startswith("STORE_") and raws[k - 1].opname.startswith("DELETE_")
+
+
+def _exception_match(raws, offset):
+    """Whether the conditional jump at ``offset`` is an except clause's test of the
+    exception type (3.8: ``COMPARE_OP exception match`` before it; 3.9:
+    ``JUMP_IF_NOT_EXC_MATCH``)."""
+    lo, hi = 0, len(raws)
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if raws[mid].offset < offset:
+            lo = mid + 1
+        else:
+            hi = mid
+    return 0 < lo < len(raws) and (raws[lo - 1].argval == "exception match" or
+                                   raws[lo].opname == "JUMP_IF_NOT_EXC_MATCH")
+
+
+def _body_jumps_to(raws, opener, k, stacks, retarget):
+    """Whether a statement in the if body that the test at offset ``opener`` starts, up to the
+    jump back at ``raws[k]``, jumps to ``raws[k + 1]``, where an else would start: then the
+    code there follows the if, and the jump back is a written ``continue``.
+
+    With an else, only the if's own test goes there: a statement nested in the body ends at
+    the body's end, the jump over the else (`if a: (if b: continue) if c: continue` then `y`:
+    the second test jumps to `y`, as does the dead jump 3.8/3.9 leave after a `continue`
+    ending an `if` of an if/elif; under `else: y` both would go to the loop's end). A jump
+    counts once a statement of the body has ended before it (the test's own operands jump
+    there too)."""
+    else_start = raws[k + 1].offset
+    in_body = False
+    for r in raws[:k]:
+        if r.offset <= opener:
+            continue
+        if r.opname in _TERMINAL or r.opname in ("POP_TOP", "POP_BLOCK") or \
+                r.opname.startswith(("STORE_", "DELETE_", "SETUP_")):
+            in_body = True
+        if in_body and _is_jump(r) and retarget.get(r.offset, r.argval) == else_start and \
+                (r.offset in stacks or r.opname in ("JUMP_FORWARD", "JUMP_ABSOLUTE")):
+            return True
+    return False
 
 
 _COPY_SIZE = 4  # 3.10's compile.c MAX_COPY_SIZE

@@ -90,6 +90,27 @@ def dead_after(code, offset, stop=None):
     return None
 
 
+def dead_exit_after(code, offset):
+    """The index (in the normalized instructions) where the dead exit of a named except
+    clause right after the ``raise`` at ``offset`` jumps (3.9: ``POP_BLOCK; POP_EXCEPT;
+    e = None; del e``, then the jump to the end of the try), or None."""
+    from .instructions import legacy_layout, raw_instructions, normalize
+    raws = raw_instructions(code)
+    k = _raw_index(raws, offset)
+    if k is None:
+        return None
+    live = legacy_layout(raws)[1]
+    for raw in raws[k + 1:k + 8]:
+        if raw.offset in live:
+            return None
+        if raw.opname in ("JUMP_FORWARD", "JUMP_ABSOLUTE"):
+            return normalize(code)[1].get(raw.argval)
+        if raw.opname not in ("POP_BLOCK", "POP_EXCEPT", "LOAD_CONST") and \
+                not raw.opname.startswith(("STORE_", "DELETE_")):
+            return None
+    return None
+
+
 def _raw_index(raws, offset):
     """The position of the raw instruction at ``offset`` (offsets grow along the list)."""
     lo, hi = 0, len(raws)

@@ -29,7 +29,8 @@ from .expressions import (
     AugValue, ClassValue, CurrentExc, ExitCallResult, FunctionValue, ImportFromValue,
     ImportValue, IterMarker, LoopItem, Marker, Null, PrevExc, StackMachine, UnpackBuilder,
     TypeAliasValue, UnpackSlot, WithEnter, WithExit, name)
-from .instructions import IMPORT_FLAGS, POP_JUMPS, instruction_lines, raw_instructions
+from .instructions import (IMPORT_FLAGS, POP_JUMPS, instruction_lines, legacy_layout,
+                           raw_instructions)
 from .line_breaks import STORE_LINE
 from .profile import PROFILE
 from .registry import DECLINE, ENTRY, OPCODES, STRUCTURE_POINTS
@@ -157,6 +158,15 @@ class ExitBlocks(object):
                 best = ins.line
         pinned = set(ins.target for ins in instrs
                      if ins.target is not None and ins.op not in self._REDIRECTED) | written
+        if not PROFILE.lined_exit_copies:
+            # 3.8-3.11 copy no exit block with a line into a jump over a chained
+            # comparison's cleanup (3.8/3.9 copy a lone RETURN_VALUE only, 3.10's copies are
+            # folded back, 3.11 copies line-less blocks): what it goes to is the body of
+            # `if a < b < c: return x`, also when the same `return x` came before on the
+            # same line as its own if (stringprep.in_table_a1)
+            pinned.update(ins.target for k, ins in enumerate(instrs[1:-1], 1)
+                          if ins.op == "JUMP" and instrs[k + 1].op == "POP_TOP" and
+                          instrs[k - 1].op in POP_JUMPS)
         labels = {}
         for key, starts in list(blocks.items()):
             starts = blocks[key] = [k for k in starts if k not in written]
@@ -1047,7 +1057,10 @@ class StatementWalker(StackMachine):
     def _last_back_edge(self, head, last):
         """The back edge that ends the loop at ``head``: ``last``, or (3.14+, where an inner
         loop's test jumps back to the outer head when the inner loop ends the outer body) the
-        back edge of a loop that starts inside and runs on past it."""
+        back edge of a loop that starts inside and runs on past it; 3.8/3.9, where the back
+        edge after a body that ends in a `break` is dead, what comes before it)."""
+        if PROFILE.keeps_dead_code:
+            return self._before_dead_back_edge(head, last)
         if not PROFILE.while_tested_at_top_only_again:
             return last
         grown = True
@@ -1057,6 +1070,25 @@ class StatementWalker(StackMachine):
                 if head < inner <= last and max(edges) > last:
                     last, grown = max(edges), True
         return last
+
+    def _before_dead_back_edge(self, head, last):
+        """3.8/3.9: the last instruction of the body of the endless loop at ``head`` whose
+        last live jump back is ``last``: the back edge after a body that ends in a ``break``
+        is dead, normalization dropped it, and the body runs on past ``last`` (a
+        ``continue``) up to it (multiprocessing.shared_memory.SharedMemory.__init__)."""
+        raws = raw_instructions(self.code)
+        live = legacy_layout(raws)[1]
+        start, head_offset = self.instrs[last].offset, self.instrs[head].offset
+        dead = [raw.offset for raw in raws if raw.offset > start and raw.offset not in live and
+                raw.opname == "JUMP_ABSOLUTE" and raw.argval == head_offset]
+        if not dead:
+            return last
+        end = last
+        while end + 1 < self.n and self.instrs[end + 1].offset < max(dead):
+            end += 1
+        if self.instrs[end].op != "JUMP" or self.instrs[end].target <= end:
+            return last  # (only a body that ends in a break)
+        return end
 
     def _loop_encloses(self, i, handler, ctx):
         """A loop starting at ``i`` whose back edge comes after the try's handler holds it."""
