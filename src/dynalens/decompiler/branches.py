@@ -1774,7 +1774,17 @@ def do_while_true(walker, head, last_back, stack, out, ctx):
     loop = Loop(head, (head,), break_target, last_back, "while", body_start=head)
     if break_target == exit_:
         loop.inlined_after = clause_breaks.copied_exit(walker, head, exit_)
-    body, _ = walker.walk(head, exit_, list(stack), ctx.but(loop=loop))
+    body_end = _tail_after_back_edge(walker, head, last_back, break_target)
+    body = None
+    if body_end != exit_:
+        # the last test reads as `if c: break`, its statements after it: they are its own
+        state = walker.fork()
+        body, _ = walker.walk(head, body_end, list(stack), ctx.but(loop=loop))
+        if not _break_where_it_falls(body, True):
+            walker.restore(state)
+            body = None
+    if body is None:
+        body, _ = walker.walk(head, exit_, list(stack), ctx.but(loop=loop))
     out.append(ast.While(test=const(True), body=body or [ast.Pass()], orelse=[]))
     if loop.inlined_after is not None and _breaks_out(body):
         # the code after the loop, left only in the copies its breaks were read from
@@ -1783,6 +1793,23 @@ def do_while_true(walker, head, last_back, stack, out, ctx):
     if break_target > exit_ and break_target <= walker.range_end:
         return break_target
     return exit_
+
+
+def _tail_after_back_edge(walker, head, last_back, break_target):
+    """Where the body of the endless loop [head, last_back] ends: past its last back edge
+    when that is conditional (the body ends with ``if c: statements``, the test jumping back
+    when false) and the statements, which leave (a raise, a return), fall out of it, up to
+    where the breaks go (3.14 lays the body of the last if there); the back edge's end
+    otherwise."""
+    instrs = walker.instrs
+    exit_ = last_back + 1
+    if instrs[last_back].op not in POP_JUMPS or break_target <= exit_ or \
+            break_target > walker.range_end or instrs[break_target - 1].op not in _LEAVING:
+        return exit_
+    if any(ins.target is not None and exit_ <= ins.target < break_target and
+           not head <= ins.index < break_target for ins in instrs):
+        return exit_  # (reached from elsewhere: not the loop's own)
+    return break_target
 
 
 def _breaks_out(body):
