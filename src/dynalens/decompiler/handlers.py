@@ -463,6 +463,13 @@ def _try_finally(walker, i, h, body_end, cleanup, stack, out, ctx, opened):
         pre_handler = h - 1
     cold = False
     body_stack = list(stack)
+    if PROFILE.cold_handlers and body_end < h and body_end - 1 in cold_blocks.cold_code(walker):
+        # the handler also protects the cold handler of a try in the body (its cleanup),
+        # laid out after the warm code: where the warm code it protects ends is the
+        # return whose copy of the finally body follows (importlib.reload)
+        warm_end = _protected_end(walker, h, warm=True, start=i)
+        if _returning_copy_end(walker, warm_end, fstart, fend, True) == pre_handler:
+            body_end = warm_end
     if PROFILE.cold_handlers and body_end >= h:
         body_end = _normal_exit_copy(walker, i, h, fstart, length, body_end)
     elif PROFILE.cold_handlers and not walker._same_code(body_end, fstart, length) and \
