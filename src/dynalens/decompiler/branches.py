@@ -1621,9 +1621,12 @@ def _while_without_bottom_test(walker, head, exit_, stack, out, ctx):
         # no bottom test: the compiler adds one after a body that can end, so the
         # back edge must stay an explicit `continue`
         body_end = exit_
-        if false <= walker.n and any(
-                exit_ <= (walker.instrs[k].target or -1) < false for k in range(body_start, exit_)):
-            body_end = false  # blocks after the last `continue` that the body jumps to
+        # (the test may leave to a detached copy of the exit, a label past the code:
+        # statements.ExitBlocks)
+        limit = min(false, walker.n, walker.range_end)
+        if any(exit_ <= (walker.instrs[k].target or -1) < limit
+               for k in range(body_start, exit_)):
+            body_end = limit  # blocks after the last `continue` that the body jumps to
         break_target, else_end, nxt = false, None, body_end
         tail = walker.instrs[exit_ - 1]
         tested_last = tail.op in POP_JUMPS and tail.target == head
