@@ -1536,7 +1536,9 @@ def _after_inlined_break(walker, loop, exit_, stack):
     the break target (the else ends there); without one the compiler dropped the
     original, so the else runs to the end of the range and the copy is what follows."""
     start, length = loop.inlined_after
-    for p in range(exit_, walker.range_end - length + 1):
+    # (a copy right at the end of the range: the code after the statement the loop ends,
+    # the else of a try whose clauses got copies of it too, handlers._try_before_moved_code)
+    for p in range(exit_, min(walker.range_end, walker.n - length) + 1):
         if walker._same_code(p, start, length):
             return p, []
     after, _ = walker.walk(start, start + length, list(stack), walker.ctx)
