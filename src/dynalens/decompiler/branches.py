@@ -23,6 +23,7 @@ from . import legacy_structure
 from .legacy_structure import else_jump_after
 from .registry import ENTRY
 from .choices import ELSE_AFTER_EXIT, choose
+from . import clause_breaks
 from . import cold_blocks
 from . import handlers
 
@@ -1344,6 +1345,11 @@ def op_JUMP(walker, ins, stack, out):
                     # its test's, threaded to the loop head), not a written `continue`
                     # (loop_exits.py)
                     node._threaded = True
+                elif ins.index == loop.last and _line_goes_back(walker, ins.index):
+                    # the loop's own back edge (it keeps the loop's line), walked as the
+                    # end of a statement that ends the body: no written `continue`
+                    # (loop_exits.py)
+                    node._back_edge = True
                 out.append(node)
             return None
         if t == loop.break_target:
@@ -1355,6 +1361,13 @@ def op_JUMP(walker, ins, stack, out):
     if t >= walker.range_end or t in walker.cold_joins:
         return None  # the end of the construct, or of a 3.12+ cold handler's clause
     walker.fail("unstructured jump", ins)
+
+
+def _line_goes_back(walker, k):
+    """Whether instruction ``k`` has a line before that of the instruction laid out before
+    it: a statement written there would come after it in the source."""
+    line, before = walker.lines[k], walker.lines[k - 1] if k > 0 else None
+    return line is not None and before is not None and line < before
 
 
 def _falls_to_back_edge(walker, ins, loop):
@@ -1487,23 +1500,31 @@ def op_FOR_ITER(walker, ins, stack, out):
 
 
 def clause_exit_break(walker, k):
-    """Whether ``POP_EXCEPT`` at ``k``, then a jump to where a cold except clause goes on,
-    follows the pops of a for loop's iterator: 3.13+ copies the clause's exit into a
-    ``break`` out of a loop that ends the clause (statements.op_POP_TOP)."""
+    """Where the copy ends (0: no copy) when ``POP_EXCEPT`` at ``k`` (and the unbinding of
+    an ``except E as name``), then a jump to where a cold except clause goes on, follows the
+    pops of a for loop's iterator: 3.13+ copies the clause's exit into a ``break`` out of a
+    loop that ends the clause (statements.op_POP_TOP)."""
     instrs = walker.instrs
-    return PROFILE.cold_handlers and k + 1 < walker.n and k > ITER_SLOTS and \
-        instrs[k].op == "POP_EXCEPT" and instrs[k + 1].op == "JUMP" and \
-        isinstance(walker.cold_joins, set) and instrs[k + 1].target in walker.cold_joins and \
-        all(instrs[k - j].op == "POP_TOP" for j in range(1, ITER_SLOTS + 1))
+    if not PROFILE.cold_handlers or k <= ITER_SLOTS or k + 1 >= walker.n or \
+            instrs[k].op != "POP_EXCEPT" or \
+            not all(instrs[k - j].op == "POP_TOP" for j in range(1, ITER_SLOTS + 1)):
+        return 0
+    jump = k + 4 if handlers._unbinds_name(walker, k + 1) else k + 1
+    if jump < walker.n and instrs[jump].op == "JUMP" and \
+            isinstance(walker.cold_joins, set) and instrs[jump].target in walker.cold_joins:
+        return jump + 1
+    return 0
 
 
 def _breaks_copy_clause_exit(walker, head, exit_):
     """Whether the for loop [head, exit_) ends an except clause (its range ends with the
     clause's own exit, past the loop's) and a break in it is a copy of that exit."""
     end = walker.range_end
-    if exit_ + 2 > end or walker.instrs[end - 2].op != "POP_EXCEPT" or \
-            walker.instrs[end - 1].op != "JUMP":
+    if exit_ + 2 > end:
         return False
+    if not (walker.instrs[end - 2].op == "POP_EXCEPT" and walker.instrs[end - 1].op == "JUMP"
+            or walker.instrs[end - 1].op in _NO_FALL_THROUGH):
+        return False  # (the clause goes on, or its last statement, the else, leaves)
     return any(clause_exit_break(walker, k) for k in range(head + 2, exit_))
 
 
@@ -1545,7 +1566,9 @@ def _after_inlined_break(walker, loop, exit_, stack):
     the break target (the else ends there); without one the compiler dropped the
     original, so the else runs to the end of the range and the copy is what follows."""
     start, length = loop.inlined_after
-    for p in range(exit_, walker.range_end - length + 1):
+    # (a copy right at the end of the range: the code after the statement the loop ends,
+    # the else of a try whose clauses got copies of it too, handlers._try_before_moved_code)
+    for p in range(exit_, min(walker.range_end, walker.n - length) + 1):
         if walker._same_code(p, start, length):
             return p, []
     after, _ = walker.walk(start, start + length, list(stack), walker.ctx)
@@ -1630,9 +1653,12 @@ def _while_without_bottom_test(walker, head, exit_, stack, out, ctx):
         # no bottom test: the compiler adds one after a body that can end, so the
         # back edge must stay an explicit `continue`
         body_end = exit_
-        if false <= walker.n and any(
-                exit_ <= (walker.instrs[k].target or -1) < false for k in range(body_start, exit_)):
-            body_end = false  # blocks after the last `continue` that the body jumps to
+        # (the test may leave to a detached copy of the exit, a label past the code:
+        # statements.ExitBlocks)
+        limit = min(false, walker.n, walker.range_end)
+        if any(exit_ <= (walker.instrs[k].target or -1) < limit
+               for k in range(body_start, exit_)):
+            body_end = limit  # blocks after the last `continue` that the body jumps to
         break_target, else_end, nxt = false, None, body_end
         tail = walker.instrs[exit_ - 1]
         tested_last = tail.op in POP_JUMPS and tail.target == head
@@ -1781,13 +1807,61 @@ def do_while_true(walker, head, last_back, stack, out, ctx):
         return tested
     break_target = _break_target(walker, head, exit_, exit_)
     loop = Loop(head, (head,), break_target, last_back, "while", body_start=head)
-    body, _ = walker.walk(head, exit_, list(stack), ctx.but(loop=loop))
+    if break_target == exit_:
+        loop.inlined_after = clause_breaks.copied_exit(walker, head, exit_)
+    body_end = _tail_after_back_edge(walker, head, last_back, break_target)
+    body = None
+    if body_end != exit_:
+        # the last test reads as `if c: break`, its statements after it: they are its own
+        state = walker.fork()
+        body, _ = walker.walk(head, body_end, list(stack), ctx.but(loop=loop))
+        if not _break_where_it_falls(body, True):
+            walker.restore(state)
+            body = None
+    if body is None:
+        body, _ = walker.walk(head, exit_, list(stack), ctx.but(loop=loop))
     out.append(ast.While(test=const(True), body=body or [ast.Pass()], orelse=[]))
+    if loop.inlined_after is not None and _breaks_out(body):
+        # the code after the loop, left only in the copies its breaks were read from
+        start, length = loop.inlined_after
+        walker.walk(start, start + length, list(stack), ctx, out=out)
     if break_target > exit_ and break_target <= walker.range_end:
         return break_target
     return exit_
 
 
+def _tail_after_back_edge(walker, head, last_back, break_target):
+    """Where the body of the endless loop [head, last_back] ends: past its last back edge
+    when that is conditional (the body ends with ``if c: statements``, the test jumping back
+    when false) and the statements, which leave (a raise, a return), fall out of it, up to
+    where the breaks go (3.14 lays the body of the last if there); the back edge's end
+    otherwise."""
+    instrs = walker.instrs
+    exit_ = last_back + 1
+    if instrs[last_back].op not in POP_JUMPS or break_target <= exit_ or \
+            break_target > walker.range_end or instrs[break_target - 1].op not in _LEAVING:
+        return exit_
+    if any(ins.target is not None and exit_ <= ins.target < break_target and
+           not head <= ins.index < break_target for ins in instrs):
+        return exit_  # (reached from elsewhere: not the loop's own)
+    return break_target
+
+
+def _breaks_out(body):
+    """Whether a ``break`` of the loop whose body is ``body`` is in it (not one of a nested
+    loop, nor one in a nested scope)."""
+    todo = list(body)
+    while todo:
+        node = todo.pop()
+        if isinstance(node, ast.Break):
+            return True
+        if not isinstance(node, _NESTED_LOOPS_AND_SCOPES):
+            todo.extend(ast.iter_child_nodes(node))
+    return False
+
+
+_NESTED_LOOPS_AND_SCOPES = (ast.For, ast.AsyncFor, ast.While, ast.FunctionDef,
+                            ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
 _LEAVING = frozenset(["RETURN_VALUE", "RAISE_VARARGS", "RERAISE"])
 _LEAVING_STATEMENTS = (ast.Return, ast.Raise)
 

@@ -32,8 +32,14 @@ ELSE_FOR_DEAD_RETURN = "else-for-dead-return"
 # (block_order.py) instead of the compiled layout; asked once per code object (offset 0),
 # where something can be put back (render.CodeWalker)
 SOURCE_BLOCK_ORDER = "source-block-order"
+# 3.12+: a try/finally whose handler also protects cold code after the warm code (the
+# cleanups of handlers of statements in its body, an await's throw path): does the try body
+# end where the warm code it protects does (answer 1), or where the last protected range
+# ends (handlers.do_try); asked where the try body is not itself a try statement
+FINALLY_WARM_END = "finally-warm-end"
 # kind -> how many readings it has (answer 0 is the default, today's)
-KINDS = {ELSE_AFTER_EXIT: 2, ELSE_FOR_DEAD_RETURN: 2, SOURCE_BLOCK_ORDER: 2}
+KINDS = {ELSE_AFTER_EXIT: 2, ELSE_FOR_DEAD_RETURN: 2, SOURCE_BLOCK_ORDER: 2,
+         FINALLY_WARM_END: 2}
 # the kinds whose other reading changes only the code at and after their offset (the `if`'s
 # test stays, its body's end and what follows change): a retry skips those past the first
 # difference of their code object (verify.Difference.reach), which they cannot remove.

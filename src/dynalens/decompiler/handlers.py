@@ -27,6 +27,7 @@ from .statements import Loop
 from . import cold_blocks
 from .statements import StatementWalker
 from .registry import ENTRY
+from .choices import FINALLY_WARM_END, choose
 
 # _returning_copy_end(falls_to=...): the statement goes on wherever the copy's first exit does
 _WHERE_THE_FIRST_EXIT_GOES = object()
@@ -59,6 +60,14 @@ def do_try(walker, i, entry, stack, out, ctx):
                 cold_blocks.cold_try_join(walker, h, warm_end, cleanup + 3) is not None:
             body_end = warm_end
     opened = ctx.open | {h}
+    if kind == "finally" and cleanup is not None and body_end < h and \
+            PROFILE.cold_handlers and _protects_cold_code(walker, i, h) and \
+            choose(walker, FINALLY_WARM_END, instrs[i].offset):
+        # the finally handler also protects cold code of statements in its body (their
+        # handlers' cleanups, an await's throw path), laid out after the warm code: the
+        # body may end where the warm code it protects does (a choice: asyncio's
+        # Task.__eager_start, BaseEventLoop.shutdown_default_executor read so)
+        body_end = _protected_end(walker, h, warm=True, start=i)
     if kind == "finally":
         return _try_finally(walker, i, h, body_end, cleanup, stack, out, ctx, opened)
     # try/except[/else]
@@ -189,6 +198,16 @@ def _try_before_moved_code(walker, h, cleanup, body, body_end, moved, stack, out
         del walker.cleanup_starts[moved[0]]
         walker.walk(moved[0], moved[1], list(stack), ctx, out=out)
     return else_end
+
+
+def _protects_cold_code(walker, i, h):
+    """Whether handler ``h`` protects code from ``i`` on (the try body is not itself a try
+    statement, whose handler would protect it first) and its last range lies in the cold
+    code."""
+    if walker.handler_at[i] is None or walker.handler_at[i].target != h:
+        return False
+    end = max(e.end for e in walker.entries if e.target == h)
+    return end - 1 in cold_blocks.cold_code(walker)
 
 
 def _protected_end(walker, h, warm=False, except_only=False, start=None):
@@ -464,6 +483,13 @@ def _try_finally(walker, i, h, body_end, cleanup, stack, out, ctx, opened):
         pre_handler = h - 1
     cold = False
     body_stack = list(stack)
+    if PROFILE.cold_handlers and body_end < h and body_end - 1 in cold_blocks.cold_code(walker):
+        # the handler also protects the cold handler of a try in the body (its cleanup),
+        # laid out after the warm code: where the warm code it protects ends is the
+        # return whose copy of the finally body follows (importlib.reload)
+        warm_end = _protected_end(walker, h, warm=True, start=i)
+        if _returning_copy_end(walker, warm_end, fstart, fend, True) == pre_handler:
+            body_end = warm_end
     if PROFILE.cold_handlers and body_end >= h:
         body_end = _normal_exit_copy(walker, i, h, fstart, length, body_end)
     elif PROFILE.cold_handlers and not walker._same_code(body_end, fstart, length) and \

@@ -211,6 +211,12 @@ def _tail(stmts):
             stmt.cases.append(ast.match_case(pattern=ast.MatchAs(pattern=None, name=None),
                                              guard=None, body=stmts[k + 1:]))
             del stmts[k + 1:]
+        elif isinstance(stmt, ast.Try) and k == len(stmts) - 1 and not stmt.orelse and \
+                not stmt.finalbody and len(stmt.body) > 1 and \
+                (_ends_threaded(stmt.body) or getattr(stmt.body[-1], "_back_edge", False)):
+            # a try body that ends the loop body and goes on to its back edge: the jump
+            # back is the loop's own (it keeps the loop's line), no `continue`
+            stmt.body.pop()
         if isinstance(stmt, ast.If) and k == len(stmts) - 1:
             _tail(stmt.body)  # (an if before more statements falls into them, not the end)
             _tail(stmt.orelse)

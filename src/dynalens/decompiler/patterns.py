@@ -312,8 +312,11 @@ def _emit_match(walker, subject, outer, cases, out):
         nxt = last.fail
     if nxt > walker.range_end:
         nxt = walker.range_end
-    redundant_continue = loop is not None and nxt == loop.last and nxt < walker.n and \
-        walker.instrs[nxt].op == "JUMP" and walker.instrs[nxt].target in loop.continue_targets
+    # (the match ends the loop body, up to its back edge or with it: _fails_to_loop_head)
+    redundant_continue = loop is not None and \
+        (nxt == loop.last or nxt == loop.last + 1 == walker.range_end) and \
+        loop.last < walker.n and walker.instrs[loop.last].op == "JUMP" and \
+        walker.instrs[loop.last].target in loop.continue_targets
     match_cases = []
     for case, body in zip(cases, bodies):
         body = _case_body(walker, body, strip, redundant_continue)
@@ -412,6 +415,10 @@ def _read_case(walker, k, outer, subject, copied, pre):
     if stop >= walker.n and copied:
         return None
     fail, chain = _case_fail_point(walker, fails, base)
+    if not copied and fail is not None and fail < start:
+        fail = chain = _fails_to_loop_head(walker, fail)
+        if fail is None:
+            return None
     guard_stack = list(outer) + ([subject] if copied else [])
     exit_only = bool(fails) and fail is None
     guard, body_start, fail = _case_guard(walker, stop, guard_stack, fail, copied, exit_only,
@@ -428,6 +435,19 @@ def _read_case(walker, k, outer, subject, copied, pre):
         return None
     pattern = _pat_build(walker, root)
     return _Case(pattern, guard, body_start, chain, fail, bool(fails))
+
+
+def _fails_to_loop_head(walker, head):
+    """Where the match ends when its last case fails straight back to ``head``: the head of
+    the enclosing loop, whose body the match ends (3.12+ threads the jump to the code after
+    the match, the loop's back edge, to the head): the end of the range, the loop's back
+    edge included (the last case's body runs to it, so a loop in it ends the loop body:
+    its breaks may be threaded to the head too; the back edge reads as a `continue` that
+    _case_body drops). None when ``head`` is no loop head."""
+    loop = walker.ctx.loop
+    if loop is None or head not in loop.continue_targets:
+        return None
+    return walker.range_end
 
 
 def _case_fail_point(walker, fails, base):
@@ -727,21 +747,29 @@ def _real_target(ins):
     return ins.target if ins.original_target is None else ins.original_target
 
 
+def _jumps_back(walker, ins):
+    """Whether the failure jump ``ins`` goes backwards, other than to the head of the
+    enclosing loop (the last case of a match that ends a loop body, 3.12+:
+    _fails_to_loop_head)."""
+    loop = walker.ctx.loop
+    return ins.target <= ins.index and (loop is None or ins.target not in loop.continue_targets)
+
+
 def _p_POP_JUMP_IF_FALSE(walker, ins, stack, base, fails):
-    if not isinstance(_pat_pop(stack, base), _Check) or ins.target <= ins.index:
+    if not isinstance(_pat_pop(stack, base), _Check) or _jumps_back(walker, ins):
         raise _NotAPattern()
     fails.append((_real_target(ins), len(stack)))
 
 
 def _p_POP_JUMP_IF_NONE(walker, ins, stack, base, fails):
-    if not isinstance(_pat_pop(stack, base), _Result) or ins.target <= ins.index:
+    if not isinstance(_pat_pop(stack, base), _Result) or _jumps_back(walker, ins):
         raise _NotAPattern()
     fails.append((_real_target(ins), len(stack)))
 
 
 def _p_POP_JUMP_IF_NOT_NONE(walker, ins, stack, base, fails):
     node = _pat_pop(stack, base)
-    if not isinstance(node, PNode) or node.kind is not None or ins.target <= ins.index:
+    if not isinstance(node, PNode) or node.kind is not None or _jumps_back(walker, ins):
         raise _NotAPattern()
     node.kind = "singleton"
     node.value = None

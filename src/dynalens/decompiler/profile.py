@@ -76,7 +76,8 @@ is replaced by a copy of the block, written lines included (flowgraph.c
 inline_small_or_no_lineno_blocks), so one `return x` reads as one per branch; only the
 line-less copy of an implicit `return None` is no statement. (3.10 copies too, but its
 normalization folds the copies back: inlined_exit_copies_310.) statements.py (ExitBlocks,
-_inlined_exit), handlers.py (an except clause followed by a copy of the code after the try)."""),
+_inlined_exit), handlers.py (an except clause followed by a copy of the code after the try),
+clause_breaks.py (an endless while left only by copies of its exit in except clauses)."""),
     "threaded_jumps_past_else": ((3, 12), None, """\
 A test at the end of an `if` body may jump straight past the `else` instead of to the jump
 over it (flowgraph.c threads a conditional jump to an unconditional one), so where the

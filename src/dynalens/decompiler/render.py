@@ -317,8 +317,15 @@ def wrap_for_closure(code, stmts):
     says it lives in, so free variables are cells again and ``co_qualname`` comes back the same.
     The nearest enclosing function (or lambda, or comprehension) owns the cells."""
     # cells the compiler makes for a class body: the class statement makes them again
-    cells = [v for v in code.co_freevars
-             if v not in ("__class__", "__classdict__", "__conditional_annotations__")]
+    parents = None
+    class_cells = _CLASS_CELLS
+    if _CLASS_CELLS.intersection(code.co_freevars):
+        parents = _qualname_parents(code)
+        if parents and all(is_function for _, is_function in parents):
+            # with only functions around it, `__class__` is a variable of one of them (a
+            # parameter so named: dataclasses._make_annotate_function)
+            class_cells = ()
+    cells = [v for v in code.co_freevars if v not in class_cells]
     if type_params.TYPE_PARAMS.id in cells:  # a generic class body: its brackets make these
         made = set(p.name for p in type_params.standalone_class_params(code))
         cells = [v for v in cells if v != type_params.TYPE_PARAMS.id and v not in made]
@@ -329,7 +336,8 @@ def wrap_for_closure(code, stmts):
         # finds it), which verifies all the same (qualified names are matched by their tail).
         # (Asked first: the usual case, and before 3.11 the parents are read from bytecode.)
         return stmts
-    parents = _qualname_parents(code)
+    if parents is None:
+        parents = _qualname_parents(code)
     # an asynchronous comprehension (before 3.12) is valid only inside an `async def`
     asynchronous = kind == "comprehension" and bool(code.co_flags & CO_COROUTINE)
     if not parents and not cells and not asynchronous:

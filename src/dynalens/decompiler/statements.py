@@ -1427,7 +1427,7 @@ class StatementWalker(StackMachine):
                     loop.break_target != loop.exit and \
                     ENTRY.clause_exit_break(self, ins.index + 1):
                 out.append(ast.Break())  # a copy of the except clause's exit
-                return ins.index + 3
+                return ENTRY.clause_exit_break(self, ins.index + 1)
             elif loop is not None and value is loop.iterator and loop.exit is not None:
                 copied = self._inlined_exit(ins.index + 1, loop.exit)
                 if copied:  # 3.12+: a break whose jump became a copy of the short exit
@@ -1513,6 +1513,13 @@ class StatementWalker(StackMachine):
         loop = self.ctx.loop
         if loop is None or loop.iterator is not None or not PROFILE.lined_exit_copies:
             return False
+        if loop.inlined_after is not None:
+            # an endless while whose exit is left only in copies (clause_breaks.py)
+            start, length = loop.inlined_after
+            begin = ins.index + 1 - length
+            return begin >= self.range_start and \
+                self.instrs[begin].line == self.instrs[start].line and \
+                (begin == start or self._same_code(begin, start, length))
         target = loop.break_target
         if target is None or target >= self.n or self.instrs[target].line is None:
             return False
