@@ -201,26 +201,51 @@ def test_a_changed_successor_is_found():
     assert block_order_check.differences(instrs, entries, copies, new_entries, origin)
 
 
-@needs_cold
-def test_restored_order_is_a_choice_point():
-    """Where a handler can be put back, the walker asks once (choices.SOURCE_BLOCK_ORDER);
-    the default reads the compiled layout, the alternative the restored order, and both
-    readings of this function verify."""
+PARTLY = """
+def f(a):
+    try:
+        a()
+    except E:
+        return 1
+    try:
+        b()
+    except F:
+        c()
+    d()
+"""
+
+
+def _readings(code, answer):
+    """The listing the walker reads and the decompiled function, with ``answer`` at the
+    code object's choice point."""
     from dynalens.decompiler import choices, render
+    session = render.Session()
+    session.decisions = choices.Decisions({(id(code), choices.SOURCE_BLOCK_ORDER, 0): answer})
+    walker = render.CodeWalker(code, "function", session)
+    assert session.decisions.asked[id(code)] == [(choices.SOURCE_BLOCK_ORDER, 0)]
+    body = render.decompile_body(code, "function", session)
+    source = "def f(a):\n" + "\n".join("    " + line for line in
+                                        render.unparse(body).splitlines())
+    return [(i.op, i.target) for i in walker.instrs], source
+
+
+@needs_cold
+@pytest.mark.parametrize("name", ["try_else", "partly"])
+def test_restored_order_is_the_default_and_a_choice_point(name):
+    """The walker reads the restored order by default where every handler goes back, the
+    compiled layout where one stays at the end (its clauses all return); the choice point
+    (choices.SOURCE_BLOCK_ORDER, asked once) gives the other reading, and all verify."""
     from dynalens.decompiler.verify import verify
-    code = _codes(SNIPPETS["try_else"])[1]
+    code = _codes(PARTLY if name == "partly" else SNIPPETS[name])[1]
     compiled, entries = _listing(code)
-    restored = block_order.restore_handler_order(compiled, entries)[0]
-    assert restored is not compiled
-    for answer, listing in ((0, compiled), (1, restored)):
-        session = render.Session()
-        session.decisions = choices.Decisions({(id(code), choices.SOURCE_BLOCK_ORDER, 0): answer})
-        walker = render.CodeWalker(code, "function", session)
-        assert session.decisions.asked[id(code)] == [(choices.SOURCE_BLOCK_ORDER, 0)]
-        assert [(i.op, i.target) for i in walker.instrs] == [(i.op, i.target) for i in listing]
-        body = render.decompile_body(code, "function", session)
-        source = "def f(a):\n" + "\n".join("    " + line for line in
-                                           render.unparse(body).splitlines())
+    restored, _, every = block_order.source_order(compiled, entries)
+    assert restored is not compiled and every == (name == "try_else")
+    listings = [[(i.op, i.target) for i in listing] for listing in (restored, compiled)]
+    if not every:
+        listings.reverse()
+    for answer, listing in enumerate(listings):
+        read, source = _readings(code, answer)
+        assert read == listing, answer
         assert verify(code, source), (answer, source)
 
 
@@ -231,3 +256,27 @@ def test_no_choice_point_where_nothing_moves():
     session.decisions = choices.Decisions()
     render.CodeWalker(code, "function", session)
     assert id(code) not in session.decisions.asked
+
+
+@needs_cold
+def test_a_restored_order_that_does_not_walk_falls_back_to_the_compiled_layout(monkeypatch):
+    """Where the walk of the restored order fails, the compiled layout is read (with
+    cold_blocks.py's compensation): simulated, the first walk of a restored order fails."""
+    from dynalens.decompiler import render
+    from dynalens.decompiler.verify import verify
+    code = _codes(SNIPPETS["try_else"])[1]
+    real_walk = render.CodeWalker.walk
+    read = []
+
+    def walk(self, start, end, stack, ctx, *rest, **kwargs):
+        read.append(self.source_order)
+        if self.source_order:
+            self.fail("the restored order does not fit", self.instrs[0])
+        return real_walk(self, start, end, stack, ctx, *rest, **kwargs)
+
+    monkeypatch.setattr(render.CodeWalker, "walk", walk)
+    body = render.decompile_body(code, "function", render.Session())
+    assert read[:2] == [True, False]
+    source = "def f(a):\n" + "\n".join("    " + line for line in
+                                       render.unparse(body).splitlines())
+    assert verify(code, source), source

@@ -20,8 +20,9 @@ statement that exited to the join exit to that jump, as before 3.12), a segment'
 jump to the instruction now next is dropped, and every instruction keeps its exception
 handler (the table is rebuilt from them). Segments whose join cannot be read (every clause
 leaves: ``return``, ``raise``, an exit copied into it) stay at the end, where
-``cold_blocks.py`` reads them. ``render._walk_relaid`` reads this order when the walk of the
-compiled layout fails (docs/decompiler.md says what blocks reading it first).
+``cold_blocks.py`` reads them. The walker (``render.CodeWalker``) reads this order first
+where every handler goes back (``source_order``), the compiled layout otherwise; each is the
+other's fallback (docs/decompiler.md says what blocks reading it first everywhere).
 
 Only where the profile says the compiler pushes cold blocks to the end
 (``PROFILE.cold_handlers``), and only when the code has that layout (every cold instruction
@@ -38,12 +39,18 @@ _NO_FALLTHROUGH = frozenset(["JUMP", "RETURN_VALUE", "RAISE_VARARGS", "RERAISE"]
 def restore_handler_order(instrs, entries, profile=PROFILE):
     """(instrs, entries) with each cold handler segment whose join is known moved back to the
     end of its statement; the very same lists when nothing moves."""
+    return source_order(instrs, entries, profile)[:2]
+
+
+def source_order(instrs, entries, profile=PROFILE):
+    """(instrs, entries, every): restore_handler_order's, and whether every handler of a
+    statement went back (none is left at the end beside restored ones)."""
     if not profile.cold_handlers or not entries:
-        return instrs, entries
-    moves = plan(instrs, entries)
+        return instrs, entries, False
+    moves, handlers = _plan(instrs, entries)
     if not moves:
-        return instrs, entries
-    return reorder(instrs, entries, moves)[:2]
+        return instrs, entries, False
+    return reorder(instrs, entries, moves)[:2] + (len(moves) == handlers,)
 
 
 def warm_code(instrs):
@@ -69,13 +76,18 @@ def plan(instrs, entries):
     """[(segment start, segment stop, where, protected region start)]: the cold segments to
     move in front of warm instruction ``where``, in layout order; [] when the code is not
     laid out with its cold code last."""
+    return _plan(instrs, entries)[0]
+
+
+def _plan(instrs, entries):
+    """(plan's moves, the number of statement handler segments in the cold code)."""
     n = len(instrs)
     warm = warm_code(instrs)
     first_cold = n
     while first_cold > 0 and not warm[first_cold - 1]:
         first_cold -= 1
     if first_cold == n or any(not warm[k] for k in range(first_cold)):
-        return []  # no cold code, or cold code laid out mid-code (not the compiler's layout)
+        return [], 0  # no cold code, or cold code laid out mid-code (not a compiled layout)
     protected_warm_end = {}  # handler -> end of the warm code it protects
     protected_start = {}     # handler -> start of that code
     for e in entries:
@@ -86,7 +98,7 @@ def plan(instrs, entries):
             if e.start < protected_start.get(e.target, n):
                 protected_start[e.target] = e.start
     if not protected_warm_end or min(protected_warm_end) != first_cold:
-        return []
+        return [], 0
     starts = sorted(set(protected_warm_end).union(_enclosing_handlers(
         instrs, entries, protected_warm_end)))
     moves = []
@@ -97,7 +109,7 @@ def plan(instrs, entries):
         if instrs[start].op == "PUSH_EXC_INFO":
             segments[start] = stop  # (a statement's handler)
         if instrs[stop - 1].op not in _NO_FALLTHROUGH:
-            return []  # (a segment falling into the next handler: not a compiled layout)
+            return [], 0  # (a segment falling into the next handler: not a compiled layout)
         if start not in protected_warm_end or instrs[start].op != "PUSH_EXC_INFO":
             continue  # the throw path of an await, a comprehension's cleanup: no statement
         join = _join(instrs, start, stop, protected_start[start], protected_warm_end[start],
@@ -109,7 +121,7 @@ def plan(instrs, entries):
             continue  # (one segment per place: what falls into it stays simple)
         moves.append((start, stop, at, protected_start[start]))
         last_join = at
-    return _enclosed_in_moved(moves, segments, entries)
+    return _enclosed_in_moved(moves, segments, entries), len(segments)
 
 
 def _enclosing_handlers(instrs, entries, handlers):
