@@ -29,7 +29,7 @@ Only where the profile says the compiler pushes cold blocks to the end
 after every warm one): generated code is left as it is.
 """
 
-from .instructions import ExceptionEntry, Instr
+from .instruction_order import NewJump, apply_order
 from .profile import PROFILE
 
 # Instructions after which control never reaches the next one.
@@ -218,92 +218,31 @@ def reorder(instrs, entries, moves):
     of ``moves`` (plan's) in front of its place; ``origin[k]`` is the old index of new
     instruction ``k`` (None for a jump added over a moved segment). The input is left as it
     was."""
-    n = len(instrs)
-    handler = [None] * n
-    for e in entries:
-        for k in range(max(e.start, 0), min(e.end, n)):
-            if handler[k] is None:
-                handler[k] = (e.target, e.depth, e.lasti)
     moved = set()
     at_join = {}
     loop_exits = {}  # old index of a FOR_ITER -> the join it leaves to
+    dropped = {}     # a segment's last jump, to the instruction now next -> that instruction
     for start, stop, join, region in moves:
         moved.update(range(start, stop))
         at_join.setdefault(join, []).append((start, stop))
         for k in range(region, join):
             if instrs[k].op == "FOR_ITER" and instrs[k].target == join and k not in moved:
                 loop_exits[k] = join
-    landing = {}  # join -> position of the jump to it in front of its segment
-    order = []  # old index, or (None, target old index, handler of the jump, before)
-    for k in range(n):
+        if instrs[stop - 1].op == "JUMP" and instrs[stop - 1].target == join:
+            dropped[stop - 1] = join
+    landing = {}  # join -> the jump to it added in front of its segment
+    order = []
+    for k in range(len(instrs)):
         if k in moved:
             continue
         for start, stop in at_join.get(k, ()):
-            if order and not isinstance(order[-1], tuple) and (
+            if order and not isinstance(order[-1], NewJump) and (
                     instrs[order[-1]].op not in _NO_FALLTHROUGH or k in loop_exits.values()):
                 # (a loop in the statement exits to the jump over its handler, as before
                 # 3.12, not past the handler)
-                landing[k] = len(order)
-                order.append((None, k, handler[k], order[-1]))
-            last = stop
-            if instrs[stop - 1].op == "JUMP" and instrs[stop - 1].target == k:
-                last = stop - 1  # (its jump to the join is now a jump to the next instruction)
-            order.extend(range(start, last))
+                landing[k] = NewJump(k, order[-1], k)
+                order.append(landing[k])
+            order.extend(j for j in range(start, stop) if j not in dropped)
         order.append(k)
-    new_index = {}
-    for position, item in enumerate(order):
-        if not isinstance(item, tuple):
-            new_index[item] = position
-    for start, stop, join, _ in moves:
-        if instrs[stop - 1].op == "JUMP" and instrs[stop - 1].target == join:
-            new_index[stop - 1] = new_index[join]
-    new_index[n] = len(order)
-    for k, join in loop_exits.items():
-        loop_exits[k] = landing.get(join)
-    result = []
-    handlers = []
-    origin = []
-    for position, item in enumerate(order):
-        if isinstance(item, tuple):
-            _, target, where, before = item
-            ins = Instr("JUMP", None, None, instrs[before].offset, instrs[before].line)
-            ins.target = target
-            handlers.append(where)
-            origin.append(None)
-        else:
-            ins = _copy(instrs[item])
-            handlers.append(handler[item])
-            origin.append(item)
-        ins.index = position
-        result.append(ins)
-    for position, ins in enumerate(result):
-        ins.is_target = False
-        if ins.target is not None:
-            if loop_exits.get(origin[position]) is not None:
-                ins.target = loop_exits[origin[position]]
-            else:
-                ins.target = new_index.get(ins.target, ins.target)
-        if ins.original_target is not None:
-            ins.original_target = new_index.get(ins.original_target, ins.original_target)
-    for ins in result:
-        if ins.target is not None and ins.target < len(result):
-            result[ins.target].is_target = True
-    new_entries = []
-    for position, where in enumerate(handlers):
-        if where is None:
-            continue
-        target = new_index.get(where[0], where[0])
-        last = new_entries[-1] if new_entries else None
-        if last is not None and last.end == position and \
-                (last.target, last.depth, last.lasti) == (target, where[1], where[2]):
-            last.end = position + 1
-        else:
-            new_entries.append(ExceptionEntry(position, position + 1, target, where[1],
-                                              where[2]))
-    return result, new_entries, origin
-
-
-def _copy(ins):
-    new = Instr(ins.op, ins.arg, ins.argval, ins.offset, ins.line)
-    new.target, new.original_target = ins.target, ins.original_target
-    return new
+    retarget = dict((k, landing[join]) for k, join in loop_exits.items() if join in landing)
+    return apply_order(instrs, entries, order, dropped, retarget)
