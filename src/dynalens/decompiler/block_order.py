@@ -103,6 +103,7 @@ def _plan(instrs, entries):
         instrs, entries, protected_warm_end)))
     moves = []
     segments = {}
+    in_place = set()  # segments of statements that end the warm code: where they were
     last_join = 0
     for number, start in enumerate(starts):
         stop = starts[number + 1] if number + 1 < len(starts) else n
@@ -115,13 +116,21 @@ def _plan(instrs, entries):
         join = _join(instrs, start, stop, protected_start[start], protected_warm_end[start],
                      first_cold)
         if join is None:
-            continue
-        at = _statement_end(instrs, protected_start[start], protected_warm_end[start], join)
-        if at <= last_join:
+            at = _leaving_statement_end(instrs, start, stop, protected_start[start],
+                                        protected_warm_end[start], first_cold)
+        else:
+            at = _statement_end(instrs, protected_start[start], protected_warm_end[start],
+                                join)
+        if at >= first_cold and last_join < first_cold and start == first_cold + sum(
+                segments[s] - s for s in in_place):
+            in_place.add(start)  # (the statement ends the warm code: its handler is
+            continue             # in place when the ones before it are)
+        if at <= last_join or at >= first_cold:
             continue  # (one segment per place: what falls into it stays simple)
         moves.append((start, stop, at, protected_start[start]))
         last_join = at
-    return _enclosed_in_moved(moves, segments, entries), len(segments)
+    moves = _enclosed_in_moved(moves, segments, entries, in_place)
+    return moves, len(segments) - len(in_place)
 
 
 def _enclosing_handlers(instrs, entries, handlers):
@@ -143,12 +152,12 @@ def _enclosing_handlers(instrs, entries, handlers):
     return found
 
 
-def _enclosed_in_moved(moves, segments, entries):
+def _enclosed_in_moved(moves, segments, entries, in_place=()):
     """The moves whose segment is protected only by handlers that move too, and whose
     handler protects only segments that move too: a handler inside (or around) a ``try``
     whose own handler stays at the end would leave the two in two layouts."""
     while True:
-        where = set(move[0] for move in moves)
+        where = set(move[0] for move in moves).union(in_place)
         kept = []
         for move in moves:
             start, stop = move[:2]
@@ -192,6 +201,102 @@ def _statement_end(instrs, region, warm_end, join):
     while end < join and end in reached:
         end += 1
     return end
+
+
+def _leaving_statement_end(instrs, start, stop, region, warm_end, first_cold):
+    """Where the statement whose handler segment [start, stop) never comes back to warm
+    code ends (every clause returns, raises or leaves the loop, a ``finally`` re-raises, a
+    ``with`` exit got a copy of the code after the statement): after the protected region,
+    the ``with``'s exit call or the warm copy of the ``finally`` body, and the ``return``
+    the body ends with (its value computed in the region, the exits on the way out)."""
+    k = warm_end
+    ops = [ins.op for ins in instrs[start:stop]]
+    if "WITH_EXCEPT_START" in ops:
+        returned = _returning_exit_length(instrs, k, first_cold)
+        if returned:
+            return k + returned
+        k += _exit_call_length(instrs, k, first_cold)
+    elif "CHECK_EXC_MATCH" not in ops and "CHECK_EG_MATCH" not in ops:
+        k += _finally_copy_length(instrs, start, stop, k, first_cold)
+    q = k
+    while q < first_cold and _exit_call_length(instrs, q, first_cold):
+        q += _exit_call_length(instrs, q, first_cold)
+    if q < first_cold and instrs[q].op == "RETURN_VALUE":
+        return q + 1
+    after = _clause_tail_line(instrs, start, stop)
+    if after is not None and k == warm_end:
+        # a clause falls off into a copy of the code after the statement: the warm code
+        # after the body written before that code (by its lines) is the try's else
+        bound = k
+        while bound < first_cold and (instrs[bound].line is None or
+                                      instrs[bound].line < after):
+            bound += 1
+        return _statement_end(instrs, region, warm_end, bound)
+    return k
+
+
+def _clause_tail_line(instrs, start, stop):
+    """The first line of code an except clause of segment [start, stop) runs after its
+    ``POP_EXCEPT`` other than a ``return`` or ``raise`` of its own (the clause falls off
+    the end of the statement into a copy of what follows it), None when there is none."""
+    lines = []
+    current = None  # (the line of the instruction: the last one set, in layout order)
+    for p in range(start, stop - 1):
+        if instrs[p].line is not None:
+            current = instrs[p].line
+        if instrs[p].op != "POP_EXCEPT" or instrs[p + 1].op in _NO_FALLTHROUGH:
+            continue
+        line = instrs[p + 1].line
+        if line is not None and current is not None and line > current:
+            lines.append(line)
+    return min(lines) if lines else None
+
+
+def _returning_exit_length(instrs, k, first_cold):
+    """The length of the exit calls at ``k`` of ``with`` statements a ``return`` leaves,
+    each after the ``SWAP`` that puts the value under ``__exit__`` (3.14+: under it and its
+    self), up to and including the ``RETURN_VALUE``; 0 when the code there is not that."""
+    q = k
+    while True:
+        p = q
+        while p < first_cold and p - q < 2 and instrs[p].op == "SWAP":
+            p += 1
+        length = _exit_call_length(instrs, p, first_cold) if p > q else 0
+        if not length:
+            break
+        q = p + length
+    if q > k and q < first_cold and instrs[q].op == "RETURN_VALUE":
+        return q + 1 - k
+    return 0
+
+
+def _exit_call_length(instrs, k, first_cold):
+    """The length of a ``with``'s normal exit call at ``k`` (``__exit__(None, None, None)``:
+    three ``None``, the call, an await, the result popped), 0 when there is none."""
+    q = k + 3
+    if q >= first_cold or not all(ins.op == "LOAD_CONST" and ins.argval is None
+                                  for ins in instrs[k:q]) or instrs[q].op != "CALL":
+        return 0
+    q += 1
+    if q + 1 < first_cold and instrs[q].op == "GET_AWAITABLE" and \
+            instrs[q + 1].op == "SEND_LOOP":
+        q += 2
+    return q + 1 - k if q < first_cold and instrs[q].op == "POP_TOP" else 0
+
+
+def _finally_copy_length(instrs, start, stop, k, first_cold):
+    """The length of the warm copy at ``k`` of the ``finally`` body in handler segment
+    [start, stop) (``PUSH_EXC_INFO; body; RERAISE 0``), 0 when the code there is not it."""
+    end = start + 1
+    while end < stop and not (instrs[end].op == "RERAISE" and instrs[end].argval == 0):
+        end += 1
+    length = end - start - 1
+    if end == stop or not length or k + length > first_cold:
+        return 0
+    for a, b in zip(instrs[start + 1:end], instrs[k:k + length]):
+        if a.op != b.op or (a.argval != b.argval and a.target is None):
+            return 0
+    return length
 
 
 def _join(instrs, start, stop, region, warm_end, first_cold):

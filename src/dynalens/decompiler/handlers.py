@@ -111,7 +111,10 @@ def do_try(walker, i, entry, stack, out, ctx):
                                    orelse=[], finalbody=[]))
                 out.extend(orelse)
                 return after[1]
-    handlers, handlers_end, handler_join = _except_clauses(walker, h, cleanup, stack, ctx)
+    # (a handler put back after its body, block_order.py: a clause may end with a copy of
+    # the code at the join the body jumps to over the handler)
+    handlers, handlers_end, handler_join = _except_clauses(
+        walker, h, cleanup, stack, ctx, join if walker.source_order else None)
     if join is None:
         join = handler_join if handler_join is not None else handlers_end
     out.append(ast.Try(body=body or [ast.Pass()], handlers=handlers, orelse=orelse, finalbody=[]))
