@@ -338,7 +338,8 @@ def test_a_clause_falling_into_the_code_after_the_else_keeps_its_place():
 @needs_cold
 @pytest.mark.parametrize("name", ["every_clause_returns", "try_finally", "with_returning",
                                   "clause_falls_into_copy",
-                                  "clause_falls_into_copy_after_else"])
+                                  "clause_falls_into_copy_after_else", "finally_with_branch",
+                                  "two_statements"])
 def test_handlers_without_join_read_in_the_restored_order(name):
     """The corpus functions whose handlers have no join: the walker's first reading is the
     restored order, its walk succeeds and the result verifies with no retry."""
@@ -358,3 +359,19 @@ def test_handlers_without_join_read_in_the_restored_order(name):
     source = "def %s(%s):\n" % (name, args) + "\n".join(
         "    " + line for line in render.unparse(body).splitlines())
     assert verify(code, source), source
+
+
+@needs_cold
+@pytest.mark.parametrize("name", ["code_after_laid_out_after_clause",
+                                  "else_returns_code_after_laid_out_after_clause",
+                                  "clause_falls_off_the_function"])
+def test_handlers_of_statements_that_end_the_warm_code_stay(name):
+    """The code after the body is the try's else (the code after the statement is laid out
+    after a clause, or the clause falls off into a copy of the implicit return): the
+    statement ends the warm code and its handler is where it belongs, nothing moves."""
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "corpus",
+                        "issue12_handlers_without_join.py")
+    with open(path) as fh:
+        text = fh.read()
+    code = next(c for c in _codes(text) if c.co_name == name)
+    assert block_order._plan(*_listing(code)) == ([], 0)

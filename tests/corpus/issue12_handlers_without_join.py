@@ -59,3 +59,48 @@ def code_after_laid_out_after_clause(fut):
     else:
         return get()
     return fut.loop
+
+
+def finally_with_branch(self):
+    try:
+        self.x()
+    finally:
+        if self.fp:
+            self.close()
+
+
+def else_returns_code_after_laid_out_after_clause(list_obj, items):
+    try:
+        extend = list_obj.extend
+    except AttributeError:
+        pass
+    else:
+        extend(items)
+        return
+    append = list_obj.append
+    for item in items:
+        append(item)
+
+
+def clause_falls_off_the_function(self, pid):
+    try:
+        callback = self.callbacks.pop(pid)
+    except KeyError:
+        if self.debug:
+            self.warn(pid)
+    else:
+        callback(pid)
+
+
+def two_statements(self, pid):
+    try:
+        callback = self.callbacks.pop(pid)
+    except KeyError:
+        return False
+    try:
+        callback(pid)
+    except KeyError:
+        if self.debug:
+            self.warn(pid)
+    else:
+        callback(pid)

@@ -103,7 +103,7 @@ def _plan(instrs, entries):
         instrs, entries, protected_warm_end)))
     moves = []
     segments = {}
-    in_place = set()  # segments of statements that end the warm code: where they were
+    in_place = set()  # handlers of statements that end the warm code: where they are
     last_join = 0
     for number, start in enumerate(starts):
         stop = starts[number + 1] if number + 1 < len(starts) else n
@@ -121,16 +121,23 @@ def _plan(instrs, entries):
         else:
             at = _statement_end(instrs, protected_start[start], protected_warm_end[start],
                                 join)
-        if at >= first_cold and last_join < first_cold and start == first_cold + sum(
-                segments[s] - s for s in in_place):
-            in_place.add(start)  # (the statement ends the warm code: its handler is
-            continue             # in place when the ones before it are)
-        if at <= last_join or at >= first_cold:
+        if at >= first_cold:
+            in_place.add(start)  # (the statement ends the warm code: so do the ones
+            last_join = at       # compiled after it)
+            continue
+        if at <= last_join:
             continue  # (one segment per place: what falls into it stays simple)
         moves.append((start, stop, at, protected_start[start]))
         last_join = at
-    moves = _enclosed_in_moved(moves, segments, entries, in_place)
-    return moves, len(segments) - len(in_place)
+    while True:
+        # a handler of a statement that ends the warm code is in place when the handlers
+        # compiled before it go back to their statements
+        moves = _enclosed_in_moved(moves, segments, entries, in_place)
+        placed = in_place.union(move[0] for move in moves)
+        kept = set(s for s in in_place if all(t in placed for t in segments if t < s))
+        if kept == in_place:
+            return moves, len(segments) - len(in_place)
+        in_place = kept
 
 
 def _enclosing_handlers(instrs, entries, handlers):
@@ -235,23 +242,6 @@ def _leaving_statement_end(instrs, start, stop, region, warm_end, first_cold):
     return k
 
 
-def _clause_tail_line(instrs, start, stop):
-    """The first line of code an except clause of segment [start, stop) runs after its
-    ``POP_EXCEPT`` other than a ``return`` or ``raise`` of its own (the clause falls off
-    the end of the statement into a copy of what follows it), None when there is none."""
-    lines = []
-    current = None  # (the line of the instruction: the last one set, in layout order)
-    for p in range(start, stop - 1):
-        if instrs[p].line is not None:
-            current = instrs[p].line
-        if instrs[p].op != "POP_EXCEPT" or instrs[p + 1].op in _NO_FALLTHROUGH:
-            continue
-        line = instrs[p + 1].line
-        if line is not None and current is not None and line > current:
-            lines.append(line)
-    return min(lines) if lines else None
-
-
 def _returning_exit_length(instrs, k, first_cold):
     """The length of the exit calls at ``k`` of ``with`` statements a ``return`` leaves,
     each after the ``SWAP`` that puts the value under ``__exit__`` (3.14+: under it and its
@@ -268,6 +258,47 @@ def _returning_exit_length(instrs, k, first_cold):
     if q > k and q < first_cold and instrs[q].op == "RETURN_VALUE":
         return q + 1 - k
     return 0
+
+
+def _clause_tail_line(instrs, start, stop):
+    """The first line of code an except clause of segment [start, stop) runs after its
+    ``POP_EXCEPT`` other than a ``return`` or ``raise`` of its own: the clause falls off
+    the end of the statement into a copy of what follows it, or jumps to the code after
+    the statement laid out after the handler (infinite for ``return None``, taken for a
+    copy of the implicit one: the statement ends the function); None when there is
+    none."""
+    lines = []
+    effective = {}  # index -> its line (the last one set, in layout order: 3.12 sets
+    current = None  # the line where it starts only)
+    for p in range(start, stop):
+        if instrs[p].line is not None:
+            current = instrs[p].line
+        effective[p] = current
+    for p in range(start, stop - 1):
+        if instrs[p].op != "POP_EXCEPT":
+            continue
+        q = p + 1
+        if instrs[q].op == "JUMP" and q < instrs[q].target < stop:
+            # to the code after the statement, laid out after the handler (only the
+            # clauses reach it)
+            target = instrs[instrs[q].target].line
+            lines.append(float("inf") if target is None else target)
+            continue
+        if instrs[q].op in _NO_FALLTHROUGH:
+            continue
+        if q + 3 < stop and instrs[q].op == "LOAD_CONST" and instrs[q].argval is None and \
+                instrs[q + 1].op.startswith("STORE_") and instrs[q + 2].op.startswith("DELETE_"):
+            q += 3  # (`except E as name:` unbinds the name)
+        line = instrs[q].line
+        if q + 1 < stop and instrs[q].op == "LOAD_CONST" and instrs[q].argval is None and \
+                instrs[q + 1].op == "RETURN_VALUE" and line in (None, effective[p]):
+            # `return None` on the line of the clause's end: a copy of the implicit one
+            # (or a written one, which the compiled layout reads as well): the statement
+            # ends the function, the code after its body is its else
+            lines.append(float("inf"))
+        elif line is not None and effective[p] is not None and line > effective[p]:
+            lines.append(line)
+    return min(lines) if lines else None
 
 
 def _exit_call_length(instrs, k, first_cold):

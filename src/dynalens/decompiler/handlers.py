@@ -475,7 +475,7 @@ def _try_finally(walker, i, h, body_end, cleanup, stack, out, ctx, opened):
         body_end = min(body_end, _normal_exit_copy(walker, i, h, fstart, length, body_end))
     if (walker._same_code(body_end, fstart, length) and body_end + length == pre_handler
             or _returning_copy_end(walker, body_end, fstart, fend) == pre_handler
-            or not PROFILE.cold_handlers
+            or (not PROFILE.cold_handlers or walker.source_order)
             and _returning_copy_end(walker, body_end, fstart, fend, falls_to=pre_handler,
                                          join=join) == pre_handler):
         # (the second: a try/finally that ends the function, whose finally body has
