@@ -9,20 +9,23 @@ gets an explicit jump, and the jumps that then lead to the next block are droppe
 3.12 the same handler sits where the compiler made it, right after its ``try``/``with``
 statement's body (and ``else``), just before the code the statement goes on with (its join).
 
-This module undoes the move on the normalized instructions where the statement's end can be
-read from the graph: a cold *segment* (from one handler of warm code up to the next) whose
-jumps back into warm code name a join after the region it protects is moved back to the end
-of its statement: past the warm code the protected region's normal exits lead to (its
-``else``), at most up to the join. The result means the same program
+This module undoes the move on the normalized instructions: each cold *segment* (from one
+handler of warm code up to the next) goes back to the end of its statement. Where its jumps
+back into warm code name a join after the region it protects: past the warm code the
+region's normal exits lead to (its ``else``), at most up to the join. Where it has none
+(every clause leaves, a ``finally``, a ``with`` exit with a copy of the code after it):
+after the region, the ``with``'s exit call or the ``finally``'s warm copy, and the
+``return`` the body ends with, or further where a clause's copy of the code after the
+statement says (by its lines) that the warm code between is the ``else``. A statement that
+ends the warm code has its handler in place. The result means the same program
 (``tools/block_order_check.py``, ``tests/test_block_order.py``): the warm instruction before
 the segment gets an explicit jump over it when it fell through (and ``for`` loops of the
-statement that exited to the join exit to that jump, as before 3.12), a segment's own last
+statement that exited to its place exit to that jump, as before 3.12), a segment's own last
 jump to the instruction now next is dropped, and every instruction keeps its exception
-handler (the table is rebuilt from them). Segments whose join cannot be read (every clause
-leaves: ``return``, ``raise``, an exit copied into it) stay at the end, where
-``cold_blocks.py`` reads them. The walker (``render.CodeWalker``) reads this order first
-where every handler goes back (``source_order``), the compiled layout otherwise; each is the
-other's fallback (docs/decompiler.md says what blocks reading it first everywhere).
+handler (``instruction_order.apply_order``). The walker (``render.CodeWalker``) reads this
+order first where every handler goes back (``source_order``), the compiled layout otherwise,
+where ``cold_blocks.py`` compensates; each is the other's fallback (docs/decompiler.md says
+what keeps cold_blocks.py).
 
 Only where the profile says the compiler pushes cold blocks to the end
 (``PROFILE.cold_handlers``), and only when the code has that layout (every cold instruction
@@ -37,7 +40,7 @@ _NO_FALLTHROUGH = frozenset(["JUMP", "RETURN_VALUE", "RAISE_VARARGS", "RERAISE"]
 
 
 def restore_handler_order(instrs, entries, profile=PROFILE):
-    """(instrs, entries) with each cold handler segment whose join is known moved back to the
+    """(instrs, entries) with each cold handler segment that can go back moved back to the
     end of its statement; the very same lists when nothing moves."""
     return source_order(instrs, entries, profile)[:2]
 

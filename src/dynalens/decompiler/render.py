@@ -111,8 +111,8 @@ def _walk_relaid(code, kind, session, walker, state, error):
     - 3.12+ code read with its handlers put back (block_order.py) is read as compiled, with
       cold_blocks.py's compensation;
     - generated code may jump over a handler laid out mid-code (generated_layout.py);
-    - 3.12+ handlers laid out after the code that follows them, put back where the join of
-      their statement is known, the others left at the end."""
+    - 3.12+ handlers laid out after the code that follows them, those that can go back put
+      back at the end of their statements, the others left at the end."""
     layouts = [move_jumped_over_handlers, restore_handler_order]
     if walker.source_order:
         layouts = [compiled_layout, move_jumped_over_handlers]
