@@ -81,26 +81,3 @@ def else_returns_code_after_laid_out_after_clause(list_obj, items):
     for item in items:
         append(item)
 
-
-def clause_falls_off_the_function(self, pid):
-    try:
-        callback = self.callbacks.pop(pid)
-    except KeyError:
-        if self.debug:
-            self.warn(pid)
-    else:
-        callback(pid)
-
-
-def two_statements(self, pid):
-    try:
-        callback = self.callbacks.pop(pid)
-    except KeyError:
-        return False
-    try:
-        callback(pid)
-    except KeyError:
-        if self.debug:
-            self.warn(pid)
-    else:
-        callback(pid)
