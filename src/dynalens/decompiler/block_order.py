@@ -9,26 +9,30 @@ gets an explicit jump, and the jumps that then lead to the next block are droppe
 3.12 the same handler sits where the compiler made it, right after its ``try``/``with``
 statement's body (and ``else``), just before the code the statement goes on with (its join).
 
-This module undoes the move on the normalized instructions where the statement's end can be
-read from the graph: a cold *segment* (from one handler of warm code up to the next) whose
-jumps back into warm code name a join after the region it protects is moved back to the end
-of its statement: past the warm code the protected region's normal exits lead to (its
-``else``), at most up to the join. The result means the same program
+This module undoes the move on the normalized instructions: each cold *segment* (from one
+handler of warm code up to the next) goes back to the end of its statement. Where its jumps
+back into warm code name a join after the region it protects: past the warm code the
+region's normal exits lead to (its ``else``), at most up to the join. Where it has none
+(every clause leaves, a ``finally``, a ``with`` exit with a copy of the code after it):
+after the region, the ``with``'s exit call or the ``finally``'s warm copy, and the
+``return`` the body ends with, or further where a clause's copy of the code after the
+statement says (by its lines) that the warm code between is the ``else``. A statement that
+ends the warm code has its handler in place. The result means the same program
 (``tools/block_order_check.py``, ``tests/test_block_order.py``): the warm instruction before
 the segment gets an explicit jump over it when it fell through (and ``for`` loops of the
-statement that exited to the join exit to that jump, as before 3.12), a segment's own last
+statement that exited to its place exit to that jump, as before 3.12), a segment's own last
 jump to the instruction now next is dropped, and every instruction keeps its exception
-handler (the table is rebuilt from them). Segments whose join cannot be read (every clause
-leaves: ``return``, ``raise``, an exit copied into it) stay at the end, where
-``cold_blocks.py`` reads them. ``render._walk_relaid`` reads this order when the walk of the
-compiled layout fails (docs/decompiler.md says what blocks reading it first).
+handler (``instruction_order.apply_order``). The walker (``render.CodeWalker``) reads this
+order first where every handler goes back (``source_order``), the compiled layout otherwise,
+where ``cold_blocks.py`` compensates; each is the other's fallback (docs/decompiler.md says
+what keeps cold_blocks.py).
 
 Only where the profile says the compiler pushes cold blocks to the end
 (``PROFILE.cold_handlers``), and only when the code has that layout (every cold instruction
 after every warm one): generated code is left as it is.
 """
 
-from .instructions import ExceptionEntry, Instr
+from .instruction_order import NewJump, apply_order
 from .profile import PROFILE
 
 # Instructions after which control never reaches the next one.
@@ -36,14 +40,20 @@ _NO_FALLTHROUGH = frozenset(["JUMP", "RETURN_VALUE", "RAISE_VARARGS", "RERAISE"]
 
 
 def restore_handler_order(instrs, entries, profile=PROFILE):
-    """(instrs, entries) with each cold handler segment whose join is known moved back to the
+    """(instrs, entries) with each cold handler segment that can go back moved back to the
     end of its statement; the very same lists when nothing moves."""
+    return source_order(instrs, entries, profile)[:2]
+
+
+def source_order(instrs, entries, profile=PROFILE):
+    """(instrs, entries, every): restore_handler_order's, and whether every handler of a
+    statement went back (none is left at the end beside restored ones)."""
     if not profile.cold_handlers or not entries:
-        return instrs, entries
-    moves = plan(instrs, entries)
+        return instrs, entries, False
+    moves, handlers = _plan(instrs, entries)
     if not moves:
-        return instrs, entries
-    return reorder(instrs, entries, moves)[:2]
+        return instrs, entries, False
+    return reorder(instrs, entries, moves)[:2] + (len(moves) == handlers,)
 
 
 def warm_code(instrs):
@@ -69,13 +79,18 @@ def plan(instrs, entries):
     """[(segment start, segment stop, where, protected region start)]: the cold segments to
     move in front of warm instruction ``where``, in layout order; [] when the code is not
     laid out with its cold code last."""
+    return _plan(instrs, entries)[0]
+
+
+def _plan(instrs, entries):
+    """(plan's moves, the number of statement handler segments in the cold code)."""
     n = len(instrs)
     warm = warm_code(instrs)
     first_cold = n
     while first_cold > 0 and not warm[first_cold - 1]:
         first_cold -= 1
     if first_cold == n or any(not warm[k] for k in range(first_cold)):
-        return []  # no cold code, or cold code laid out mid-code (not the compiler's layout)
+        return [], 0  # no cold code, or cold code laid out mid-code (not a compiled layout)
     protected_warm_end = {}  # handler -> end of the warm code it protects
     protected_start = {}     # handler -> start of that code
     for e in entries:
@@ -86,30 +101,46 @@ def plan(instrs, entries):
             if e.start < protected_start.get(e.target, n):
                 protected_start[e.target] = e.start
     if not protected_warm_end or min(protected_warm_end) != first_cold:
-        return []
+        return [], 0
     starts = sorted(set(protected_warm_end).union(_enclosing_handlers(
         instrs, entries, protected_warm_end)))
     moves = []
     segments = {}
+    in_place = set()  # handlers of statements that end the warm code: where they are
     last_join = 0
     for number, start in enumerate(starts):
         stop = starts[number + 1] if number + 1 < len(starts) else n
         if instrs[start].op == "PUSH_EXC_INFO":
             segments[start] = stop  # (a statement's handler)
         if instrs[stop - 1].op not in _NO_FALLTHROUGH:
-            return []  # (a segment falling into the next handler: not a compiled layout)
+            return [], 0  # (a segment falling into the next handler: not a compiled layout)
         if start not in protected_warm_end or instrs[start].op != "PUSH_EXC_INFO":
             continue  # the throw path of an await, a comprehension's cleanup: no statement
         join = _join(instrs, start, stop, protected_start[start], protected_warm_end[start],
                      first_cold)
         if join is None:
+            at = _leaving_statement_end(instrs, start, stop, protected_start[start],
+                                        protected_warm_end[start], first_cold)
+        else:
+            at = _statement_end(instrs, protected_start[start], protected_warm_end[start],
+                                join)
+        if at >= first_cold:
+            in_place.add(start)  # (the statement ends the warm code: so do the ones
+            last_join = at       # compiled after it)
             continue
-        at = _statement_end(instrs, protected_start[start], protected_warm_end[start], join)
         if at <= last_join:
             continue  # (one segment per place: what falls into it stays simple)
         moves.append((start, stop, at, protected_start[start]))
         last_join = at
-    return _enclosed_in_moved(moves, segments, entries)
+    while True:
+        # a handler of a statement that ends the warm code is in place when the handlers
+        # compiled before it go back to their statements
+        moves = _enclosed_in_moved(moves, segments, entries, in_place)
+        placed = in_place.union(move[0] for move in moves)
+        kept = set(s for s in in_place if all(t in placed for t in segments if t < s))
+        if kept == in_place:
+            return moves, len(segments) - len(in_place)
+        in_place = kept
 
 
 def _enclosing_handlers(instrs, entries, handlers):
@@ -131,12 +162,12 @@ def _enclosing_handlers(instrs, entries, handlers):
     return found
 
 
-def _enclosed_in_moved(moves, segments, entries):
+def _enclosed_in_moved(moves, segments, entries, in_place=()):
     """The moves whose segment is protected only by handlers that move too, and whose
     handler protects only segments that move too: a handler inside (or around) a ``try``
     whose own handler stays at the end would leave the two in two layouts."""
     while True:
-        where = set(move[0] for move in moves)
+        where = set(move[0] for move in moves).union(in_place)
         kept = []
         for move in moves:
             start, stop = move[:2]
@@ -182,6 +213,126 @@ def _statement_end(instrs, region, warm_end, join):
     return end
 
 
+def _leaving_statement_end(instrs, start, stop, region, warm_end, first_cold):
+    """Where the statement whose handler segment [start, stop) never comes back to warm
+    code ends (every clause returns, raises or leaves the loop, a ``finally`` re-raises, a
+    ``with`` exit got a copy of the code after the statement): after the protected region,
+    the ``with``'s exit call or the warm copy of the ``finally`` body, and the ``return``
+    the body ends with (its value computed in the region, the exits on the way out)."""
+    k = warm_end
+    ops = [ins.op for ins in instrs[start:stop]]
+    if "WITH_EXCEPT_START" in ops:
+        returned = _returning_exit_length(instrs, k, first_cold)
+        if returned:
+            return k + returned
+        k += _exit_call_length(instrs, k, first_cold)
+    elif "CHECK_EXC_MATCH" not in ops and "CHECK_EG_MATCH" not in ops:
+        k += _finally_copy_length(instrs, start, stop, k, first_cold)
+    q = k
+    while q < first_cold and _exit_call_length(instrs, q, first_cold):
+        q += _exit_call_length(instrs, q, first_cold)
+    if q < first_cold and instrs[q].op == "RETURN_VALUE":
+        return q + 1
+    after = _clause_tail_line(instrs, start, stop)
+    if after is not None and k == warm_end:
+        # a clause falls off into a copy of the code after the statement: the warm code
+        # after the body written before that code (by its lines) is the try's else
+        bound = k
+        while bound < first_cold and (instrs[bound].line is None or
+                                      instrs[bound].line < after):
+            bound += 1
+        return _statement_end(instrs, region, warm_end, bound)
+    return k
+
+
+def _returning_exit_length(instrs, k, first_cold):
+    """The length of the exit calls at ``k`` of ``with`` statements a ``return`` leaves,
+    each after the ``SWAP`` that puts the value under ``__exit__`` (3.14+: under it and its
+    self), up to and including the ``RETURN_VALUE``; 0 when the code there is not that."""
+    q = k
+    while True:
+        p = q
+        while p < first_cold and p - q < 2 and instrs[p].op == "SWAP":
+            p += 1
+        length = _exit_call_length(instrs, p, first_cold) if p > q else 0
+        if not length:
+            break
+        q = p + length
+    if q > k and q < first_cold and instrs[q].op == "RETURN_VALUE":
+        return q + 1 - k
+    return 0
+
+
+def _clause_tail_line(instrs, start, stop):
+    """The first line of code an except clause of segment [start, stop) runs after its
+    ``POP_EXCEPT`` other than a ``return`` or ``raise`` of its own: the clause falls off
+    the end of the statement into a copy of what follows it, or jumps to the code after
+    the statement laid out after the handler (infinite for ``return None``, taken for a
+    copy of the implicit one: the statement ends the function); None when there is
+    none."""
+    lines = []
+    effective = {}  # index -> its line (the last one set, in layout order: 3.12 sets
+    current = None  # the line where it starts only)
+    for p in range(start, stop):
+        if instrs[p].line is not None:
+            current = instrs[p].line
+        effective[p] = current
+    for p in range(start, stop - 1):
+        if instrs[p].op != "POP_EXCEPT":
+            continue
+        q = p + 1
+        if instrs[q].op == "JUMP" and q < instrs[q].target < stop:
+            # to the code after the statement, laid out after the handler (only the
+            # clauses reach it)
+            target = instrs[instrs[q].target].line
+            lines.append(float("inf") if target is None else target)
+            continue
+        if instrs[q].op in _NO_FALLTHROUGH:
+            continue
+        if q + 3 < stop and instrs[q].op == "LOAD_CONST" and instrs[q].argval is None and \
+                instrs[q + 1].op.startswith("STORE_") and instrs[q + 2].op.startswith("DELETE_"):
+            q += 3  # (`except E as name:` unbinds the name)
+        line = instrs[q].line
+        if q + 1 < stop and instrs[q].op == "LOAD_CONST" and instrs[q].argval is None and \
+                instrs[q + 1].op == "RETURN_VALUE" and line in (None, effective[p]):
+            # `return None` on the line of the clause's end: a copy of the implicit one
+            # (or a written one, which the compiled layout reads as well): the statement
+            # ends the function, the code after its body is its else
+            lines.append(float("inf"))
+        elif line is not None and effective[p] is not None and line > effective[p]:
+            lines.append(line)
+    return min(lines) if lines else None
+
+
+def _exit_call_length(instrs, k, first_cold):
+    """The length of a ``with``'s normal exit call at ``k`` (``__exit__(None, None, None)``:
+    three ``None``, the call, an await, the result popped), 0 when there is none."""
+    q = k + 3
+    if q >= first_cold or not all(ins.op == "LOAD_CONST" and ins.argval is None
+                                  for ins in instrs[k:q]) or instrs[q].op != "CALL":
+        return 0
+    q += 1
+    if q + 1 < first_cold and instrs[q].op == "GET_AWAITABLE" and \
+            instrs[q + 1].op == "SEND_LOOP":
+        q += 2
+    return q + 1 - k if q < first_cold and instrs[q].op == "POP_TOP" else 0
+
+
+def _finally_copy_length(instrs, start, stop, k, first_cold):
+    """The length of the warm copy at ``k`` of the ``finally`` body in handler segment
+    [start, stop) (``PUSH_EXC_INFO; body; RERAISE 0``), 0 when the code there is not it."""
+    end = start + 1
+    while end < stop and not (instrs[end].op == "RERAISE" and instrs[end].argval == 0):
+        end += 1
+    length = end - start - 1
+    if end == stop or not length or k + length > first_cold:
+        return 0
+    for a, b in zip(instrs[start + 1:end], instrs[k:k + length]):
+        if a.op != b.op or (a.argval != b.argval and a.target is None):
+            return 0
+    return length
+
+
 def _join(instrs, start, stop, region, warm_end, first_cold):
     """Where the code after the statement whose handler segment is [start, stop) begins: the
     one warm instruction at or after the protected region's end that the segment jumps to,
@@ -206,92 +357,31 @@ def reorder(instrs, entries, moves):
     of ``moves`` (plan's) in front of its place; ``origin[k]`` is the old index of new
     instruction ``k`` (None for a jump added over a moved segment). The input is left as it
     was."""
-    n = len(instrs)
-    handler = [None] * n
-    for e in entries:
-        for k in range(max(e.start, 0), min(e.end, n)):
-            if handler[k] is None:
-                handler[k] = (e.target, e.depth, e.lasti)
     moved = set()
     at_join = {}
     loop_exits = {}  # old index of a FOR_ITER -> the join it leaves to
+    dropped = {}     # a segment's last jump, to the instruction now next -> that instruction
     for start, stop, join, region in moves:
         moved.update(range(start, stop))
         at_join.setdefault(join, []).append((start, stop))
         for k in range(region, join):
             if instrs[k].op == "FOR_ITER" and instrs[k].target == join and k not in moved:
                 loop_exits[k] = join
-    landing = {}  # join -> position of the jump to it in front of its segment
-    order = []  # old index, or (None, target old index, handler of the jump, before)
-    for k in range(n):
+        if instrs[stop - 1].op == "JUMP" and instrs[stop - 1].target == join:
+            dropped[stop - 1] = join
+    landing = {}  # join -> the jump to it added in front of its segment
+    order = []
+    for k in range(len(instrs)):
         if k in moved:
             continue
         for start, stop in at_join.get(k, ()):
-            if order and not isinstance(order[-1], tuple) and (
+            if order and not isinstance(order[-1], NewJump) and (
                     instrs[order[-1]].op not in _NO_FALLTHROUGH or k in loop_exits.values()):
                 # (a loop in the statement exits to the jump over its handler, as before
                 # 3.12, not past the handler)
-                landing[k] = len(order)
-                order.append((None, k, handler[k], order[-1]))
-            last = stop
-            if instrs[stop - 1].op == "JUMP" and instrs[stop - 1].target == k:
-                last = stop - 1  # (its jump to the join is now a jump to the next instruction)
-            order.extend(range(start, last))
+                landing[k] = NewJump(k, order[-1], k)
+                order.append(landing[k])
+            order.extend(j for j in range(start, stop) if j not in dropped)
         order.append(k)
-    new_index = {}
-    for position, item in enumerate(order):
-        if not isinstance(item, tuple):
-            new_index[item] = position
-    for start, stop, join, _ in moves:
-        if instrs[stop - 1].op == "JUMP" and instrs[stop - 1].target == join:
-            new_index[stop - 1] = new_index[join]
-    new_index[n] = len(order)
-    for k, join in loop_exits.items():
-        loop_exits[k] = landing.get(join)
-    result = []
-    handlers = []
-    origin = []
-    for position, item in enumerate(order):
-        if isinstance(item, tuple):
-            _, target, where, before = item
-            ins = Instr("JUMP", None, None, instrs[before].offset, instrs[before].line)
-            ins.target = target
-            handlers.append(where)
-            origin.append(None)
-        else:
-            ins = _copy(instrs[item])
-            handlers.append(handler[item])
-            origin.append(item)
-        ins.index = position
-        result.append(ins)
-    for position, ins in enumerate(result):
-        ins.is_target = False
-        if ins.target is not None:
-            if loop_exits.get(origin[position]) is not None:
-                ins.target = loop_exits[origin[position]]
-            else:
-                ins.target = new_index.get(ins.target, ins.target)
-        if ins.original_target is not None:
-            ins.original_target = new_index.get(ins.original_target, ins.original_target)
-    for ins in result:
-        if ins.target is not None and ins.target < len(result):
-            result[ins.target].is_target = True
-    new_entries = []
-    for position, where in enumerate(handlers):
-        if where is None:
-            continue
-        target = new_index.get(where[0], where[0])
-        last = new_entries[-1] if new_entries else None
-        if last is not None and last.end == position and \
-                (last.target, last.depth, last.lasti) == (target, where[1], where[2]):
-            last.end = position + 1
-        else:
-            new_entries.append(ExceptionEntry(position, position + 1, target, where[1],
-                                              where[2]))
-    return result, new_entries, origin
-
-
-def _copy(ins):
-    new = Instr(ins.op, ins.arg, ins.argval, ins.offset, ins.line)
-    new.target, new.original_target = ins.target, ins.original_target
-    return new
+    retarget = dict((k, landing[join]) for k, join in loop_exits.items() if join in landing)
+    return apply_order(instrs, entries, order, dropped, retarget)

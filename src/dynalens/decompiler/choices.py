@@ -28,9 +28,10 @@ ELSE_AFTER_EXIT = "else-after-exit"
 # 3.8/3.9: the code after the last ``if`` (or ``try``) that cannot fall through, before the
 # dead ``return None``, moved into its ``else`` (legacy_structure.else_for_dead_return)
 ELSE_FOR_DEAD_RETURN = "else-for-dead-return"
-# 3.12+: read the code with its cold handlers put back at the end of their statements
-# (block_order.py) instead of the compiled layout; asked once per code object (offset 0),
-# where something can be put back (render.CodeWalker)
+# 3.12+: the block order the walker reads (render.CodeWalker), asked once per code object
+# (offset 0) where a handler can be put back at the end of its statement (block_order.py):
+# 0 is that order where every handler goes back, else the compiled layout; 1 the other one
+# (the compiled layout, or the order with the handlers that go back)
 SOURCE_BLOCK_ORDER = "source-block-order"
 # 3.12+: a try/finally whose handler also protects cold code after the warm code (the
 # cleanups of handlers of statements in its body, an await's throw path): does the try body

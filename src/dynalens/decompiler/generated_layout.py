@@ -20,7 +20,7 @@ after its body, 3.11-style, is read fine where it is, and compiled code never ha
 """
 
 from .cold_blocks import exception_only_code
-from .instructions import ExceptionEntry
+from .instruction_order import apply_order
 from .profile import PROFILE
 
 _ENDS = frozenset(["JUMP", "RETURN_VALUE", "RETURN_CONST", "RAISE_VARARGS", "RERAISE"])
@@ -62,32 +62,8 @@ def _skipped_block(instrs, in_handlers):
 
 
 def _move(instrs, entries, jump, target):
-    """Order: [0, jump) + [target, n) + (jump, target); the jump itself goes."""
+    """Order: [0, jump) + [target, n) + (jump, target); the jump itself goes (what jumped to
+    it goes where it went)."""
     n = len(instrs)
     order = list(range(jump)) + list(range(target, n)) + list(range(jump + 1, target))
-    new_index = {old: new for new, old in enumerate(order)}
-    new_index[jump] = new_index[target]         # what jumped to the jump goes where it went
-    new_index[n] = len(order)
-    moved = [instrs[old] for old in order]
-    for index, ins in enumerate(moved):
-        ins.index = index
-        ins.is_target = False
-        if ins.target is not None:
-            ins.target = new_index.get(ins.target, ins.target)
-    for ins in moved:
-        if ins.target is not None and ins.target < len(moved):
-            moved[ins.target].is_target = True
-    new_entries = []
-    for entry in entries:
-        covered = sorted(new_index[old] for old in range(entry.start, entry.end) if old != jump)
-        target = new_index.get(entry.target, entry.target)
-        start = None
-        for pos, index in enumerate(covered):
-            if start is None:
-                start = index
-            if pos + 1 == len(covered) or covered[pos + 1] != index + 1:
-                new_entries.append(ExceptionEntry(start, index + 1, target, entry.depth,
-                                                  entry.lasti))
-                start = None
-    new_entries.sort(key=lambda e: e.start)
-    return moved, new_entries
+    return apply_order(instrs, entries, order, {jump: target})[:2]

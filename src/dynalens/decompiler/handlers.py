@@ -121,7 +121,10 @@ def do_try(walker, i, entry, stack, out, ctx):
                                    orelse=[], finalbody=[]))
                 out.extend(orelse)
                 return after[1]
-    handlers, handlers_end, handler_join = _except_clauses(walker, h, cleanup, stack, ctx)
+    # (a handler put back after its body, block_order.py: a clause may end with a copy of
+    # the code at the join the body jumps to over the handler)
+    handlers, handlers_end, handler_join = _except_clauses(
+        walker, h, cleanup, stack, ctx, join if walker.source_order else None)
     if join is None:
         join = handler_join if handler_join is not None else handlers_end
     out.append(ast.Try(body=body or [ast.Pass()], handlers=handlers, orelse=orelse, finalbody=[]))
@@ -499,7 +502,7 @@ def _try_finally(walker, i, h, body_end, cleanup, stack, out, ctx, opened):
         body_end = min(body_end, _normal_exit_copy(walker, i, h, fstart, length, body_end))
     if (walker._same_code(body_end, fstart, length) and body_end + length == pre_handler
             or _returning_copy_end(walker, body_end, fstart, fend) == pre_handler
-            or not PROFILE.cold_handlers
+            or (not PROFILE.cold_handlers or walker.source_order)
             and _returning_copy_end(walker, body_end, fstart, fend, falls_to=pre_handler,
                                          join=join) == pre_handler):
         # (the second: a try/finally that ends the function, whose finally body has

@@ -61,7 +61,8 @@ instructions.NULL_FIRST: expressions.py."""),
 Blocks only exceptions reach (handlers, with exits, the throw path of await) are laid out
 after all other code (flowgraph.c push_cold_blocks_to_end). cold_blocks.py,
 generated_layout.py, statements.py (_find_loops, _loop_encloses), exception_groups.py;
-block_order.py puts them back in front of their statement's join."""),
+block_order.py puts them back at the end of their statements (render.CodeWalker reads that
+order first where every handler goes back)."""),
     "inline_comprehensions": ((3, 12), None, """\
 List/set/dict comprehensions are inlined into their function (PEP 709), with a cleanup
 handler that restores the names. inline_comprehensions.py, cold_blocks.py."""),

@@ -23,7 +23,7 @@ from .errors import DecompilationError
 from .marking import check, finish
 from .signature import apply_signature, mark_signature
 from .expressions import FunctionValue, name
-from .block_order import restore_handler_order
+from .block_order import restore_handler_order, source_order
 from .cold_blocks import exception_only_blocks
 from .generated_layout import move_jumped_over_handlers
 from .instructions import exception_entries, normalize, raw_instructions, shared_disassembly
@@ -45,17 +45,22 @@ class CodeWalker(StatementWalker):
         instrs, offset_to_index = normalize(code)
         entries = exception_entries(code, offset_to_index)
         self.relaid = False
+        self.source_order = False  # 3.12+ handlers put back after their statements
         if relayout is not None:
             moved = relayout(instrs, entries)
             self.relaid = moved[0] is not instrs
             instrs, entries = moved
-        elif session.decisions is not None and entries and PROFILE.cold_handlers:
-            # a choice point where handlers can be put back (choices.SOURCE_BLOCK_ORDER):
-            # a retry of code that is not exact reads that order first
-            moved = restore_handler_order(instrs, entries)
-            if moved[0] is not instrs and session.decisions.choose(
-                    code, choices.SOURCE_BLOCK_ORDER, 0):
-                instrs, entries = moved
+        elif entries and PROFILE.cold_handlers:
+            # the default: each handler back at the end of its statement (block_order.py)
+            # when every one goes back, else the compiled layout (cold_blocks.py compensates);
+            # a choice point (choices.SOURCE_BLOCK_ORDER): a retry of code that is not exact
+            # reads the other one (the compiled layout, or the handlers that can go back)
+            restored, moved, every = source_order(instrs, entries)
+            if restored is not instrs and every == (session.decisions is None or not
+                                                    session.decisions.choose(
+                                                        code, choices.SOURCE_BLOCK_ORDER, 0)):
+                instrs, entries = restored, moved
+                self.source_order = True
         StatementWalker.__init__(self, code, instrs, entries,
                                  lambda c, k: decompile_body(c, k, session))
         self.cleanup_starts.update(exception_only_blocks(instrs, entries))
@@ -93,16 +98,25 @@ class Session(object):
         self.decisions = None  # choices.Decisions: readings to take at choice points
 
 
+def compiled_layout(instrs, entries):
+    """The layout as compiled, in new lists (so the walker counts it as another layout)."""
+    return list(instrs), list(entries)
+
+
 def _walk_relaid(code, kind, session, walker, state, error):
     """(walker, statements) of the first other layout of the same program whose walk
-    succeeds, tried when the walk of the code as laid out fails (code the walker reads as
-    it is is never moved); ``error`` when none applies or none succeeds:
+    succeeds, tried when the walk of the first layout fails; ``error`` when none applies or
+    none succeeds:
 
+    - 3.12+ code read with its handlers put back (block_order.py) is read as compiled, with
+      cold_blocks.py's compensation;
     - generated code may jump over a handler laid out mid-code (generated_layout.py);
-    - 3.12+ handlers laid out after the code that follows them, put back in front of the
-      join of their statement as before 3.12 (block_order.py; issue 12 step 6: the walker
-      still reads the compiled layout first, with cold_blocks.py's compensation)."""
-    for relayout in (move_jumped_over_handlers, restore_handler_order):
+    - 3.12+ handlers laid out after the code that follows them, those that can go back put
+      back at the end of their statements, the others left at the end."""
+    layouts = [move_jumped_over_handlers, restore_handler_order]
+    if walker.source_order:
+        layouts = [compiled_layout, move_jumped_over_handlers]
+    for relayout in layouts:
         relaid = CodeWalker(code, kind, session, relayout=relayout)
         if not relaid.relaid:
             continue

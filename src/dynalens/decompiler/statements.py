@@ -783,6 +783,9 @@ class StatementWalker(StackMachine):
     cold_joins = frozenset()
     _cold_code = None
     _warm_protected = None  # (h, start) -> cold_blocks._last_warm_protected, once per walker
+    # 3.12+: the instructions read are in the source-like block order (block_order.py,
+    # render.CodeWalker), handlers back at the end of their statements
+    source_order = False
     # handlers.py: index of a copied RERAISE in a finally body -> its end
     finally_reraise_ends = {}
     # branches.py: the targets of the chunks beside the one being read; end of a range ->

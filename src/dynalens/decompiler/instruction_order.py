@@ -1,0 +1,91 @@
+"""Lay normalized instructions out in another order: one place for the renumbering.
+
+Why: two passes move blocks of instructions before structuring (block_order.py puts 3.12+
+cold handlers back at the end of their statements; generated_layout.py moves a handler that
+generated code jumps over to the end). Both must leave the same program: every jump goes to
+the instruction it went to, every instruction keeps its exception handler, ``is_target``
+marks exactly the instructions something jumps to. ``apply_order`` does that renumbering
+from a plain list of old indexes, plus the jumps a pass adds and the ones it drops.
+"""
+
+from .instructions import ExceptionEntry, Instr
+
+
+class NewJump(object):
+    """An unconditional jump a pass adds: to old instruction ``target``, with the offset and
+    line of old instruction ``like`` and the exception handler of old instruction
+    ``handler_of`` (None: no handler)."""
+
+    __slots__ = ("target", "like", "handler_of")
+
+    def __init__(self, target, like, handler_of):
+        self.target, self.like, self.handler_of = target, like, handler_of
+
+
+def apply_order(instrs, entries, order, redirect=None, retarget=None):
+    """(instrs, entries, origin) laid out in ``order``: items are old indexes (that
+    instruction, copied) or :class:`NewJump`. ``redirect``: {old index left out: old index
+    or NewJump} that jumps to it go to instead (a dropped jump: where it went).
+    ``retarget``: {old index: NewJump} whose instruction jumps to that added jump instead of
+    its own target. ``origin[k]`` is the old index of new instruction ``k`` (None for an
+    added jump). The input is left as it was."""
+    n = len(instrs)
+    handler = [None] * n
+    for e in entries:
+        for k in range(max(e.start, 0), min(e.end, n)):
+            if handler[k] is None:  # (entries do not overlap; the first one wins)
+                handler[k] = (e.target, e.depth, e.lasti)
+    position_of = {}  # old index -> new position
+    added = {}        # id(NewJump) -> new position
+    for position, item in enumerate(order):
+        if isinstance(item, NewJump):
+            added[id(item)] = position
+        else:
+            position_of[item] = position
+
+    def new_index(old):
+        while old in (redirect or ()):
+            old = redirect[old]
+            if isinstance(old, NewJump):
+                return added[id(old)]
+        return position_of.get(old, len(order) if old >= n else old)
+
+    result = []
+    handlers = []
+    origin = []
+    for position, item in enumerate(order):
+        if isinstance(item, NewJump):
+            like = instrs[item.like]
+            ins = Instr("JUMP", None, None, like.offset, like.line)
+            ins.target = new_index(item.target)
+            handlers.append(None if item.handler_of is None else handler[item.handler_of])
+            origin.append(None)
+        else:
+            old = instrs[item]
+            ins = Instr(old.op, old.arg, old.argval, old.offset, old.line)
+            if retarget and item in retarget:
+                ins.target = added[id(retarget[item])]
+            elif old.target is not None:
+                ins.target = new_index(old.target)
+            if old.original_target is not None:
+                ins.original_target = new_index(old.original_target)
+            handlers.append(handler[item])
+            origin.append(item)
+        ins.index = position
+        result.append(ins)
+    for ins in result:
+        if ins.target is not None and ins.target < len(result):
+            result[ins.target].is_target = True
+    new_entries = []
+    for position, where in enumerate(handlers):
+        if where is None:
+            continue
+        target = new_index(where[0])
+        last = new_entries[-1] if new_entries else None
+        if last is not None and last.end == position and \
+                (last.target, last.depth, last.lasti) == (target, where[1], where[2]):
+            last.end = position + 1
+        else:
+            new_entries.append(ExceptionEntry(position, position + 1, target, where[1],
+                                              where[2]))
+    return result, new_entries, origin
