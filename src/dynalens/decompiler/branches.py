@@ -1430,6 +1430,11 @@ def op_FOR_ITER(walker, ins, stack, out):
     it = stack[-ITER_SLOTS] if len(stack) >= ITER_SLOTS else None
     if not isinstance(it, IterMarker):
         walker.fail("FOR_ITER without an iterator", ins)
+    if isinstance(out, _NoStatements):
+        # a trial parse of an expression (read_chunk, read_value) met a for statement: every
+        # way on below ends in appending it to ``out``, which refuses it, or in a failure;
+        # refused before walking the whole loop (an if body that starts with a loop)
+        raise NotAChunk()
     head = ins.index
     exit_ = ins.target
     if exit_ < walker.n and walker.instrs[exit_].op == "END_FOR":
