@@ -685,9 +685,30 @@ class StatementWalker(StackMachine):
             result = chains[i] = self._chain(i)
         return result
 
+    _try_starts = None  # exception entry -> try_starts()[entry], worked out on the first walk
+
+    def try_starts(self):
+        """{exception entry: the frozenset of the handlers that :meth:`try_here` would read
+        as a try starting at an instruction whose innermost entry it is}: the ``PUSH_EXC_INFO``
+        handlers without ``lasti`` of its chain (:meth:`chain` depends on that entry alone).
+        ``try_here`` declines where every one of them is open already (``ctx.open``: the
+        walk is inside those trys), which is most instructions of a try body: ``walk`` asks
+        this table first and spares the calls. Fixed once the walker is made."""
+        table = self._try_starts
+        if table is None:
+            table = self._try_starts = {}
+            instrs, n = self.instrs, self.n
+            for e in self.entries:
+                # (a handler past the code: try_here is asked, as before, and fails there)
+                table[e] = frozenset(x.target for x in self._chain_from(e) if not x.lasti and (
+                    x.target >= n or instrs[x.target].op == "PUSH_EXC_INFO"))
+        return table
+
     def _chain(self, i):
+        return self._chain_from(self.handler_at[i] if i < self.n else None)
+
+    def _chain_from(self, e):
         result = []
-        e = self.handler_at[i] if i < self.n else None
         seen = set()
         while e is not None and e.target not in seen:
             result.append(e)
@@ -721,13 +742,18 @@ class StatementWalker(StackMachine):
                 self.back_jumps
             lines = self.lines
             expr = ast.expr
+            try_starts = self.try_starts() if not chunk_mode and self.entries else None
+            open_ = ctx.open
             while i < end:
                 if not plain or i in detached or i in cleanups or i >= n:
                     i = self._skip(i, ctx)
                     if i >= end:
                         break
-                if not chunk_mode and not ((i >= n or handler_at[i] is None) and
-                                           i not in while_loops and i not in back_jumps):
+                # a construct may start here: a loop head, or a protected range whose try the
+                # walk is not inside yet (try_starts: try_here declines everywhere else)
+                if not chunk_mode and ((i < n and handler_at[i] is not None and
+                                        not try_starts[handler_at[i]] <= open_) or
+                                       i in while_loops or i in back_jumps):
                     nxt = self._structure_at(i, stack, out, ctx)
                     if nxt is not None:
                         if nxt <= i:
