@@ -84,3 +84,32 @@ def test_the_walk_asks_try_here_only_where_a_try_may_start():
         sum(isinstance(node, getattr(ast, "TryStar", ast.Try)) for node in ast.walk(tree)) >= 2
     assert asked  # the trys were read through it
     assert declined_inside == []
+
+
+def test_handler_at_is_the_innermost_entry_around_each_instruction():
+    checked = 0
+    for code in _codes():
+        walker = render.CodeWalker(code, render.code_kind(code), render.Session())
+        for k in range(walker.n):
+            around = [e for e in walker.entries if e.start <= k < e.end]
+            if not around:
+                assert walker.handler_at[k] is None
+                continue
+            smallest = min(e.end - e.start for e in around)
+            assert walker.handler_at[k] in [e for e in around if e.end - e.start == smallest]
+            checked += 1
+    assert checked > 100
+
+
+def test_exception_only_blocks_finds_each_throw_path_cleanup():
+    from dynalens.decompiler.cold_blocks import exception_only_blocks
+    from dynalens.decompiler.instructions import Instr
+
+    def instrs(*ops):
+        return [Instr(op, None, None, 2 * k, index=k) for k, op in enumerate(ops)]
+
+    found = exception_only_blocks(instrs("CLEANUP_THROW", "JUMP", "NOP", "CLEANUP_THROW",
+                                         "POP_TOP", "CLEANUP_THROW", "JUMP", "CLEANUP_THROW"), [])
+    assert found == {0: 2, 5: 7}
+    assert exception_only_blocks(instrs("CLEANUP_THROW"), []) == {}
+    assert exception_only_blocks([], []) == {}

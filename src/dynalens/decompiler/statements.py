@@ -19,6 +19,7 @@ marker on the stack, so its unwinding before ``return``/``break`` needs no templ
 
 import ast
 import copy
+import operator
 
 from .annotate import CO_FUTURE_ANNOTATIONS, unstringify
 from .comparison_keys import same_argument
@@ -98,6 +99,8 @@ def _made_or(node, default):
     return default if stamp is None else stamp
 
 
+_OP = operator.attrgetter("op")  # (instructions' opnames read in C: a scan pays no bytecode)
+
 # the last instruction of an exit block that flowgraph.c copies into the jumps to it
 _COPIED_EXITS = frozenset(["RETURN_VALUE", "RAISE_VARARGS"])
 _SAME_AS_REPR = frozenset([str, int, bool, bytes, type(None)])
@@ -130,10 +133,7 @@ class ExitBlocks(object):
         blocks_at = set()
         n = len(instrs)
         self.canon = {}
-        returns = 0
-        for ins in instrs:
-            if ins.op == "RETURN_VALUE":
-                returns += 1
+        returns = list(map(_OP, instrs)).count("RETURN_VALUE")
         if returns < 2:
             # one return (the usual case): no block can be a copy of another, and no lone
             # copy follows a return (the keys are worked out if someone asks)
@@ -440,10 +440,15 @@ class StatementWalker(StackMachine):
         self.work = 0
         self.work_limit = WORK_FLOOR + WORK_PER_INSTRUCTION * self.n
         self.decompile_nested = decompile_nested
-        self.handler_at = [None] * self.n
+        handler_at = self.handler_at = [None] * self.n
         for e in sorted(entries, key=lambda e: e.end - e.start, reverse=True):
-            for k in range(e.start, min(e.end, self.n)):
-                self.handler_at[k] = e
+            # (innermost last: it wins; a slice assignment writes the range in one go)
+            end = min(e.end, self.n)
+            if 0 <= e.start < end:
+                handler_at[e.start:end] = [e] * (end - e.start)
+            else:
+                for k in range(e.start, end):
+                    handler_at[k] = e
         self.entry_by_target = {}
         for e in entries:
             self.entry_by_target.setdefault(e.target, e)
@@ -986,6 +991,8 @@ class StatementWalker(StackMachine):
         return of anything but a constant None) is appended when the last statement can fall
         through. The compiler drops it again where it is dead, and verify() judges the rest.
         """
+        if not self.exits.virtual:
+            return  # (a jump past the code goes to a detached copy's label: none without one)
         n = self.n
         labels = set()
         for ins in self.instrs:
