@@ -29,7 +29,7 @@ def _codes():
     import textwrap
     import contextlib
     todo = []
-    for module in (textwrap, contextlib):
+    for module in (textwrap, contextlib):  # (and the loops of textwrap)
         with open(module.__file__) as handle:
             todo.append(compile(handle.read(), module.__file__, "exec"))
     todo.append(_nested_trys.__code__)
@@ -113,3 +113,35 @@ def test_exception_only_blocks_finds_each_throw_path_cleanup():
     assert found == {0: 2, 5: 7}
     assert exception_only_blocks(instrs("CLEANUP_THROW"), []) == {}
     assert exception_only_blocks([], []) == {}
+
+
+def test_the_greatest_line_before_each_instruction():
+    # _is_implicit_return compares a return's line with the greatest line before it
+    for code in _codes():
+        walker = render.CodeWalker(code, render.code_kind(code), render.Session())
+        if not walker.n:
+            continue
+        walker._is_implicit_return(walker.instrs[-1])
+        best, expected = -1, []
+        for ins in walker.instrs:
+            expected.append(best)
+            if ins.line is not None:
+                best = max(best, ins.line)
+        assert walker._max_line == expected, code.co_name
+
+
+def test_every_backward_jump_is_a_loop_found_before_walking():
+    from dynalens.decompiler.instructions import POP_JUMPS
+    found = 0
+    for code in _codes():
+        walker = render.CodeWalker(code, render.code_kind(code), render.Session())
+        cold = walker._cold_code or ()
+        for ins in walker.instrs:
+            if ins.target is None or ins.target > ins.index or ins.index in cold:
+                continue
+            if ins.op == "JUMP":
+                assert ins.index in walker.back_jumps[ins.target], (code.co_name, ins)
+                found += 1
+            elif ins.op in POP_JUMPS and ins.target in walker.while_loops:
+                found += 1
+    assert found >= 5
