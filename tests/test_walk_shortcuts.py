@@ -29,7 +29,7 @@ def _codes():
     import textwrap
     import contextlib
     todo = []
-    for module in (textwrap, contextlib):  # (and the loops of textwrap)
+    for module in (textwrap, contextlib):
         with open(module.__file__) as handle:
             todo.append(compile(handle.read(), module.__file__, "exec"))
     todo.append(_nested_trys.__code__)
@@ -145,3 +145,20 @@ def test_every_backward_jump_is_a_loop_found_before_walking():
             elif ins.op in POP_JUMPS and ins.target in walker.while_loops:
                 found += 1
     assert found >= 5
+
+
+def test_an_opcode_no_handler_reads_fails_as_unsupported(monkeypatch):
+    from dynalens.decompiler.errors import DecompilationError
+
+    def f(a):
+        return a + 1
+
+    walker = render.CodeWalker(f.__code__, "function", render.Session())
+    op = next(ins.op for ins in walker.instrs if ins.op.startswith("BINARY"))
+    monkeypatch.delitem(registry.OPCODES, op)
+    try:
+        walker.walk(0, walker.n, [], render.Context())
+    except DecompilationError as error:
+        assert "unsupported opcode" in str(error) and op in str(error)
+    else:
+        raise AssertionError("walked an opcode without a handler")

@@ -1384,8 +1384,7 @@ def _falls_to_back_edge(walker, ins, loop):
 def _break_target(walker, start, end, default):
     """Where ``break`` goes: the nearest forward jump out of [start, end), if any."""
     best = None
-    for k in range(start, end):
-        ins = walker.instrs[k]
+    for ins in walker.instrs[start:end]:
         if ins.op == "JUMP" and ins.target >= end and (best is None or ins.target < best):
             best = ins.target
     for ins in _cold_handler_jumps(walker, start, end):
@@ -1419,8 +1418,8 @@ def _cold_handler_jumps(walker, start, end):
 def _loop_body_end(walker, head, last, exit_):
     """Where a for body ends: at its back edge, unless blocks after the back edge are
     reached from inside the loop (an ``else: break`` the compiler moved to the end)."""
-    for k in range(head + 1, last + 1):
-        t = walker.instrs[k].target
+    for ins in walker.instrs[head + 1:last + 1]:
+        t = ins.target
         if t is not None and last < t < exit_:
             return exit_
     return last + 1

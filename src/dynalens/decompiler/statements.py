@@ -774,8 +774,9 @@ class StatementWalker(StackMachine):
                         continue
                 ins = instrs[i]
                 before = len(out)
-                handler = handlers.get(ins.op)
-                if handler is None:
+                try:
+                    handler = handlers[ins.op]
+                except KeyError:
                     self.fail("unsupported opcode", ins)
                 nxt = handler(self, ins, stack, out)
                 # number new values in the order they were made: after SWAPs the stack order
