@@ -73,3 +73,12 @@ def test_reuse_renumbers_the_input_instructions_as_the_copy_would():
     assert reused[2] == copied[2]
     assert reused[0][0] is instrs[0] and reused[0][3] is instrs[2]  # (not copies)
     assert not any(ins is old for ins in copied[0] for old in copied_from)
+
+
+def test_where_entries_overlap_the_first_one_names_the_handler():
+    # 0-3 NOPs, 4 RERAISE, 5 RERAISE; entry A [0, 3) -> 4 listed before B [2, 4) -> 5
+    instrs = _listing(*([("NOP", None)] * 4 + [("RERAISE", None)] * 2))
+    entries = [ExceptionEntry(0, 3, 4, 0, False), ExceptionEntry(2, 4, 5, 1, True)]
+    new, new_entries, _ = apply_order(instrs, entries, list(range(6)))
+    assert [(e.start, e.end, e.target, e.depth, e.lasti) for e in new_entries] == [
+        (0, 3, 4, 0, False), (3, 4, 5, 1, True)]

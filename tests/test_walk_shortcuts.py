@@ -162,3 +162,13 @@ def test_an_opcode_no_handler_reads_fails_as_unsupported(monkeypatch):
         assert "unsupported opcode" in str(error) and op in str(error)
     else:
         raise AssertionError("walked an opcode without a handler")
+
+
+def test_exception_only_code_is_what_normal_control_flow_never_reaches():
+    from dynalens.decompiler.block_order import warm_code
+    from dynalens.decompiler.cold_blocks import exception_only_code
+    for code in _codes():
+        walker = render.CodeWalker(code, render.code_kind(code), render.Session())
+        warm = warm_code(walker.instrs)
+        assert exception_only_code(walker.instrs) == set(
+            k for k in range(walker.n) if not warm[k])

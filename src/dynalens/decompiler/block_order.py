@@ -97,7 +97,7 @@ def _plan(instrs, entries):
     first_cold = n
     while first_cold > 0 and not warm[first_cold - 1]:
         first_cold -= 1
-    if first_cold == n or any(not warm[k] for k in range(first_cold)):
+    if first_cold == n or 0 in warm[:first_cold]:
         return [], 0  # no cold code, or cold code laid out mid-code (not a compiled layout)
     protected_warm_end = {}  # handler -> end of the warm code it protects
     protected_start = {}     # handler -> start of that code

@@ -7,6 +7,7 @@ their ``try``/``with`` starts, so the walk must step over them when it meets the
 end; the blocks with no statement form at all are listed here once per code object.
 """
 
+import itertools
 import operator
 
 from .block_order import _NO_FALLTHROUGH, warm_code
@@ -58,7 +59,7 @@ def exception_only_code(instrs):
     reaches from the start: the handlers and cleanups of the exception table (the
     complement of block_order.warm_code)."""
     seen = warm_code(instrs)
-    return set(k for k in range(len(instrs)) if not seen[k])
+    return set(itertools.compress(range(len(seen)), map(operator.not_, seen)))  # (in C)
 
 
 # ``try`` and ``with`` whose handlers 3.12+ moved past the code that follows them.

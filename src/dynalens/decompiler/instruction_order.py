@@ -33,10 +33,10 @@ def apply_order(instrs, entries, order, redirect=None, retarget=None, reuse=Fals
     spares a copy of every instruction to a caller that drops the old list (the walker)."""
     n = len(instrs)
     handler = [None] * n
-    for e in entries:
-        for k in range(max(e.start, 0), min(e.end, n)):
-            if handler[k] is None:  # (entries do not overlap; the first one wins)
-                handler[k] = (e.target, e.depth, e.lasti)
+    for e in reversed(entries):  # (entries do not overlap; the first one wins: written last)
+        start, end = max(e.start, 0), min(e.end, n)
+        if start < end:
+            handler[start:end] = [(e.target, e.depth, e.lasti)] * (end - start)
     position_of = {}  # old index -> new position
     added = {}        # id(NewJump) -> new position
     for position, item in enumerate(order):
