@@ -572,7 +572,9 @@ class StatementWalker(StackMachine):
                 # by chance), which such jumps would let the match run into
             length += 1
         if relaxed:
-            handlers = exception_only_code(instrs)
+            handlers = self._cold_code  # (3.12+: _find_loops worked it out, as it asks this)
+            if handlers is None:
+                handlers = exception_only_code(instrs)
             for q in range(top_end - 1, top_end - 1 - length, -1):
                 if q in handlers:
                     length = top_end - 1 - q
