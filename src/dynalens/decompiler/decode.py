@@ -411,7 +411,7 @@ line_starts = _line_starts
 INT_OVERFLOW = _INT_OVERFLOW
 if _CHECKED:
     KIND, CACHES, HAS_ARG, OPNAME = _KIND, _CACHES, _HAS_ARG, _OPNAME
-    EXTENDED_ARG, LOAD_CONST = _EXTENDED_ARG, _LOAD_CONST
+    EXTENDED_ARG, LOAD_CONST, NB_OPS = _EXTENDED_ARG, _LOAD_CONST, _NB_OPS
 
 
 def other_argval(kind, arg, names, local_name):
