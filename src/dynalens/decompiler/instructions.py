@@ -833,6 +833,7 @@ def _normalize_legacy_tuples(code, raws):
     legacy_offsets = set(legacy.exit_copies) | set(legacy.assertions)
     consts = code.co_consts
     translated, renamed, jump_opcodes = _TRANSLATED, _RENAMED, _JUMP_OPCODES
+    renamed_here, dropped, binary = _LEGACY_RENAMED_HERE, _DROPPED, _LEGACY_BINARY
     append = out.append
     for raw in raws:
         name, opcode, arg, argval, _, offset, starts, _, jump_target, _, _ = raw
@@ -845,8 +846,12 @@ def _normalize_legacy_tuples(code, raws):
             # (see normalize)
             legacy.rot_four = legacy.dup_top = legacy.rot_three = None
             state = None
-        if state is None and name not in translated:
+        if state is None and (name not in translated or name in renamed_here):
             append(Instr(renamed.get(name, name), arg, argval, offset, starts, index))
+        elif state is None and name in dropped:
+            continue  # (_normalize_one's [] for it: the offset stays pending)
+        elif state is None and name in binary:
+            append(Instr("BINARY_OP", None, binary[name], offset, starts, index))
         else:
             new = _normalize_one(raw, kw_names_pending, consts, state)
             if not new:
@@ -869,6 +874,14 @@ def _normalize_legacy_tuples(code, raws):
 _RENAMED_HERE = frozenset((["LOAD_ATTR"] if PY < (3, 12) else []) +
                           (["RETURN_VALUE"] if not (3, 12) <= PY < (3, 14) else []) +
                           (["GET_ITER"] if PY < (3, 15) else []))
+
+# Before 3.11: the opnames of _TRANSLATED that _normalize_one only renames there (those of
+# _RENAMED_HERE, and LOAD_GLOBAL, whose NULL bit is 3.11's), and the operator opcodes with the
+# BINARY_OP symbol it gives them: _normalize_legacy_tuples makes these itself (each LOAD_GLOBAL,
+# LOAD_ATTR and RETURN_VALUE went through the call: two thirds of its calls there)
+_LEGACY_RENAMED_HERE = _RENAMED_HERE | frozenset(["LOAD_GLOBAL"])
+_LEGACY_BINARY = dict([("BINARY_" + name, symbol) for name, symbol in _BINARY.items()] +
+                      [("INPLACE_" + name, symbol + "=") for name, symbol in _BINARY.items()])
 
 # 3.11-3.13, where decode.py reads co_code itself and no 3.14+ multi-instruction rewrite exists:
 # normalize() reads co_code straight into Instr (_normalize_code)
