@@ -968,7 +968,15 @@ def if_statement(walker, test, true, false, stack, out, ins):
                 return join
     if else_end is not None:
         body_stack = list(stack)
-        body, _ = walker.walk(true, body_end - 1, body_stack, ctx)
+        # (the body's jump over the else goes where a loop that ends the body breaks to:
+        # a break threaded past the else, `if c: for y in ys: ...; break` / `else: ...`)
+        saved = walker.range_joins
+        walker.range_joins = dict(saved)
+        walker.range_joins[body_end - 1] = walker.instrs[body_end - 1].target
+        try:
+            body, _ = walker.walk(true, body_end - 1, body_stack, ctx)
+        finally:
+            walker.range_joins = saved
         else_stack = list(stack)
         orelse, _ = walker.walk(body_end, else_end, else_stack, ctx)
         if not body and not orelse and len(body_stack) == len(stack) + 1 == len(else_stack):

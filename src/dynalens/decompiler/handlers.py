@@ -500,7 +500,13 @@ def _try_finally(walker, i, h, body_end, cleanup, stack, out, ctx, opened):
         # (the protected range runs on over a cold except clause of the try body that
         # jumps back to the normal exit's copy, before it)
         body_end = min(body_end, _normal_exit_copy(walker, i, h, fstart, length, body_end))
-    if (walker._same_code(body_end, fstart, length) and body_end + length == pre_handler
+    # 3.12+: the handler lies past the range walked, which ends at the copy (a `finally:
+    # pass` around this try ends its own body there, before the return that follows the
+    # copy): the cold path below reads it
+    beyond = pre_handler > walker.range_end and PROFILE.cold_handlers and \
+        cold_blocks.cold_try_join(walker, h, body_end, cleanup + 3) is not None
+    if not beyond and (
+            walker._same_code(body_end, fstart, length) and body_end + length == pre_handler
             or _returning_copy_end(walker, body_end, fstart, fend) == pre_handler
             or (not PROFILE.cold_handlers or walker.source_order)
             and _returning_copy_end(walker, body_end, fstart, fend, falls_to=pre_handler,
@@ -512,7 +518,8 @@ def _try_finally(walker, i, h, body_end, cleanup, stack, out, ctx, opened):
         # statement, or jumps there, `finally: if c: f()`; from 3.12 the handler is laid
         # out after the code that follows, and the cold path below reads that)
         body, _ = _try_body(walker, i, body_end, pre_handler, stack, inner, body_stack)
-    elif _returning_copy_end(walker, body_end, fstart, fend, True) == pre_handler and \
+    elif not beyond and \
+            _returning_copy_end(walker, body_end, fstart, fend, True) == pre_handler and \
             _returns_value(walker, i, body_end, body_stack, inner):
         # `try: return v finally: <branches>`: v is computed under the handler, and each
         # way out of the normal exit's copy returns it

@@ -33,6 +33,7 @@ from .instructions import (IMPORT_FLAGS, POP_JUMPS, instruction_lines, legacy_la
                            raw_instructions)
 from .line_breaks import STORE_LINE
 from .profile import PROFILE
+from . import empty_tries
 from .registry import DECLINE, ENTRY, OPCODES, STRUCTURE_POINTS
 
 # the last instruction of a block that does not fall through (a chain's cleanup block ends
@@ -444,6 +445,15 @@ class StatementWalker(StackMachine):
         for e in sorted(entries, key=lambda e: e.end - e.start, reverse=True):
             for k in range(e.start, min(e.end, self.n)):
                 self.handler_at[k] = e
+        self.lines = instruction_lines(code, instrs)  # (line_breaks.py, loop_exits.py)
+        # try statements with an empty body: their handlers have no entry (empty_tries.py)
+        self.empty_tries = empty_tries.find(code, instrs, entries, self.lines) \
+            if not PROFILE.setup_blocks else {}
+        self.empty_tries_read = set()  # handlers of the empty tries being read now
+        self.empty_try_read_at = None  # an empty try read here took no instruction
+        if self.empty_tries:
+            self.entries = entries = list(entries) + [
+                e for found in self.empty_tries.values() for e in found]
         self.entry_by_target = {}
         for e in entries:
             self.entry_by_target.setdefault(e.target, e)
@@ -464,7 +474,6 @@ class StatementWalker(StackMachine):
         self.range_end = self.n
         self.globals_declared = set()
         self.nonlocals_declared = set()
-        self.lines = instruction_lines(code, instrs)  # (line_breaks.py, loop_exits.py)
 
     # -- analysis --------------------------------------------------------------------------
     def _find_cleanups(self):
@@ -522,7 +531,9 @@ class StatementWalker(StackMachine):
         k = ins.index
         while k > 0 and k in cold and self.instrs[k].op != "PUSH_EXC_INFO":
             k -= 1
-        starts = [e.start for e in self.entries if e.target == k]
+        # (an empty try's entry, empty_tries.py, starts at the code its clauses jump back
+        # to: the code after the statement, not a loop's head)
+        starts = [e.start for e in self.entries if e.target == k and e.end > e.start]
         return bool(starts) and self.instrs[k].op == "PUSH_EXC_INFO" and \
             min(starts) not in cold and ins.target <= min(starts)
 
@@ -719,6 +730,7 @@ class StatementWalker(StackMachine):
             plain = not ctx.finally_copies and not ctx.handler_name
             handler_at, while_loops, back_jumps = self.handler_at, self.while_loops, \
                 self.back_jumps
+            empty_tries = self.empty_tries
             lines = self.lines
             expr = ast.expr
             while i < end:
@@ -727,9 +739,12 @@ class StatementWalker(StackMachine):
                     if i >= end:
                         break
                 if not chunk_mode and not ((i >= n or handler_at[i] is None) and
-                                           i not in while_loops and i not in back_jumps):
+                                           i not in while_loops and i not in back_jumps and
+                                           i not in empty_tries):
                     nxt = self._structure_at(i, stack, out, ctx)
-                    if nxt is not None:
+                    if nxt is not None and nxt == i and self.empty_try_read_at == i:
+                        self.empty_try_read_at = None  # (empty_tries.py) on with i
+                    elif nxt is not None:
                         if nxt <= i:
                             # a construct that resumes at or before its own start would be
                             # read again and again
@@ -992,7 +1007,8 @@ class StatementWalker(StackMachine):
         (registry.STRUCTURE_POINTS, in the order recognisers.py gives) that applies reads it;
         where it goes on, or None."""
         loop_head = i in self.while_loops or i in self.back_jumps
-        if not loop_head and (i >= self.n or self.handler_at[i] is None):
+        if not loop_head and (i >= self.n or self.handler_at[i] is None) and \
+                i not in self.empty_tries:
             return None  # most instructions: nothing starts here (checked before any work)
         for starts_here in STRUCTURE_POINTS:
             if not loop_head and starts_here in _LOOP_HEAD_POINTS:
@@ -1008,16 +1024,46 @@ class StatementWalker(StackMachine):
         """A try whose protected range starts at ``i``, unless a loop starting here holds it
         (that loop is read first, the try inside its body)."""
         entries = self.chain(i)
-        if entries:
-            for e in reversed(entries):
-                if e.target in ctx.open:
-                    continue
-                if e.lasti or self.instrs[e.target].op != "PUSH_EXC_INFO":
-                    continue
-                if not self._loop_encloses(i, e.target, ctx):
-                    return ENTRY.do_try(self, i, e, stack, out, ctx)
-                break
+        empty = [e for e in self.empty_tries.get(i, ()) if e.target not in ctx.open]
+        for e in reversed(entries):
+            if e.target in ctx.open:
+                continue
+            if e.lasti or self.instrs[e.target].op != "PUSH_EXC_INFO":
+                continue
+            if empty and not self._encloses(e, empty[0]):
+                break  # an empty try holds this one in its else (or finally copy)
+            if not self._loop_encloses(i, e.target, ctx):
+                return ENTRY.do_try(self, i, e, stack, out, ctx)
+            return DECLINE
+        if empty and empty[0].target not in self.empty_tries_read and \
+                not self._loop_encloses(i, empty[0].target, ctx):
+            # (its else starts where its body does: read while the try is, it is not again)
+            self.empty_tries_read.add(empty[0].target)
+            try:
+                nxt = ENTRY.do_try(self, i, empty[0], stack, out, ctx)
+                if nxt == i:
+                    # nothing consumed (3.12+: no else, the handler laid out after the
+                    # code that follows): what else starts here, then the instruction
+                    again = self._structure_at(i, stack, out, ctx)
+                    if again is not None:
+                        return again
+                    self.empty_try_read_at = i
+                return nxt
+            finally:
+                self.empty_tries_read.discard(empty[0].target)
         return DECLINE
+
+    def _encloses(self, outer, empty):
+        """Whether the try of ``outer``'s handler encloses the empty try of ``empty``: its
+        handler is on the way out of the empty try's handler (empty_tries.py)."""
+        seen = set()
+        e = self.handler_at[empty.target]
+        while e is not None and e.target not in seen:
+            if e.target == outer.target:
+                return True
+            seen.add(e.target)
+            e = self.handler_at[e.target] if e.target < self.n else None
+        return False
 
     def _loop_heads(self, i, ctx):
         """(tested while at ``i`` or None, back edges to ``i`` of a loop without a bottom test,
