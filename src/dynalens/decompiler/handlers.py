@@ -519,7 +519,8 @@ def _try_finally(walker, i, h, body_end, cleanup, stack, out, ctx, opened):
         # out after the code that follows, and the cold path below reads that)
         body, _ = _try_body(walker, i, body_end, pre_handler, stack, inner, body_stack)
     elif not beyond and \
-            _returning_copy_end(walker, body_end, fstart, fend, True) == pre_handler and \
+            _returning_copy_end(walker, body_end, fstart, fend, True) in (
+                pre_handler, _warm_end_before(walker, pre_handler)) and \
             _returns_value(walker, i, body_end, body_stack, inner):
         # `try: return v finally: <branches>`: v is computed under the handler, and each
         # way out of the normal exit's copy returns it
@@ -563,6 +564,17 @@ def _try_finally(walker, i, h, body_end, cleanup, stack, out, ctx, opened):
     return max(join, cleanup + 3) if join < cleanup + 3 else join
 
 
+def _warm_end_before(walker, k):
+    """3.12+: where the warm code ends that runs up to ``k``, past the cold handlers of
+    earlier statements laid out before it (``k`` where there are none)."""
+    if not PROFILE.cold_handlers:
+        return k
+    cold = cold_blocks.cold_code(walker)
+    while k > 0 and k - 1 in cold:
+        k -= 1
+    return k
+
+
 def _past_enclosing_copies(walker, k, ctx):
     """``k``, past the copies of the enclosing statements' finally bodies that start there
     (innermost first, as a return runs them)."""
@@ -589,7 +601,26 @@ def _normal_exit_copy(walker, i, h, fstart, length, default):
                 _returning_copy_end(walker, p, fstart, fstart + length,
                                     falls_to=_WHERE_THE_FIRST_EXIT_GOES) is not None):
             return p
+    # no clause comes back (each raises or returns): the copy right where the warm code
+    # the handler protects (through the try/except's handler) ends, `try: r = f() /
+    # except E: raise / finally: g()` then `return r`
+    for p in range(i + 1, min(h, walker.range_end)):
+        if p in cold or not walker._same_code(p, fstart, length) or \
+                p + length >= walker.n or walker.instrs[p + length].op == "RETURN_VALUE" or \
+                not walker.instrs[p - 1].op.startswith(_STATEMENT_ENDS):
+            continue  # (a value returned past the copy, `try: return f()`: the body's)
+        if _handled_by(walker, p - 1, h) and not _handled_by(walker, p, h):
+            return p
     return default
+
+
+# how the last instruction of a statement that leaves nothing on the stack starts
+_STATEMENT_ENDS = ("STORE_", "DELETE_", "POP_TOP")
+
+
+def _handled_by(walker, k, h):
+    """Whether an exception at ``k`` reaches the handler at ``h``."""
+    return any(e.target == h for e in walker.chain(k))
 
 
 def op_RERAISE(walker, ins, stack, out):
