@@ -146,13 +146,39 @@ def _unfolded(node):
     ``is``/``in`` comparison: in a test both compile to the same jumps, but the compiler's AST
     optimizer rewrites ``not (a is b)`` to ``a is not b``, which tests the other way."""
     values = node.values
-    if all(isinstance(v, ast.UnaryOp) and isinstance(v.op, ast.Not) for v in values) and any(
-            isinstance(v.operand, ast.Compare) and len(v.operand.ops) == 1 and
-            isinstance(v.operand.ops[0], _FOLDED) for v in values):
+    if all(_is_not(v) for v in values) and any(_folds(v) for v in values):
         inner = ast.And if isinstance(node.op, ast.Or) else ast.Or
         return ast.UnaryOp(op=ast.Not(),
                            operand=ast.BoolOp(op=inner(), values=[v.operand for v in values]))
+    # a run of negated operands among others (`a and not (b in c or d)`, read as `a and
+    # not b in c and not d`): the run is negated as a whole
+    out, k = [], 0
+    while k < len(values):
+        stop = k
+        while stop < len(values) and _is_not(values[stop]):
+            stop += 1
+        if stop - k >= 2 and any(_folds(v) for v in values[k:stop]):
+            inner = ast.And if isinstance(node.op, ast.Or) else ast.Or
+            out.append(ast.UnaryOp(op=ast.Not(), operand=ast.BoolOp(
+                op=inner(), values=[v.operand for v in values[k:stop]])))
+            k = stop
+        else:
+            out.append(values[k])
+            k += 1
+    if len(out) < len(values):
+        return ast.BoolOp(op=type(node.op)(), values=out)
     return node
+
+
+def _is_not(value):
+    return isinstance(value, ast.UnaryOp) and isinstance(value.op, ast.Not)
+
+
+def _folds(value):
+    """Whether ``value`` is ``not`` of a comparison the AST optimizer folds into ``not in``
+    / ``is not`` (which tests the other way)."""
+    return isinstance(value.operand, ast.Compare) and len(value.operand.ops) == 1 and \
+        isinstance(value.operand.ops[0], _FOLDED)
 
 
 def jump_test(chunk):
@@ -616,6 +642,11 @@ def conditional(walker, ins, stack, out):
             expr = parse_value(walker, chunks, join)
             if expr is None:
                 walker.fail("unrecognised and/or expression", ins)
+            if join < walker.n and walker.instrs[join].op in KEEP_JUMPS:
+                # its value is tested by the next value and/or: the left operand written in
+                # parentheses, `(a and b) and c` (3.12+ does not thread the jumps of a flat
+                # chain through it): not flattened into the outer one (boolop)
+                expr._paren = True
             stack.append(expr)
             return join
         if k in walker.while_loops or ((PROFILE.while_tested_at_top_only_again or

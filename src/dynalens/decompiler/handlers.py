@@ -180,8 +180,11 @@ def _try_before_moved_code(walker, h, cleanup, body, body_end, moved, stack, out
     statement, which the compiler moved after a clause (``_after_try_in_clause``)."""
     else_end = min(h, walker.range_end)
     last = walker.instrs[else_end - 1] if else_end > 0 else None
-    if last is None or last.op not in EXITS:
-        return None
+    if last is None or last.op not in EXITS and not (
+            last.op == "JUMP" and last.target is not None and last.target < last.index and
+            last.target >= min(e.start for e in walker.entries if e.target == h) and
+            not ENTRY.is_loop_jump(walker, last)):
+        return None  # (a jump back inside the body: it ends with an endless loop)
     for start, stop in moved:
         walker.cleanup_starts[start] = stop  # (a copy ending a branch of a clause)
     moved, starts = moved[0], [start for start, _ in moved]
@@ -518,6 +521,12 @@ def _try_finally(walker, i, h, body_end, cleanup, stack, out, ctx, opened):
         # statement, or jumps there, `finally: if c: f()`; from 3.12 the handler is laid
         # out after the code that follows, and the cold path below reads that)
         body, _ = _try_body(walker, i, body_end, pre_handler, stack, inner, body_stack)
+        returned = _returned_after_jump(walker, pre_handler, stack, body_stack, body)
+        if returned is not None:
+            # `with m: try: return v / finally: f()` (3.12+, handlers put back,
+            # block_order.py): the copy jumps to the with's exit, which returns v
+            body.append(ast.Return(value=walker.value(body_stack.pop(), instrs[pre_handler])))
+            join = returned
     elif not beyond and \
             _returning_copy_end(walker, body_end, fstart, fend, True) in (
                 pre_handler, _warm_end_before(walker, pre_handler)) and \
@@ -562,6 +571,34 @@ def _try_finally(walker, i, h, body_end, cleanup, stack, out, ctx, opened):
     if cold:
         return join
     return max(join, cleanup + 3) if join < cleanup + 3 else join
+
+
+# what may run between a value computed in a try body and its return: the exits of the
+# with statements around it (the value swapped below each exit call) and the pops of the
+# iterators of loops around it
+_RETURN_UNWINDING = frozenset(["SWAP", "LOAD_CONST", "CALL", "POP_TOP"])
+
+
+def _returned_after_jump(walker, k, stack, body_stack, body):
+    """Where the return ends that the jump at ``k`` reaches, when the try body left one
+    value of its own and that code only unwinds (with exits, loop iterators) and returns
+    it; None otherwise."""
+    instrs = walker.instrs
+    if instrs[k].op != "JUMP" or len(body_stack) != len(stack) + 1 or \
+            any(a is not b for a, b in zip(stack, body_stack)) or \
+            (body and isinstance(body[-1], (ast.Return, ast.Raise))):
+        return None
+    j = instrs[k].target
+    if j >= walker.n or instrs[j].op != "SWAP":
+        return None
+    q = j
+    while q < walker.n and q - j < 24 and instrs[q].op in _RETURN_UNWINDING and \
+            (instrs[q].op != "LOAD_CONST" or instrs[q].argval is None) and \
+            not instrs[q].is_target or q == j:
+        q += 1
+    if q < walker.n and instrs[q].op == "RETURN_VALUE" and q + 1 <= walker.range_end:
+        return q + 1
+    return None
 
 
 def _warm_end_before(walker, k):

@@ -507,6 +507,11 @@ class StatementWalker(StackMachine):
                 # (a loop inside a handler jumps back inside it: that one counts)
                 if ins.op == "JUMP":
                     cold_backs.append(ins)
+                elif ins.op in POP_JUMPS:
+                    # the bottom test of a while whose body ends with a try that only its
+                    # except clauses leave: only the handler reaches it (`while n: try:
+                    # return f() / except E: n -= 1`)
+                    self._find_while(ins)
                 continue
             if ins.op == "JUMP":
                 self.back_jumps.setdefault(t, []).append(ins.index)
@@ -1591,8 +1596,12 @@ class StatementWalker(StackMachine):
             out.append(ast.Break())
             return None
         node = ast.Return(value=self.value(value, ins))
+        k = ins.index - 1
+        while k > 1 and self.instrs[k].op == "POP_TOP" and self.instrs[k - 1].op == "SWAP":
+            k -= 2  # (in a loop: the value swapped over the iterator, which is popped; a
+            #         written `return <constant>` pops it first, then RETURN_CONST)
         if ins.argval == "split" and ins.index > 0 and not ins.is_target and \
-                self.instrs[ins.index - 1].op == "LOAD_CONST":
+                self.instrs[k].op == "LOAD_CONST":
             # (a return jumped to returns the value of an and/or: its constant is an operand)
             node._split = True  # see conditional_returns.py
         elif isinstance(value, ast.Constant) and value.value is None and ins.index > 0:
