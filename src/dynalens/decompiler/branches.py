@@ -167,7 +167,46 @@ def _unfolded(node):
             k += 1
     if len(out) < len(values):
         return ast.BoolOp(op=type(node.op)(), values=out)
+    if any(_is_not(v) and _folds(v) for v in values):
+        # one such operand alone: the whole test negated, each operand negated back
+        # (`not (a is not None and b in c)`, read as `a is None or not b in c`)
+        inner = ast.BoolOp(op=(ast.And if isinstance(node.op, ast.Or) else ast.Or)(),
+                           values=[negate(v) for v in values])
+        if not _holds_folding_not(inner):
+            return ast.UnaryOp(op=ast.Not(), operand=inner)
     return node
+
+
+def merged_negated_ifs(ifs):
+    """A comprehension's ``if`` clauses with no ``not`` of an ``is``/``in`` comparison left
+    alone (``if not a is b`` would compile as ``a is not b``): a run of negated clauses is
+    one ``not (x or y)``, a lone one takes the next clause (or the one before) in: ``if not
+    (a is b or not c)``. Clauses compile to the same jumps as one test of ``and``s."""
+    ifs = list(ifs)
+    k = 0
+    while k < len(ifs):
+        if not (_is_not(ifs[k]) and _folds(ifs[k])):
+            k += 1
+            continue
+        start, stop = k, k + 1
+        while start > 0 and _is_not(ifs[start - 1]):
+            start -= 1
+        while stop < len(ifs) and _is_not(ifs[stop]):
+            stop += 1
+        if stop - start < 2:
+            if stop < len(ifs):
+                stop += 1
+            elif start > 0:
+                start -= 1
+            else:
+                return ifs  # (the only clause: nothing to take in)
+        inner = ast.BoolOp(op=ast.Or(), values=[negate(v) for v in ifs[start:stop]])
+        if _holds_folding_not(inner):
+            k += 1
+            continue
+        ifs[start:stop] = [ast.UnaryOp(op=ast.Not(), operand=inner)]
+        k = start + 1
+    return ifs
 
 
 def _is_not(value):
