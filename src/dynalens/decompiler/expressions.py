@@ -634,6 +634,7 @@ class StackMachine(object):
         value = self.pop(stack, ins)
         if isinstance(value, ast.List):
             stack.append(ast.Tuple(elts=value.elts, ctx=ast.Load()))
+            stack[-1]._call_args = True  # (a call's arguments, `f(a, *b)`: _spread_call_args)
         else:
             stack.append(ast.Call(func=name("tuple"), args=[self.value(value, ins)], keywords=[]))
 
@@ -824,7 +825,8 @@ class StackMachine(object):
             func, _ = self._callable(stack, ins)  # always NULL + callable: no import hint
         finally:
             self.imported_names = saved
-        if isinstance(posargs, (ast.Tuple, ast.List)) and not getattr(posargs, "_display", False):
+        if isinstance(posargs, (ast.Tuple, ast.List)) and not getattr(posargs, "_display", False) \
+                and (self._spread_call_args(posargs, kwargs)):
             args = list(posargs.elts)
         else:
             args = [ast.Starred(value=posargs, ctx=ast.Load())]
@@ -839,6 +841,18 @@ class StackMachine(object):
             else:
                 keywords.append(ast.keyword(arg=None, value=kwargs))
         self._make_call(ins, stack, func, args, keywords)
+
+    def _spread_call_args(self, posargs, kwargs):
+        """Whether CALL_FUNCTION_EX's positional tuple is the call's own arguments (``f(a,
+        *b)``: a list turned into a tuple for the call; ``f(a, **k)``) rather than one
+        starred display, ``f(*[a, b])`` / ``f(*(a, b))``: ``f(a, b)`` compiles to a plain
+        call. Generated code (the lens) keeps the plain spelling, which does the same."""
+        session = getattr(self, "session", None)
+        if session is not None and session.generated:
+            return True
+        if isinstance(posargs, ast.List):
+            return False
+        return kwargs is not None or getattr(posargs, "_call_args", False)
 
     def _make_call(self, ins, stack, func, args, keywords):
         if isinstance(func, BuildClass):
