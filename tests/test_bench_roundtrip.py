@@ -157,5 +157,5 @@ def test_timeout_cuts_a_file_off_and_lists_it(tree, tmp_path, monkeypatch):
     result = json.loads(out.read_text())
     slow = result["slow_files"]
     assert [(os.path.basename(path), timed_out, qualname)
-            for path, _, timed_out, qualname, _ in slow] == [("good.py", True, "Box.get")]
+            for path, _, timed_out, qualname, _, _ in slow] == [("good.py", True, "Box.get")]
     assert result["files"] == 2  # (pkg/__init__.py and the cut-off file; broken.py skipped)
