@@ -1,9 +1,10 @@
 # min-python: 3.11
+# max-python: 3.13
 """``return x if c else <constant>`` inside a loop (3.12/3.13): the return copied into each
 branch pops the loop's iterator first (``LOAD_CONST; SWAP 2; POP_TOP; RETURN_VALUE``), so the
 mark that says "an expression's branch" (a written ``return <constant>`` there is ``POP_TOP;
 RETURN_CONST``) was not found and it read as two if statements (torch.jit._trace
-_create_interpreter_name_lookup_fn). 3.10 still reads it otherwise (not exact, marked)."""
+_create_interpreter_name_lookup_fn). 3.10 and 3.14+ still read it otherwise (not exact, marked)."""
 
 
 def returned_ifexp_in_loop(xs):

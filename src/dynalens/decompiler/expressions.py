@@ -11,6 +11,7 @@ its own.
 """
 
 import ast
+import copy
 import math
 
 from .errors import DecompilationError
@@ -294,6 +295,9 @@ class StackMachine(object):
     """
 
     code = None
+    # which walk (statements.walk numbers them) made a container display being built: a
+    # branch's walk that adds to one made before it adds to its own copy (_literal_target)
+    walk_serial = 0
 
     def fail(self, message, ins=None):
         raise DecompilationError(
@@ -544,9 +548,11 @@ class StackMachine(object):
 
     def op_BUILD_LIST(self, ins, stack, out):
         stack.append(ast.List(elts=self._elements(stack, ins, ins.argval), ctx=ast.Load()))
+        stack[-1]._owner = self.walk_serial
 
     def op_BUILD_SET(self, ins, stack, out):
         stack.append(ast.Set(elts=self._elements(stack, ins, ins.argval)))
+        stack[-1]._owner = self.walk_serial
 
     def _items(self, stack, ins, count):
         if count == 0:
@@ -561,6 +567,7 @@ class StackMachine(object):
     def op_BUILD_MAP(self, ins, stack, out):
         flat = self._elements(stack, ins, 2 * ins.argval)
         stack.append(ast.Dict(keys=flat[0::2], values=flat[1::2]))
+        stack[-1]._owner = self.walk_serial
 
     def op_BUILD_CONST_KEY_MAP(self, ins, stack, out):
         keys = self.pop(stack, ins)
@@ -579,6 +586,15 @@ class StackMachine(object):
         target = stack[-n]
         if isinstance(target, node_type) and getattr(target, "_const", None) is None and \
                 sum(1 for v in stack if v is target) == 1:
+            if getattr(target, "_owner", None) != self.walk_serial:
+                # made before this walk (a branch: `f(**{..., k: a if c else b})`, whose
+                # other branch adds to the same display): add to a copy of it
+                target = copy.copy(target)
+                for field in ("elts", "keys", "values"):
+                    if isinstance(getattr(target, field, None), list):
+                        setattr(target, field, list(getattr(target, field)))
+                target._owner = self.walk_serial
+                stack[-n] = target
             return target
         return None
 

@@ -439,6 +439,7 @@ class StatementWalker(StackMachine):
         self.n = len(instrs)
         # the walks' work so far: never restored by a rejected trial (see WORK_PER_INSTRUCTION)
         self.work = 0
+        self.walks = 0  # walks begun, numbering them (walk_serial)
         self.work_limit = WORK_FLOOR + WORK_PER_INSTRUCTION * self.n
         self.decompile_nested = decompile_nested
         self.handler_at = [None] * self.n
@@ -722,8 +723,10 @@ class StatementWalker(StackMachine):
             self.fail("too much work: the walks of this code object cover %d instructions, more "
                       "than %d per instruction it has" % (self.work, WORK_PER_INSTRUCTION),
                       self.instrs[min(start, self.n - 1)] if self.n else None)
-        saved = (self.ctx, self.range_start, self.range_end, self.chunk_mode)
+        saved = (self.ctx, self.range_start, self.range_end, self.chunk_mode, self.walk_serial)
         self.ctx, self.range_start, self.range_end, self.chunk_mode = ctx, start, end, chunk_mode
+        self.walks += 1
+        self.walk_serial = self.walks  # (expressions._literal_target)
         try:
             i = start
             instrs = self.instrs
@@ -788,7 +791,7 @@ class StatementWalker(StackMachine):
                 ENTRY.compound_end(self, out, first, end)
             return out, i
         finally:
-            self.ctx, self.range_start, self.range_end, self.chunk_mode = saved
+            self.ctx, self.range_start, self.range_end, self.chunk_mode, self.walk_serial = saved
 
     annotations_found = ()  # 3.14+: annotations of an __annotate__ function (annotate.py)
     # the list/set/dict an inline comprehension being read adds to (None outside one;
