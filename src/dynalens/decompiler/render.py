@@ -520,9 +520,11 @@ def _best_attempt(code, indent, temp_prefix, name, strict, function, generated):
             failed[id(code)] = code
         reach = dict((id(code) if d.code is named else id(d.code), d.reach)
                      for d in checked[0] if d.reach is not None)
+        at = dict((id(code) if d.code is named else id(d.code), d.at)
+                  for d in checked[0] if d.at is not None)
         return choices.Attempt(decisions, frozenset(failed),
                                (session, stmts, text, notes, checked), codes=failed,
-                               reach=reach)
+                               reach=reach, at=at)
 
     def alone(nested):
         """A nested code object that failed, decompiled on its own (a cheaper search)."""
