@@ -32,14 +32,8 @@ Only where the profile says the compiler pushes cold blocks to the end
 after every warm one): generated code is left as it is.
 """
 
-import bisect
-import itertools
-import operator
-
 from .instruction_order import NewJump, apply_order
 from .profile import PROFILE
-
-_OP, _TARGET = operator.attrgetter("op"), operator.attrgetter("target")
 
 # Instructions after which control never reaches the next one.
 _NO_FALLTHROUGH = frozenset(["JUMP", "RETURN_VALUE", "RAISE_VARARGS", "RERAISE"])
@@ -72,35 +66,20 @@ def source_order(instrs, entries, profile=PROFILE, take=None):
 
 def warm_code(instrs):
     """bytearray: 1 at the indexes normal control flow (jumps and fall-through, no exception
-    edges) reaches from the start.
-
-    Read run by run: from an index reached, control falls through up to the first
-    instruction that does not fall through, or up to an index seen already (whose own run
-    was read from there on); the run is marked in one slice and only its jumps are visited
-    (the instructions' fields, the runs' ends and the jumps are found in C)."""
+    edges) reaches from the start."""
     n = len(instrs)
     seen = bytearray(n)
-    if not n:
-        return seen
-    targets = list(map(_TARGET, instrs))
-    stops = list(itertools.compress(range(n), map(_NO_FALLTHROUGH.__contains__,
-                                                  map(_OP, instrs))))
-    jumps = [k for k in itertools.compress(range(n), map(operator.is_not, targets,
-                                                         itertools.repeat(None)))
-             if targets[k] < n]
-    todo = [0]
+    todo = [0] if n else []
     while todo:
         k = todo.pop()
-        if k >= n or seen[k]:
-            continue
-        q = bisect.bisect_left(stops, k)
-        last = stops[q] if q < len(stops) else n - 1
-        reached = seen.find(1, k, last + 1)
-        if reached != -1:
-            last = reached - 1
-        seen[k:last + 1] = b"\x01" * (last + 1 - k)
-        todo.extend(targets[j] for j in jumps[bisect.bisect_left(jumps, k):
-                                              bisect.bisect_right(jumps, last)])
+        while k < n and not seen[k]:
+            seen[k] = 1
+            ins = instrs[k]
+            if ins.target is not None and ins.target < n:
+                todo.append(ins.target)
+            if ins.op in _NO_FALLTHROUGH:
+                break
+            k += 1
     return seen
 
 
