@@ -19,7 +19,6 @@ marker on the stack, so its unwinding before ``return``/``break`` needs no templ
 
 import ast
 import copy
-import itertools
 import operator
 
 from .annotate import CO_FUTURE_ANNOTATIONS, unstringify
@@ -101,9 +100,7 @@ def _made_or(node, default):
     return default if stamp is None else stamp
 
 
-# (instructions' fields read in C: a scan pays no bytecode per instruction)
-_OP, _TARGET, _LINE = (operator.attrgetter(field) for field in ("op", "target", "line"))
-_NO_LINE = {None: -1}  # (.get(line, line): a line, or -1 for none)
+_OP = operator.attrgetter("op")  # (instructions' opnames read in C: a scan pays no bytecode)
 
 # the last instruction of an exit block that flowgraph.c copies into the jumps to it
 _COPIED_EXITS = frozenset(["RETURN_VALUE", "RAISE_VARARGS"])
@@ -508,11 +505,9 @@ class StatementWalker(StackMachine):
             # (kept for cold_blocks.cold_code: the jumps are fixed by now)
             cold = self._cold_code = exception_only_code(instrs)
         cold_backs = []
-        # (the jumps only, picked in C: most instructions are not one)
-        for ins in itertools.compress(instrs, map(operator.is_not, map(_TARGET, instrs),
-                                                  itertools.repeat(None))):
+        for ins in instrs:
             t = ins.target
-            if t > ins.index:
+            if t is None or t > ins.index:
                 continue
             if ins.index in cold and t not in cold:
                 # (a loop inside a handler jumps back inside it: that one counts)
@@ -1690,11 +1685,12 @@ class StatementWalker(StackMachine):
         """
         lines = self._max_line
         if lines is None:
-            # the greatest line before each instruction (-1 before the first line), in C
-            seen = list(map(_LINE, self.instrs))
-            lines = self._max_line = list(itertools.accumulate(
-                map(_NO_LINE.get, seen, seen), max, initial=-1))
-            lines.pop()
+            lines = self._max_line = []
+            best = -1
+            for ins in self.instrs:
+                lines.append(best)
+                if ins.line is not None and ins.line > best:
+                    best = ins.line
         if load.line is None or load.line > lines[load.index]:
             return load.line is None
         if PROFILE.lined_exit_copies and load.line == lines[load.index]:
