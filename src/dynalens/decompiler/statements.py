@@ -19,7 +19,6 @@ marker on the stack, so its unwinding before ``return``/``break`` needs no templ
 
 import ast
 import copy
-import operator
 
 from .annotate import CO_FUTURE_ANNOTATIONS, unstringify
 from .comparison_keys import same_argument
@@ -100,8 +99,6 @@ def _made_or(node, default):
     return default if stamp is None else stamp
 
 
-_OP = operator.attrgetter("op")  # (instructions' opnames read in C: a scan pays no bytecode)
-
 # the last instruction of an exit block that flowgraph.c copies into the jumps to it
 _COPIED_EXITS = frozenset(["RETURN_VALUE", "RAISE_VARARGS"])
 _SAME_AS_REPR = frozenset([str, int, bool, bytes, type(None)])
@@ -134,7 +131,10 @@ class ExitBlocks(object):
         blocks_at = set()
         n = len(instrs)
         self.canon = {}
-        returns = list(map(_OP, instrs)).count("RETURN_VALUE")
+        returns = 0
+        for ins in instrs:
+            if ins.op == "RETURN_VALUE":
+                returns += 1
         if returns < 2:
             # one return (the usual case): no block can be a copy of another, and no lone
             # copy follows a return (the keys are worked out if someone asks)
@@ -442,15 +442,10 @@ class StatementWalker(StackMachine):
         self.walks = 0  # walks begun, numbering them (walk_serial)
         self.work_limit = WORK_FLOOR + WORK_PER_INSTRUCTION * self.n
         self.decompile_nested = decompile_nested
-        handler_at = self.handler_at = [None] * self.n
+        self.handler_at = [None] * self.n
         for e in sorted(entries, key=lambda e: e.end - e.start, reverse=True):
-            # (innermost last: it wins; a slice assignment writes the range in one go)
-            end = min(e.end, self.n)
-            if 0 <= e.start < end:
-                handler_at[e.start:end] = [e] * (end - e.start)
-            else:
-                for k in range(e.start, end):
-                    handler_at[k] = e
+            for k in range(e.start, min(e.end, self.n)):
+                self.handler_at[k] = e
         self.lines = instruction_lines(code, instrs)  # (line_breaks.py, loop_exits.py)
         # try statements with an empty body: their handlers have no entry (empty_tries.py)
         self.empty_tries = empty_tries.find(code, instrs, entries, self.lines) \
