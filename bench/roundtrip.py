@@ -24,6 +24,11 @@ verdict, in walk order: a pure refactor of the decompiler must leave it unchange
 (or any fixed value) for it: a frozenset constant (``x in {'a', 'b'}``) prints in the order of
 its strings' hashes, which differ from run to run otherwise.
 
+Every file is timed: the summary lists those whose round trip took more than --slow CPU
+seconds (default 10: a defect, on the stdlib or on torch and transformers; CPU time, since a
+loaded machine multiplies wall time) with their slowest code object; --timeout S cuts a file off after S seconds (where signals work), so one walk that
+hangs cannot stall a run over a whole tree.
+
 --strict adds the strict figure: of the exact outputs, how many are still exact when what the
 compiler decides from line layout counts too (NOPs, superinstructions, jump forms; see
 verify.py). With --baseline unparse it gives the ceiling an ast-based renderer can reach.
@@ -204,6 +209,10 @@ class FileResult(object):
         #                            decompiled source, the original's lines)
         self.source_lines = None  # the file's lines, kept for --strict-failures
         self.digest = ""  # hex SHA-256 chained over every output (or error) and verdict
+        self.file_seconds = 0.0  # wall seconds of the whole file (compile, decompile, verify)
+        self.file_cpu = 0.0  # CPU seconds of the same (what --slow compares: load-free)
+        self.slowest = (0.0, None)  # (wall seconds, qualname) of its slowest code object
+        self.timed_out = False  # --timeout: the file was cut off (counts so far are kept)
 
 
 def _digest_text(result, text):
@@ -227,6 +236,16 @@ def round_trip(code, kind, decompile_code, result, keep_sources, true_source, qu
 
 
 def _round_trip(code, kind, decompile_code, result, keep_sources, true_source):
+    started = time.perf_counter()
+    try:
+        return _round_trip_timed(code, kind, decompile_code, result, keep_sources, true_source)
+    finally:
+        seconds = time.perf_counter() - started
+        if seconds > result.slowest[0]:
+            result.slowest = (seconds, _qualname(code))
+
+
+def _round_trip_timed(code, kind, decompile_code, result, keep_sources, true_source):
     result.counts[kind] += 1
     started, started_cpu = time.perf_counter(), time.process_time()
     try:
@@ -315,9 +334,49 @@ def original_lines(code, source_lines):
                    for number in range(first, last + 1))
 
 
+class FileTimeout(BaseException):
+    """--timeout: raised by the interval timer inside a file's round trip (a BaseException, so
+    the per-code-object ``except Exception`` does not swallow it)."""
+
+
+TIMEOUT = [0]  # --timeout seconds per file, set in each worker (0: none)
+
+
+def _on_alarm(signum, frame):
+    raise FileTimeout()
+
+
 def process_file(entry, decompile_code, keep_sources):
+    """The file's round trip, timed; cut off after --timeout seconds where signals allow."""
+    started, started_cpu = time.perf_counter(), time.process_time()
+    armed = False
+    if TIMEOUT[0] and decompile_code is not None:
+        try:
+            import signal
+            signal.signal(signal.SIGALRM, _on_alarm)
+            signal.setitimer(signal.ITIMER_REAL, TIMEOUT[0])
+            armed = True
+        except (ImportError, AttributeError, ValueError, OSError):  # Pyodide, not main thread
+            pass
+    holder = []
+    try:
+        return _process_file(entry, decompile_code, keep_sources, holder)
+    except FileTimeout:
+        holder[0].timed_out = True
+        return holder[0]
+    finally:
+        if armed:
+            import signal
+            signal.setitimer(signal.ITIMER_REAL, 0)
+        if holder:
+            holder[0].file_seconds = time.perf_counter() - started
+            holder[0].file_cpu = time.process_time() - started_cpu
+
+
+def _process_file(entry, decompile_code, keep_sources, holder):
     path, data = read_source(entry)
     result = FileResult(path)
+    holder.append(result)
     if keep_sources and STRICT[0]:
         result.source_lines = data.decode("utf-8", "replace").splitlines(True)
     with warnings.catch_warnings():
@@ -411,9 +470,10 @@ def relative_name(path, root):
 _WORKER_STATE = {}
 
 
-def _worker_init(baseline, keep_sources, strict=False):
+def _worker_init(baseline, keep_sources, strict=False, timeout=0):
     BASELINE_UNPARSE[0] = baseline == "unparse"
     STRICT[0] = strict
+    TIMEOUT[0] = timeout or 0
     _WORKER_STATE["decompile"] = None if baseline else load_decompiler()
     _WORKER_STATE["keep"] = keep_sources
 
@@ -476,13 +536,14 @@ def run_all(entries, options, progress):
             import multiprocessing
             pool = multiprocessing.Pool(jobs, _worker_init, (options.baseline,
                                                              _keep(options),
-                                                             options.strict))
+                                                             options.strict,
+                                                             options.timeout))
         except (ImportError, OSError, NotImplementedError) as exc:  # Pyodide: no processes
             sys.stderr.write("roundtrip: -j %d unavailable here (%s); running serially\n"
                              % (jobs, exc))
             jobs = 1
     if jobs <= 1:
-        _worker_init(options.baseline, _keep(options), options.strict)
+        _worker_init(options.baseline, _keep(options), options.strict, options.timeout)
         for number, entry in enumerate(entries):
             progress(number, entry)
             results.append(_worker_run(entry))
@@ -621,9 +682,15 @@ def summarize(results, wall, options):
     summary["ratio_to_compile"] = (round(seconds["function_cpu"] / seconds["compile_cpu"], 2)
                                    if seconds["compile_cpu"] > 0 and functions else None)
     summary["jobs"] = options.jobs
+    summary["slow_threshold"] = options.slow
     summary["wall_seconds"] = round(wall, 2)
     summary["peak_rss_mib"] = _round(peak_rss_mib())
     summary["failures_by_cause"] = buckets.most_common(options.top)
+    slow = sorted((r for r in files if r.file_cpu > options.slow or r.timed_out),
+                  key=lambda r: -r.file_cpu)
+    summary["slow_files"] = [(r.path, round(r.file_cpu, 1), r.timed_out,
+                              r.slowest[1], round(r.slowest[0], 1), round(r.file_seconds, 1))
+                             for r in slow]
     summary["first_tracebacks"] = tracebacks[:MAX_TRACEBACKS]
     if options.digest:
         # (file paths left out: the same files under another root give the same digest)
@@ -694,6 +761,12 @@ def print_summary(summary, out):
             " (PYTHONHASHSEED not set: frozenset constants print in a random order)"))
     if "traced_peak_mib" in summary:
         lines.append("peak traced memory, one file:   %s MiB" % summary["traced_peak_mib"])
+    if summary["slow_files"]:
+        lines.append("files over %s CPU s or cut off by --timeout (slowest code object, "
+                     "wall s):" % summary["slow_threshold"])
+        for path, seconds, timed_out, qualname, its, wall in summary["slow_files"]:
+            lines.append("  %7.1f s%s  %s  (%s: %.1f s; file %.1f s wall)" % (
+                seconds, " TIMED OUT" if timed_out else "", path, qualname, its, wall))
     if summary["failures_by_cause"]:
         lines.append("failures by cause (top %d):" % len(summary["failures_by_cause"]))
         for cause, count in summary["failures_by_cause"]:
@@ -759,6 +832,13 @@ def parse_args(argv):
                         help="verify the true source instead of decompiling (checks verify(); "
                              "must be 100%%), or with 'unparse' the source regenerated by "
                              "ast.unparse (3.9+: the ceiling for an ast-based renderer)")
+    parser.add_argument("--slow", type=float, default=10.0, metavar="S",
+                        help="list the files whose round trip took more than S CPU seconds "
+                             "(default 10; CPU, so a loaded machine does not inflate it), each "
+                             "with its slowest code object (wall seconds)")
+    parser.add_argument("--timeout", type=float, default=0, metavar="S",
+                        help="cut a file off after S wall seconds (where signals work; the "
+                             "file is listed as TIMED OUT with what it counted so far)")
     parser.add_argument("--quiet", action="store_true", help="no progress, no tracebacks")
     parser.add_argument("--strict", action="store_true",
                         help="also count the exact outputs that stay exact under "

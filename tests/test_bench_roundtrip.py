@@ -135,3 +135,27 @@ def test_strict_counts_exact_outputs_whose_line_layout_differs(tmp_path, monkeyp
     assert result["functions_strict_exact_pct"] == 50.0
     # one cause, counted once (its wording follows the version's jump forms)
     assert [count for _, count in result["strict_misses_by_cause"]] == [1]
+
+
+@pytest.mark.skipif(not hasattr(__import__("signal"), "setitimer"), reason="no interval timer")
+def test_timeout_cuts_a_file_off_and_lists_it(tree, tmp_path, monkeypatch):
+    # A stand-in core that never returns on `get`: --timeout cuts pkg/good.py off, the run
+    # goes on and lists the file (with what it counted before) instead of hanging.
+    import types
+    fake = types.ModuleType("dynalens.decompiler.render")
+
+    def decompile_code(code, indent="    ", temp_prefix="__temp_", name=None):
+        while code.co_name == "get":
+            pass
+        return "pass\n"
+
+    fake.decompile_code = decompile_code
+    monkeypatch.setitem(sys.modules, "dynalens.decompiler.render", fake)
+    out = tmp_path / "result.json"
+    roundtrip.main(["--source-root", str(tree), "--quiet", "--json", str(out),
+                    "--timeout", "0.5", "--slow", "1000"])
+    result = json.loads(out.read_text())
+    slow = result["slow_files"]
+    assert [(os.path.basename(path), timed_out, qualname)
+            for path, _, timed_out, qualname, _, _ in slow] == [("good.py", True, "Box.get")]
+    assert result["files"] == 2  # (pkg/__init__.py and the cut-off file; broken.py skipped)

@@ -146,13 +146,78 @@ def _unfolded(node):
     ``is``/``in`` comparison: in a test both compile to the same jumps, but the compiler's AST
     optimizer rewrites ``not (a is b)`` to ``a is not b``, which tests the other way."""
     values = node.values
-    if all(isinstance(v, ast.UnaryOp) and isinstance(v.op, ast.Not) for v in values) and any(
-            isinstance(v.operand, ast.Compare) and len(v.operand.ops) == 1 and
-            isinstance(v.operand.ops[0], _FOLDED) for v in values):
+    if all(_is_not(v) for v in values) and any(_folds(v) for v in values):
         inner = ast.And if isinstance(node.op, ast.Or) else ast.Or
         return ast.UnaryOp(op=ast.Not(),
                            operand=ast.BoolOp(op=inner(), values=[v.operand for v in values]))
+    # a run of negated operands among others (`a and not (b in c or d)`, read as `a and
+    # not b in c and not d`): the run is negated as a whole
+    out, k = [], 0
+    while k < len(values):
+        stop = k
+        while stop < len(values) and _is_not(values[stop]):
+            stop += 1
+        if stop - k >= 2 and any(_folds(v) for v in values[k:stop]):
+            inner = ast.And if isinstance(node.op, ast.Or) else ast.Or
+            out.append(ast.UnaryOp(op=ast.Not(), operand=ast.BoolOp(
+                op=inner(), values=[v.operand for v in values[k:stop]])))
+            k = stop
+        else:
+            out.append(values[k])
+            k += 1
+    if len(out) < len(values):
+        return ast.BoolOp(op=type(node.op)(), values=out)
+    if any(_is_not(v) and _folds(v) for v in values):
+        # one such operand alone: the whole test negated, each operand negated back
+        # (`not (a is not None and b in c)`, read as `a is None or not b in c`)
+        inner = ast.BoolOp(op=(ast.And if isinstance(node.op, ast.Or) else ast.Or)(),
+                           values=[negate(v) for v in values])
+        if not _holds_folding_not(inner):
+            return ast.UnaryOp(op=ast.Not(), operand=inner)
     return node
+
+
+def merged_negated_ifs(ifs):
+    """A comprehension's ``if`` clauses with no ``not`` of an ``is``/``in`` comparison left
+    alone (``if not a is b`` would compile as ``a is not b``): a run of negated clauses is
+    one ``not (x or y)``, a lone one takes the next clause (or the one before) in: ``if not
+    (a is b or not c)``. Clauses compile to the same jumps as one test of ``and``s."""
+    ifs = list(ifs)
+    k = 0
+    while k < len(ifs):
+        if not (_is_not(ifs[k]) and _folds(ifs[k])):
+            k += 1
+            continue
+        start, stop = k, k + 1
+        while start > 0 and _is_not(ifs[start - 1]):
+            start -= 1
+        while stop < len(ifs) and _is_not(ifs[stop]):
+            stop += 1
+        if stop - start < 2:
+            if stop < len(ifs):
+                stop += 1
+            elif start > 0:
+                start -= 1
+            else:
+                return ifs  # (the only clause: nothing to take in)
+        inner = ast.BoolOp(op=ast.Or(), values=[negate(v) for v in ifs[start:stop]])
+        if _holds_folding_not(inner):
+            k += 1
+            continue
+        ifs[start:stop] = [ast.UnaryOp(op=ast.Not(), operand=inner)]
+        k = start + 1
+    return ifs
+
+
+def _is_not(value):
+    return isinstance(value, ast.UnaryOp) and isinstance(value.op, ast.Not)
+
+
+def _folds(value):
+    """Whether ``value`` is ``not`` of a comparison the AST optimizer folds into ``not in``
+    / ``is not`` (which tests the other way)."""
+    return isinstance(value.operand, ast.Compare) and len(value.operand.ops) == 1 and \
+        isinstance(value.operand.ops[0], _FOLDED)
 
 
 def jump_test(chunk):
@@ -616,6 +681,11 @@ def conditional(walker, ins, stack, out):
             expr = parse_value(walker, chunks, join)
             if expr is None:
                 walker.fail("unrecognised and/or expression", ins)
+            if join < walker.n and walker.instrs[join].op in KEEP_JUMPS:
+                # its value is tested by the next value and/or: the left operand written in
+                # parentheses, `(a and b) and c` (3.12+ does not thread the jumps of a flat
+                # chain through it): not flattened into the outer one (boolop)
+                expr._paren = True
             stack.append(expr)
             return join
         if k in walker.while_loops or ((PROFILE.while_tested_at_top_only_again or
@@ -968,7 +1038,15 @@ def if_statement(walker, test, true, false, stack, out, ins):
                 return join
     if else_end is not None:
         body_stack = list(stack)
-        body, _ = walker.walk(true, body_end - 1, body_stack, ctx)
+        # (the body's jump over the else goes where a loop that ends the body breaks to:
+        # a break threaded past the else, `if c: for y in ys: ...; break` / `else: ...`)
+        saved = walker.range_joins
+        walker.range_joins = dict(saved)
+        walker.range_joins[body_end - 1] = walker.instrs[body_end - 1].target
+        try:
+            body, _ = walker.walk(true, body_end - 1, body_stack, ctx)
+        finally:
+            walker.range_joins = saved
         else_stack = list(stack)
         orelse, _ = walker.walk(body_end, else_end, else_stack, ctx)
         if not body and not orelse and len(body_stack) == len(stack) + 1 == len(else_stack):
@@ -1384,8 +1462,7 @@ def _falls_to_back_edge(walker, ins, loop):
 def _break_target(walker, start, end, default):
     """Where ``break`` goes: the nearest forward jump out of [start, end), if any."""
     best = None
-    for k in range(start, end):
-        ins = walker.instrs[k]
+    for ins in walker.instrs[start:end]:
         if ins.op == "JUMP" and ins.target >= end and (best is None or ins.target < best):
             best = ins.target
     for ins in _cold_handler_jumps(walker, start, end):
@@ -1419,8 +1496,8 @@ def _cold_handler_jumps(walker, start, end):
 def _loop_body_end(walker, head, last, exit_):
     """Where a for body ends: at its back edge, unless blocks after the back edge are
     reached from inside the loop (an ``else: break`` the compiler moved to the end)."""
-    for k in range(head + 1, last + 1):
-        t = walker.instrs[k].target
+    for ins in walker.instrs[head + 1:last + 1]:
+        t = ins.target
         if t is not None and last < t < exit_:
             return exit_
     return last + 1
@@ -1430,6 +1507,11 @@ def op_FOR_ITER(walker, ins, stack, out):
     it = stack[-ITER_SLOTS] if len(stack) >= ITER_SLOTS else None
     if not isinstance(it, IterMarker):
         walker.fail("FOR_ITER without an iterator", ins)
+    if isinstance(out, _NoStatements):
+        # a trial parse of an expression (read_chunk, read_value) met a for statement: every
+        # way on below ends in appending it to ``out``, which refuses it, or in a failure;
+        # refused before walking the whole loop (an if body that starts with a loop)
+        raise NotAChunk()
     head = ins.index
     exit_ = ins.target
     if exit_ < walker.n and walker.instrs[exit_].op == "END_FOR":

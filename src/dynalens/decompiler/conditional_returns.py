@@ -20,6 +20,22 @@ def _is_return(stmt):
     return isinstance(stmt, ast.Return) and stmt.value is not None
 
 
+def _branch_above(stmts, k):
+    """Whether ``stmts[k - 1]`` is ``if c: return v`` with ``v`` an expression's branch:
+    then the code after it is that expression's other branch, one return (``return x if
+    (a or b) else (y if c else z)``, whose inner branches carry no mark of their own), or
+    the last of a chain of them that begins so."""
+    while k >= 1:
+        above = stmts[k - 1]
+        if not (isinstance(above, ast.If) and not above.orelse and len(above.body) == 1 and
+                _is_return(above.body[0])) or getattr(above.body[0], "_written", False):
+            return False
+        if getattr(above.body[0], "_split", False):
+            return True
+        k -= 1  # (a chain: `a if c else b if d else e`, each branch but one unmarked)
+    return False
+
+
 def _fold_end(stmts, propagate):
     while len(stmts) >= 1:
         last = stmts[-1]
@@ -33,8 +49,10 @@ def _fold_end(stmts, propagate):
             last = stmts[-2]
         else:
             return
-        if not (getattr(yes, "_split", False) or getattr(no, "_split", False)) or \
-                getattr(yes, "_written", False) or getattr(no, "_written", False):
+        if getattr(yes, "_written", False) or getattr(no, "_written", False):
+            return
+        if not (getattr(yes, "_split", False) or getattr(no, "_split", False) or
+                _branch_above(stmts, len(stmts) - drop)):
             return
         node = ast.Return(value=ast.IfExp(test=last.test, body=yes.value, orelse=no.value))
         node._split = propagate

@@ -8,7 +8,7 @@ defaults, keyword defaults and annotations ``MAKE_FUNCTION`` consumed.
 import ast
 
 from . import fallback
-from .branches import negate
+from .branches import merged_negated_ifs, negate
 from .annotate import (CO_FUTURE_ANNOTATIONS, function_annotations, is_format_check,
                        unstringify)
 from .expressions import ClassNamespace, FunctionValue, const
@@ -255,6 +255,8 @@ def comprehension_from_statements(kind, stmts, outer_iterable):
 
     if not visit_loop(loops[0], outer_iterable) or not element:
         return None
+    for gen in generators:
+        gen.ifs = merged_negated_ifs(gen.ifs)
     item = element[0]
     if kind == "<listcomp>":
         return ast.ListComp(elt=item.value, generators=generators)

@@ -11,6 +11,7 @@ its own.
 """
 
 import ast
+import copy
 import math
 
 from .errors import DecompilationError
@@ -294,6 +295,9 @@ class StackMachine(object):
     """
 
     code = None
+    # which walk (statements.walk numbers them) made a container display being built: a
+    # branch's walk that adds to one made before it adds to its own copy (_literal_target)
+    walk_serial = 0
 
     def fail(self, message, ins=None):
         raise DecompilationError(
@@ -544,9 +548,11 @@ class StackMachine(object):
 
     def op_BUILD_LIST(self, ins, stack, out):
         stack.append(ast.List(elts=self._elements(stack, ins, ins.argval), ctx=ast.Load()))
+        stack[-1]._owner = self.walk_serial
 
     def op_BUILD_SET(self, ins, stack, out):
         stack.append(ast.Set(elts=self._elements(stack, ins, ins.argval)))
+        stack[-1]._owner = self.walk_serial
 
     def _items(self, stack, ins, count):
         if count == 0:
@@ -561,6 +567,7 @@ class StackMachine(object):
     def op_BUILD_MAP(self, ins, stack, out):
         flat = self._elements(stack, ins, 2 * ins.argval)
         stack.append(ast.Dict(keys=flat[0::2], values=flat[1::2]))
+        stack[-1]._owner = self.walk_serial
 
     def op_BUILD_CONST_KEY_MAP(self, ins, stack, out):
         keys = self.pop(stack, ins)
@@ -579,6 +586,15 @@ class StackMachine(object):
         target = stack[-n]
         if isinstance(target, node_type) and getattr(target, "_const", None) is None and \
                 sum(1 for v in stack if v is target) == 1:
+            if getattr(target, "_owner", None) != self.walk_serial:
+                # made before this walk (a branch: `f(**{..., k: a if c else b})`, whose
+                # other branch adds to the same display): add to a copy of it
+                target = copy.copy(target)
+                for field in ("elts", "keys", "values"):
+                    if isinstance(getattr(target, field, None), list):
+                        setattr(target, field, list(getattr(target, field)))
+                target._owner = self.walk_serial
+                stack[-n] = target
             return target
         return None
 
@@ -634,6 +650,7 @@ class StackMachine(object):
         value = self.pop(stack, ins)
         if isinstance(value, ast.List):
             stack.append(ast.Tuple(elts=value.elts, ctx=ast.Load()))
+            stack[-1]._call_args = True  # (a call's arguments, `f(a, *b)`: _spread_call_args)
         else:
             stack.append(ast.Call(func=name("tuple"), args=[self.value(value, ins)], keywords=[]))
 
@@ -824,7 +841,8 @@ class StackMachine(object):
             func, _ = self._callable(stack, ins)  # always NULL + callable: no import hint
         finally:
             self.imported_names = saved
-        if isinstance(posargs, (ast.Tuple, ast.List)) and not getattr(posargs, "_display", False):
+        if isinstance(posargs, (ast.Tuple, ast.List)) and not getattr(posargs, "_display", False) \
+                and (self._spread_call_args(posargs, kwargs)):
             args = list(posargs.elts)
         else:
             args = [ast.Starred(value=posargs, ctx=ast.Load())]
@@ -839,6 +857,18 @@ class StackMachine(object):
             else:
                 keywords.append(ast.keyword(arg=None, value=kwargs))
         self._make_call(ins, stack, func, args, keywords)
+
+    def _spread_call_args(self, posargs, kwargs):
+        """Whether CALL_FUNCTION_EX's positional tuple is the call's own arguments (``f(a,
+        *b)``: a list turned into a tuple for the call; ``f(a, **k)``) rather than one
+        starred display, ``f(*[a, b])`` / ``f(*(a, b))``: ``f(a, b)`` compiles to a plain
+        call. Generated code (the lens) keeps the plain spelling, which does the same."""
+        session = getattr(self, "session", None)
+        if session is not None and session.generated:
+            return True
+        if isinstance(posargs, ast.List):
+            return False
+        return kwargs is not None or getattr(posargs, "_call_args", False)
 
     def _make_call(self, ins, stack, func, args, keywords):
         if isinstance(func, BuildClass):

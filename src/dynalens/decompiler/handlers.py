@@ -180,8 +180,11 @@ def _try_before_moved_code(walker, h, cleanup, body, body_end, moved, stack, out
     statement, which the compiler moved after a clause (``_after_try_in_clause``)."""
     else_end = min(h, walker.range_end)
     last = walker.instrs[else_end - 1] if else_end > 0 else None
-    if last is None or last.op not in EXITS:
-        return None
+    if last is None or last.op not in EXITS and not (
+            last.op == "JUMP" and last.target is not None and last.target < last.index and
+            last.target >= min(e.start for e in walker.entries if e.target == h) and
+            not ENTRY.is_loop_jump(walker, last)):
+        return None  # (a jump back inside the body: it ends with an endless loop)
     for start, stop in moved:
         walker.cleanup_starts[start] = stop  # (a copy ending a branch of a clause)
     moved, starts = moved[0], [start for start, _ in moved]
@@ -500,7 +503,13 @@ def _try_finally(walker, i, h, body_end, cleanup, stack, out, ctx, opened):
         # (the protected range runs on over a cold except clause of the try body that
         # jumps back to the normal exit's copy, before it)
         body_end = min(body_end, _normal_exit_copy(walker, i, h, fstart, length, body_end))
-    if (walker._same_code(body_end, fstart, length) and body_end + length == pre_handler
+    # 3.12+: the handler lies past the range walked, which ends at the copy (a `finally:
+    # pass` around this try ends its own body there, before the return that follows the
+    # copy): the cold path below reads it
+    beyond = pre_handler > walker.range_end and PROFILE.cold_handlers and \
+        cold_blocks.cold_try_join(walker, h, body_end, cleanup + 3) is not None
+    if not beyond and (
+            walker._same_code(body_end, fstart, length) and body_end + length == pre_handler
             or _returning_copy_end(walker, body_end, fstart, fend) == pre_handler
             or (not PROFILE.cold_handlers or walker.source_order)
             and _returning_copy_end(walker, body_end, fstart, fend, falls_to=pre_handler,
@@ -512,7 +521,15 @@ def _try_finally(walker, i, h, body_end, cleanup, stack, out, ctx, opened):
         # statement, or jumps there, `finally: if c: f()`; from 3.12 the handler is laid
         # out after the code that follows, and the cold path below reads that)
         body, _ = _try_body(walker, i, body_end, pre_handler, stack, inner, body_stack)
-    elif _returning_copy_end(walker, body_end, fstart, fend, True) == pre_handler and \
+        returned = _returned_after_jump(walker, pre_handler, stack, body_stack, body)
+        if returned is not None:
+            # `with m: try: return v / finally: f()` (3.12+, handlers put back,
+            # block_order.py): the copy jumps to the with's exit, which returns v
+            body.append(ast.Return(value=walker.value(body_stack.pop(), instrs[pre_handler])))
+            join = returned
+    elif not beyond and \
+            _returning_copy_end(walker, body_end, fstart, fend, True) in (
+                pre_handler, _warm_end_before(walker, pre_handler)) and \
             _returns_value(walker, i, body_end, body_stack, inner):
         # `try: return v finally: <branches>`: v is computed under the handler, and each
         # way out of the normal exit's copy returns it
@@ -556,6 +573,45 @@ def _try_finally(walker, i, h, body_end, cleanup, stack, out, ctx, opened):
     return max(join, cleanup + 3) if join < cleanup + 3 else join
 
 
+# what may run between a value computed in a try body and its return: the exits of the
+# with statements around it (the value swapped below each exit call) and the pops of the
+# iterators of loops around it
+_RETURN_UNWINDING = frozenset(["SWAP", "LOAD_CONST", "CALL", "POP_TOP"])
+
+
+def _returned_after_jump(walker, k, stack, body_stack, body):
+    """Where the return ends that the jump at ``k`` reaches, when the try body left one
+    value of its own and that code only unwinds (with exits, loop iterators) and returns
+    it; None otherwise."""
+    instrs = walker.instrs
+    if instrs[k].op != "JUMP" or len(body_stack) != len(stack) + 1 or \
+            any(a is not b for a, b in zip(stack, body_stack)) or \
+            (body and isinstance(body[-1], (ast.Return, ast.Raise))):
+        return None
+    j = instrs[k].target
+    if j >= walker.n or instrs[j].op != "SWAP":
+        return None
+    q = j
+    while q < walker.n and q - j < 24 and instrs[q].op in _RETURN_UNWINDING and \
+            (instrs[q].op != "LOAD_CONST" or instrs[q].argval is None) and \
+            not instrs[q].is_target or q == j:
+        q += 1
+    if q < walker.n and instrs[q].op == "RETURN_VALUE" and q + 1 <= walker.range_end:
+        return q + 1
+    return None
+
+
+def _warm_end_before(walker, k):
+    """3.12+: where the warm code ends that runs up to ``k``, past the cold handlers of
+    earlier statements laid out before it (``k`` where there are none)."""
+    if not PROFILE.cold_handlers:
+        return k
+    cold = cold_blocks.cold_code(walker)
+    while k > 0 and k - 1 in cold:
+        k -= 1
+    return k
+
+
 def _past_enclosing_copies(walker, k, ctx):
     """``k``, past the copies of the enclosing statements' finally bodies that start there
     (innermost first, as a return runs them)."""
@@ -582,7 +638,26 @@ def _normal_exit_copy(walker, i, h, fstart, length, default):
                 _returning_copy_end(walker, p, fstart, fstart + length,
                                     falls_to=_WHERE_THE_FIRST_EXIT_GOES) is not None):
             return p
+    # no clause comes back (each raises or returns): the copy right where the warm code
+    # the handler protects (through the try/except's handler) ends, `try: r = f() /
+    # except E: raise / finally: g()` then `return r`
+    for p in range(i + 1, min(h, walker.range_end)):
+        if p in cold or not walker._same_code(p, fstart, length) or \
+                p + length >= walker.n or walker.instrs[p + length].op == "RETURN_VALUE" or \
+                not walker.instrs[p - 1].op.startswith(_STATEMENT_ENDS):
+            continue  # (a value returned past the copy, `try: return f()`: the body's)
+        if _handled_by(walker, p - 1, h) and not _handled_by(walker, p, h):
+            return p
     return default
+
+
+# how the last instruction of a statement that leaves nothing on the stack starts
+_STATEMENT_ENDS = ("STORE_", "DELETE_", "POP_TOP")
+
+
+def _handled_by(walker, k, h):
+    """Whether an exception at ``k`` reaches the handler at ``h``."""
+    return any(e.target == h for e in walker.chain(k))
 
 
 def op_RERAISE(walker, ins, stack, out):

@@ -71,6 +71,7 @@ def op_BUILD_TUPLE_UNPACK(walker, ins, stack, out):  # 3.8
 
 def op_BUILD_TUPLE_UNPACK_WITH_CALL(walker, ins, stack, out):  # 3.8
     _unpack_build(walker, ins, stack, ast.Tuple)
+    stack[-1]._call_args = True  # (the call's own arguments: expressions._spread_call_args)
 
 
 def op_BUILD_LIST_UNPACK(walker, ins, stack, out):  # 3.8

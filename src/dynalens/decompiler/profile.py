@@ -37,7 +37,9 @@ The compiler's implicit `return None` is the code's last two instructions and is
     "setup_blocks": ((3, 8), (3, 11), """\
 Handlers are found through SETUP_* instructions and the block stack (3.11+: the exception
 table). instructions.exception_entries, legacy_blocks.py, handlers_legacy.py, statements.py
-(ExitBlocks folds lone RETURN_VALUE copies back for handlers_legacy's finally copies)."""),
+(ExitBlocks folds lone RETURN_VALUE copies back for handlers_legacy's finally copies; with
+the table, a try body that protects nothing leaves its handler without an entry:
+empty_tries.py)."""),
     "inlined_exit_copies_310": ((3, 10), (3, 11), """\
 3.10 copies a small exit block into the jumps to it and leaves the original in place
 (instructions._LegacyState.exit_copies, legacy_blocks.inlined_exits), unless nothing falls

@@ -19,6 +19,8 @@ marker on the stack, so its unwinding before ``return``/``break`` needs no templ
 
 import ast
 import copy
+import itertools
+import operator
 
 from .annotate import CO_FUTURE_ANNOTATIONS, unstringify
 from .comparison_keys import same_argument
@@ -33,6 +35,7 @@ from .instructions import (IMPORT_FLAGS, POP_JUMPS, instruction_lines, legacy_la
                            raw_instructions)
 from .line_breaks import STORE_LINE
 from .profile import PROFILE
+from . import empty_tries
 from .registry import DECLINE, ENTRY, OPCODES, STRUCTURE_POINTS
 
 # the last instruction of a block that does not fall through (a chain's cleanup block ends
@@ -98,6 +101,10 @@ def _made_or(node, default):
     return default if stamp is None else stamp
 
 
+# (instructions' fields read in C: a scan pays no bytecode per instruction)
+_OP, _TARGET, _LINE = (operator.attrgetter(field) for field in ("op", "target", "line"))
+_NO_LINE = {None: -1}  # (.get(line, line): a line, or -1 for none)
+
 # the last instruction of an exit block that flowgraph.c copies into the jumps to it
 _COPIED_EXITS = frozenset(["RETURN_VALUE", "RAISE_VARARGS"])
 _SAME_AS_REPR = frozenset([str, int, bool, bytes, type(None)])
@@ -130,10 +137,7 @@ class ExitBlocks(object):
         blocks_at = set()
         n = len(instrs)
         self.canon = {}
-        returns = 0
-        for ins in instrs:
-            if ins.op == "RETURN_VALUE":
-                returns += 1
+        returns = list(map(_OP, instrs)).count("RETURN_VALUE")
         if returns < 2:
             # one return (the usual case): no block can be a copy of another, and no lone
             # copy follows a return (the keys are worked out if someone asks)
@@ -438,12 +442,27 @@ class StatementWalker(StackMachine):
         self.n = len(instrs)
         # the walks' work so far: never restored by a rejected trial (see WORK_PER_INSTRUCTION)
         self.work = 0
+        self.walks = 0  # walks begun, numbering them (walk_serial)
         self.work_limit = WORK_FLOOR + WORK_PER_INSTRUCTION * self.n
         self.decompile_nested = decompile_nested
-        self.handler_at = [None] * self.n
+        handler_at = self.handler_at = [None] * self.n
         for e in sorted(entries, key=lambda e: e.end - e.start, reverse=True):
-            for k in range(e.start, min(e.end, self.n)):
-                self.handler_at[k] = e
+            # (innermost last: it wins; a slice assignment writes the range in one go)
+            end = min(e.end, self.n)
+            if 0 <= e.start < end:
+                handler_at[e.start:end] = [e] * (end - e.start)
+            else:
+                for k in range(e.start, end):
+                    handler_at[k] = e
+        self.lines = instruction_lines(code, instrs)  # (line_breaks.py, loop_exits.py)
+        # try statements with an empty body: their handlers have no entry (empty_tries.py)
+        self.empty_tries = empty_tries.find(code, instrs, entries, self.lines) \
+            if not PROFILE.setup_blocks else {}
+        self.empty_tries_read = set()  # handlers of the empty tries being read now
+        self.empty_try_read_at = None  # an empty try read here took no instruction
+        if self.empty_tries:
+            self.entries = entries = list(entries) + [
+                e for found in self.empty_tries.values() for e in found]
         self.entry_by_target = {}
         for e in entries:
             self.entry_by_target.setdefault(e.target, e)
@@ -464,7 +483,6 @@ class StatementWalker(StackMachine):
         self.range_end = self.n
         self.globals_declared = set()
         self.nonlocals_declared = set()
-        self.lines = instruction_lines(code, instrs)  # (line_breaks.py, loop_exits.py)
 
     # -- analysis --------------------------------------------------------------------------
     def _find_cleanups(self):
@@ -490,14 +508,21 @@ class StatementWalker(StackMachine):
             # (kept for cold_blocks.cold_code: the jumps are fixed by now)
             cold = self._cold_code = exception_only_code(instrs)
         cold_backs = []
-        for ins in instrs:
+        # (the jumps only, picked in C: most instructions are not one)
+        for ins in itertools.compress(instrs, map(operator.is_not, map(_TARGET, instrs),
+                                                  itertools.repeat(None))):
             t = ins.target
-            if t is None or t > ins.index:
+            if t > ins.index:
                 continue
             if ins.index in cold and t not in cold:
                 # (a loop inside a handler jumps back inside it: that one counts)
                 if ins.op == "JUMP":
                     cold_backs.append(ins)
+                elif ins.op in POP_JUMPS:
+                    # the bottom test of a while whose body ends with a try that only its
+                    # except clauses leave: only the handler reaches it (`while n: try:
+                    # return f() / except E: n -= 1`)
+                    self._find_while(ins)
                 continue
             if ins.op == "JUMP":
                 self.back_jumps.setdefault(t, []).append(ins.index)
@@ -522,7 +547,9 @@ class StatementWalker(StackMachine):
         k = ins.index
         while k > 0 and k in cold and self.instrs[k].op != "PUSH_EXC_INFO":
             k -= 1
-        starts = [e.start for e in self.entries if e.target == k]
+        # (an empty try's entry, empty_tries.py, starts at the code its clauses jump back
+        # to: the code after the statement, not a loop's head)
+        starts = [e.start for e in self.entries if e.target == k and e.end > e.start]
         return bool(starts) and self.instrs[k].op == "PUSH_EXC_INFO" and \
             min(starts) not in cold and ins.target <= min(starts)
 
@@ -685,9 +712,30 @@ class StatementWalker(StackMachine):
             result = chains[i] = self._chain(i)
         return result
 
+    _try_starts = None  # exception entry -> try_starts()[entry], worked out on the first walk
+
+    def try_starts(self):
+        """{exception entry: the frozenset of the handlers that :meth:`try_here` would read
+        as a try starting at an instruction whose innermost entry it is}: the ``PUSH_EXC_INFO``
+        handlers without ``lasti`` of its chain (:meth:`chain` depends on that entry alone).
+        ``try_here`` declines where every one of them is open already (``ctx.open``: the
+        walk is inside those trys), which is most instructions of a try body: ``walk`` asks
+        this table first and spares the calls. Fixed once the walker is made."""
+        table = self._try_starts
+        if table is None:
+            table = self._try_starts = {}
+            instrs, n = self.instrs, self.n
+            for e in self.entries:
+                # (a handler past the code: try_here is asked, as before, and fails there)
+                table[e] = frozenset(x.target for x in self._chain_from(e) if not x.lasti and (
+                    x.target >= n or instrs[x.target].op == "PUSH_EXC_INFO"))
+        return table
+
     def _chain(self, i):
+        return self._chain_from(self.handler_at[i] if i < self.n else None)
+
+    def _chain_from(self, e):
         result = []
-        e = self.handler_at[i] if i < self.n else None
         seen = set()
         while e is not None and e.target not in seen:
             result.append(e)
@@ -706,8 +754,10 @@ class StatementWalker(StackMachine):
             self.fail("too much work: the walks of this code object cover %d instructions, more "
                       "than %d per instruction it has" % (self.work, WORK_PER_INSTRUCTION),
                       self.instrs[min(start, self.n - 1)] if self.n else None)
-        saved = (self.ctx, self.range_start, self.range_end, self.chunk_mode)
+        saved = (self.ctx, self.range_start, self.range_end, self.chunk_mode, self.walk_serial)
         self.ctx, self.range_start, self.range_end, self.chunk_mode = ctx, start, end, chunk_mode
+        self.walks += 1
+        self.walk_serial = self.walks  # (expressions._literal_target)
         try:
             i = start
             instrs = self.instrs
@@ -719,17 +769,27 @@ class StatementWalker(StackMachine):
             plain = not ctx.finally_copies and not ctx.handler_name
             handler_at, while_loops, back_jumps = self.handler_at, self.while_loops, \
                 self.back_jumps
+            empty_tries = self.empty_tries
             lines = self.lines
             expr = ast.expr
+            try_starts = self.try_starts() if not chunk_mode and self.entries else None
+            open_ = ctx.open
             while i < end:
                 if not plain or i in detached or i in cleanups or i >= n:
                     i = self._skip(i, ctx)
                     if i >= end:
                         break
-                if not chunk_mode and not ((i >= n or handler_at[i] is None) and
-                                           i not in while_loops and i not in back_jumps):
+                # a construct may start here: a loop head, a protected range whose try the
+                # walk is not inside yet (try_starts: try_here declines everywhere else), or
+                # a try with an empty body (empty_tries.py)
+                if not chunk_mode and ((i < n and handler_at[i] is not None and
+                                        not try_starts[handler_at[i]] <= open_) or
+                                       i in while_loops or i in back_jumps or
+                                       i in empty_tries):
                     nxt = self._structure_at(i, stack, out, ctx)
-                    if nxt is not None:
+                    if nxt is not None and nxt == i and self.empty_try_read_at == i:
+                        self.empty_try_read_at = None  # (empty_tries.py) on with i
+                    elif nxt is not None:
                         if nxt <= i:
                             # a construct that resumes at or before its own start would be
                             # read again and again
@@ -738,8 +798,9 @@ class StatementWalker(StackMachine):
                         continue
                 ins = instrs[i]
                 before = len(out)
-                handler = handlers.get(ins.op)
-                if handler is None:
+                try:
+                    handler = handlers[ins.op]
+                except KeyError:
                     self.fail("unsupported opcode", ins)
                 nxt = handler(self, ins, stack, out)
                 # number new values in the order they were made: after SWAPs the stack order
@@ -768,7 +829,7 @@ class StatementWalker(StackMachine):
                 ENTRY.compound_end(self, out, first, end)
             return out, i
         finally:
-            self.ctx, self.range_start, self.range_end, self.chunk_mode = saved
+            self.ctx, self.range_start, self.range_end, self.chunk_mode, self.walk_serial = saved
 
     annotations_found = ()  # 3.14+: annotations of an __annotate__ function (annotate.py)
     # the list/set/dict an inline comprehension being read adds to (None outside one;
@@ -960,6 +1021,8 @@ class StatementWalker(StackMachine):
         return of anything but a constant None) is appended when the last statement can fall
         through. The compiler drops it again where it is dead, and verify() judges the rest.
         """
+        if not self.exits.virtual:
+            return  # (a jump past the code goes to a detached copy's label: none without one)
         n = self.n
         labels = set()
         for ins in self.instrs:
@@ -992,7 +1055,8 @@ class StatementWalker(StackMachine):
         (registry.STRUCTURE_POINTS, in the order recognisers.py gives) that applies reads it;
         where it goes on, or None."""
         loop_head = i in self.while_loops or i in self.back_jumps
-        if not loop_head and (i >= self.n or self.handler_at[i] is None):
+        if not loop_head and (i >= self.n or self.handler_at[i] is None) and \
+                i not in self.empty_tries:
             return None  # most instructions: nothing starts here (checked before any work)
         for starts_here in STRUCTURE_POINTS:
             if not loop_head and starts_here in _LOOP_HEAD_POINTS:
@@ -1008,16 +1072,46 @@ class StatementWalker(StackMachine):
         """A try whose protected range starts at ``i``, unless a loop starting here holds it
         (that loop is read first, the try inside its body)."""
         entries = self.chain(i)
-        if entries:
-            for e in reversed(entries):
-                if e.target in ctx.open:
-                    continue
-                if e.lasti or self.instrs[e.target].op != "PUSH_EXC_INFO":
-                    continue
-                if not self._loop_encloses(i, e.target, ctx):
-                    return ENTRY.do_try(self, i, e, stack, out, ctx)
-                break
+        empty = [e for e in self.empty_tries.get(i, ()) if e.target not in ctx.open]
+        for e in reversed(entries):
+            if e.target in ctx.open:
+                continue
+            if e.lasti or self.instrs[e.target].op != "PUSH_EXC_INFO":
+                continue
+            if empty and not self._encloses(e, empty[0]):
+                break  # an empty try holds this one in its else (or finally copy)
+            if not self._loop_encloses(i, e.target, ctx):
+                return ENTRY.do_try(self, i, e, stack, out, ctx)
+            return DECLINE
+        if empty and empty[0].target not in self.empty_tries_read and \
+                not self._loop_encloses(i, empty[0].target, ctx):
+            # (its else starts where its body does: read while the try is, it is not again)
+            self.empty_tries_read.add(empty[0].target)
+            try:
+                nxt = ENTRY.do_try(self, i, empty[0], stack, out, ctx)
+                if nxt == i:
+                    # nothing consumed (3.12+: no else, the handler laid out after the
+                    # code that follows): what else starts here, then the instruction
+                    again = self._structure_at(i, stack, out, ctx)
+                    if again is not None:
+                        return again
+                    self.empty_try_read_at = i
+                return nxt
+            finally:
+                self.empty_tries_read.discard(empty[0].target)
         return DECLINE
+
+    def _encloses(self, outer, empty):
+        """Whether the try of ``outer``'s handler encloses the empty try of ``empty``: its
+        handler is on the way out of the empty try's handler (empty_tries.py)."""
+        seen = set()
+        e = self.handler_at[empty.target]
+        while e is not None and e.target not in seen:
+            if e.target == outer.target:
+                return True
+            seen.add(e.target)
+            e = self.handler_at[e.target] if e.target < self.n else None
+        return False
 
     def _loop_heads(self, i, ctx):
         """(tested while at ``i`` or None, back edges to ``i`` of a loop without a bottom test,
@@ -1545,8 +1639,12 @@ class StatementWalker(StackMachine):
             out.append(ast.Break())
             return None
         node = ast.Return(value=self.value(value, ins))
+        k = ins.index - 1
+        while k > 1 and self.instrs[k].op == "POP_TOP" and self.instrs[k - 1].op == "SWAP":
+            k -= 2  # (in a loop: the value swapped over the iterator, which is popped; a
+            #         written `return <constant>` pops it first, then RETURN_CONST)
         if ins.argval == "split" and ins.index > 0 and not ins.is_target and \
-                self.instrs[ins.index - 1].op == "LOAD_CONST":
+                self.instrs[k].op == "LOAD_CONST":
             # (a return jumped to returns the value of an and/or: its constant is an operand)
             node._split = True  # see conditional_returns.py
         elif isinstance(value, ast.Constant) and value.value is None and ins.index > 0:
@@ -1590,12 +1688,11 @@ class StatementWalker(StackMachine):
         """
         lines = self._max_line
         if lines is None:
-            lines = self._max_line = []
-            best = -1
-            for ins in self.instrs:
-                lines.append(best)
-                if ins.line is not None and ins.line > best:
-                    best = ins.line
+            # the greatest line before each instruction (-1 before the first line), in C
+            seen = list(map(_LINE, self.instrs))
+            lines = self._max_line = list(itertools.accumulate(
+                map(_NO_LINE.get, seen, seen), max, initial=-1))
+            lines.pop()
         if load.line is None or load.line > lines[load.index]:
             return load.line is None
         if PROFILE.lined_exit_copies and load.line == lines[load.index]:
