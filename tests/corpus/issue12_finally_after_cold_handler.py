@@ -45,3 +45,22 @@ def code_after_raising_clauses(func, g, h):
         g(start)
     h(result)
     return result
+
+
+def early_return_in_loop(conn, log, close):
+    # (the copy before the loop's `return` is not the normal exit's: it is inside a loop
+    # of the body; torch.distributed.checkpoint _checkpointing_subprocess)
+    try:
+        first = True
+        while True:
+            obj = conn.recv()
+            if obj is None:
+                log("stop")
+                return
+            try:
+                conn.send(obj)
+                first = False
+            except BaseException as e:
+                conn.send(e)
+    finally:
+        close()
