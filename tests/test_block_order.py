@@ -401,3 +401,36 @@ def test_handlers_of_statements_that_end_the_warm_code_stay(name):
         text = fh.read() + MORE_WITHOUT_JOIN
     code = next(c for c in _codes(text) if c.co_name == name)
     assert block_order._plan(*_listing(code)) == ([], 0)
+
+
+@needs_cold
+def test_source_order_asks_take_only_where_something_moves():
+    asked = []
+    moved_somewhere = False
+    for name in sorted(SNIPPETS):
+        for code in _codes(SNIPPETS[name]):
+            original, original_entries = _listing(code)
+            copy, copied_entries, every = block_order.source_order(original, original_entries)
+            for answer in (False, True):
+                del asked[:]
+                instrs, entries = _listing(code)
+                restored, moved, every_too = block_order.source_order(
+                    instrs, entries, take=lambda every: asked.append(every) or answer)
+                assert every_too == every
+                if copy is original:  # nothing moves: take is not asked, the input comes back
+                    assert asked == [] and restored is instrs and moved is entries
+                    continue
+                moved_somewhere = True
+                assert asked == [every]
+                if not answer:
+                    assert restored is instrs and moved is entries
+                    continue
+                # the copy's order, built out of the input's own instructions
+                assert [(i.op, i.target, i.original_target, i.index, i.is_target)
+                        for i in restored] == [(i.op, i.target, i.original_target, i.index,
+                                                i.is_target) for i in copy]
+                assert [(e.start, e.end, e.target, e.depth, e.lasti) for e in moved] == \
+                    [(e.start, e.end, e.target, e.depth, e.lasti) for e in copied_entries]
+                inputs = set(map(id, instrs))
+                assert all(id(i) in inputs for i in restored if i.op != "JUMP")
+    assert moved_somewhere

@@ -211,3 +211,61 @@ def test_flips_past_the_first_difference_are_skipped():
     choices.retry(attempt, attempt(choices.Decisions()))
     assert tried[1:] == [{(1, choices.ELSE_AFTER_EXIT, 4): 1},
                          {(1, choices.ELSE_FOR_DEAD_RETURN, 20): 1}]
+
+
+def _scripted_retry(asked, reach=None, at=None, fixed_by=None):
+    """The answers choices.retry tries, in order, for one code object (id 1) that fails
+    until the flip ``fixed_by`` (a (kind, offset) pair) is made."""
+    tried = []
+
+    def attempt(decisions):
+        tried.append(dict(decisions.answers))
+        made = choices.Decisions(decisions.answers)
+        made.asked = {1: list(asked)}
+        fixed = fixed_by is not None and made.answers.get((1,) + fixed_by)
+        return choices.Attempt(made, frozenset() if fixed else frozenset([1]),
+                               reach={1: reach} if reach is not None else None,
+                               at={1: at} if at is not None else None)
+
+    best = choices.retry(attempt, attempt(choices.Decisions()))
+    return [next(iter(answers))[1:] for answers in tried[1:]], best
+
+
+def test_points_nearest_the_first_difference_first():
+    # the first difference is at offset 12 and reaches 40: else-after-exit points at or before
+    # 12 nearest first, then those after it from the furthest back, within the kind's budget
+    # (3); the block order, most often the fix, before them all
+    asked = [(choices.ELSE_AFTER_EXIT, 4), (choices.ELSE_AFTER_EXIT, 10),
+             (choices.ELSE_AFTER_EXIT, 16), (choices.ELSE_AFTER_EXIT, 30),
+             (choices.SOURCE_BLOCK_ORDER, 0), (choices.ELSE_AFTER_EXIT, 50)]
+    order, best = _scripted_retry(asked, reach=40, at=12)
+    assert choices.KIND_BUDGET[choices.ELSE_AFTER_EXIT] == 3
+    assert order == [(choices.SOURCE_BLOCK_ORDER, 0), (choices.ELSE_AFTER_EXIT, 10),
+                     (choices.ELSE_AFTER_EXIT, 4), (choices.ELSE_AFTER_EXIT, 30)]
+    assert best.failed == frozenset([1])
+
+
+def test_retry_stops_at_the_flip_that_fixes():
+    asked = [(choices.ELSE_AFTER_EXIT, 4), (choices.ELSE_AFTER_EXIT, 10),
+             (choices.ELSE_AFTER_EXIT, 16)]
+    order, best = _scripted_retry(asked, reach=20, at=18,
+                                  fixed_by=(choices.ELSE_AFTER_EXIT, 10))
+    assert order == [(choices.ELSE_AFTER_EXIT, 16), (choices.ELSE_AFTER_EXIT, 10)]
+    assert best.failed == frozenset()
+    assert best.decisions.answers == {(1, choices.ELSE_AFTER_EXIT, 10): 1}
+
+
+def test_difference_says_where_it_starts():
+    # verify.Difference.at: the original's offset of the first differing instruction
+    from dynalens.decompiler.verify import check_tree
+    code = _code("""
+        def f(a):
+            x = a + 1
+            return x * 2
+        """, "f")
+    differences, _ = check_tree(code, "def f(a):\n    x = a + 1\n    return x * 3\n")
+    assert len(differences) == 1
+    at = differences[0].at
+    ins = [i for i in __import__("dis").get_instructions(code) if i.offset == at]
+    assert ins and ins[0].opname == "LOAD_CONST" and ins[0].argval == 2
+    assert differences[0].reach == at

@@ -113,3 +113,56 @@ def test_a_family_that_takes_over_a_handler_takes_it_out_of_the_look_ahead(monke
     monkeypatch.setitem(registry.OPCODES, "STORE_FAST", lambda *args: None)
     monkeypatch.setattr(chunk_starts, "_tables", [])
     assert not chunk_starts.cannot_start(walker, k, [], walker.n)
+
+
+_CLAUSE_AND_FINALLY = """
+def f(a, b, log):
+    try:
+        b.run()
+    except KeyError as error:
+        if a:
+            log.warning(error)
+        if b:
+            a.pop(b)
+    finally:
+        if a:
+            log.info(a, b)
+        if b:
+            a.close()
+    return b
+"""
+
+
+def test_the_look_ahead_spares_trials_where_the_walk_skips_copies(checked_trials, monkeypatch):
+    # inside an except clause that unbinds its name, and in a finally body whose copies the
+    # walk skips, statements still cannot start a chunk (the trials agree: checked_trials)
+    contexts = []
+    look_ahead = chunk_starts.cannot_start
+
+    def cannot_start(walker, k, stack, limit):
+        result = look_ahead(walker, k, stack, limit)
+        ctx = walker.ctx
+        contexts.append((bool(ctx.handler_name), bool(ctx.finally_copies), result))
+        return result
+
+    monkeypatch.setattr(chunk_starts, "cannot_start", cannot_start)
+    monkeypatch.setattr(branches, "cannot_start", cannot_start)
+    module = compile(_CLAUSE_AND_FINALLY, "<t>", "exec")
+    text = decompile_code(next(c for c in module.co_consts if hasattr(c, "co_code")))
+    assert "dynalens" not in text
+    # a statement in the named except clause (inside the try/finally from 3.9: the walk also
+    # skips the finally body's copies there)
+    assert any(named and spared for named, _, spared in contexts), contexts
+    if sys.version_info >= (3, 9):
+        assert any(copies and spared for _, copies, spared in contexts), contexts
+
+
+def test_the_look_ahead_stops_at_the_end_of_the_code():
+    # a range that ends past the code (at an exit copy's label): a statement is read as before,
+    # and a look ahead that reaches the end leaves it to the trial
+    walker, k = _walker_at_body("def f(a, c):\n    if a:\n        x = f(a)\n    return c\n")
+    assert chunk_starts.cannot_start(walker, k, [], walker.n + 3)
+    # code cut after the statement's first push: the look ahead meets the end first
+    assert walker.instrs[k].op in ("PUSH_NULL", "LOAD_GLOBAL")  # (f, or the NULL before it)
+    walker.instrs, walker.n = walker.instrs[:k + 1], k + 1
+    assert not chunk_starts.cannot_start(walker, k, [], walker.n + 3)

@@ -144,3 +144,57 @@ def test_statements_need_no_line_numbers_on_the_fast_writer():
             del node.lineno
     tree.type_ignores = []
     assert fast_unparse.unparse(tree) == expected.replace(" # type: ignore[x]", "")
+
+
+# Where the writers of conditions, loops, operators, constants and signatures have a choice to
+# make: elif chains (an else holding one if, or more), loop else clauses and type comments,
+# parentheses by precedence and associativity, u-strings, bytes, the constants written by
+# the standard helper (floats, tuples, Ellipsis), strings inside f-string braces, each kind of
+# parameter with and without defaults and annotations.
+OPERATOR_NODES = """
+if a < b <= c is not d in e not in f:
+    pass
+elif (a < b) < c:
+    pass
+elif not (a == b):
+    pass
+else:
+    if x:
+        pass
+if a:
+    pass
+else:
+    if b:
+        pass
+    c
+for (i, j) in k:  # type: int
+    pass
+else:
+    pass
+while x or y and not z:
+    break
+else:
+    continue
+x = a ** b ** c, (a ** b) ** c, -a ** b, (-a) ** b, a - (b - c), (a - b) - c, a * (b + c)
+x = a << b >> c | d ^ e & f // g % h @ i / j, (a or b) and c, a or (b and c), (a and b) or c
+x = (a if b else c) + d, (a < b) + c, not a < b, (not a) < b, a and b and c or d or e
+x = u'u', b'b', 'ü', None, True, False, ..., 1.5, 1e400, -1e400, 2j, 0, -1, 123456789012345678
+x = f'{a!r:>{w}} {"q"} {b["k"]}', [], [a], [a, *b], [[a], (b,)]
+def f(a, b: int, /, c=1, *d: str, e, g: int = 2, **h: dict) -> None:
+    pass
+def g(*, a, b=1):
+    pass
+def h(a=1, /, b=2):
+    pass
+lambda a, /, b=1, *c, d, **e: 0
+"""
+
+
+def test_operator_and_block_writers_write_as_ast_unparse():
+    tree = ast.parse(OPERATOR_NODES, type_comments=True)
+    tree.body.append(ast.Expr(value=ast.Constant(value=(1, "a", None, 1.5))))
+    tree.body.append(ast.Expr(value=ast.Constant(value=float("nan"))))
+    assert fast_unparse.unparse(tree) == ast.unparse(tree)
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.stmt, ast.expr)) and not isinstance(node, ast.Starred):
+            assert fast_unparse.unparse(node) == ast.unparse(node), ast.dump(node)[:80]

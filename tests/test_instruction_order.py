@@ -45,3 +45,40 @@ def test_an_added_jump_and_a_retargeted_loop_exit():
     # the added jump has the handler of instruction 1: one entry covers both
     assert [(e.start, e.end, e.target, e.depth, e.lasti) for e in new_entries] == [
         (1, 3, 3, 1, True)]
+
+
+def _fields(instrs):
+    return [(i.op, i.arg, i.argval, i.offset, i.line, i.target, i.original_target, i.index,
+             i.is_target) for i in instrs]
+
+
+def test_reuse_renumbers_the_input_instructions_as_the_copy_would():
+    # the same listing, order and fix-ups as above, plus a redirected jump with an original
+    # target: reuse gives the same fields, in the input's own objects
+    def listing():
+        instrs = _listing(("FOR_ITER", 4), ("JUMP", 0), ("RERAISE", None), ("JUMP", 4),
+                          ("RETURN_VALUE", None))
+        instrs[3].original_target = 2
+        return instrs, [ExceptionEntry(1, 2, 2, 1, True)]
+
+    copied_from, entries = listing()
+    over = NewJump(4, 1, 1)
+    order = [0, 1, over, 2, 4]
+    copied = apply_order(copied_from, entries, order, {3: 4}, {0: over})
+    instrs, entries = listing()
+    reused = apply_order(instrs, entries, order, {3: 4}, {0: over}, reuse=True)
+    assert _fields(reused[0]) == _fields(copied[0])
+    assert [(e.start, e.end, e.target) for e in reused[1]] == \
+        [(e.start, e.end, e.target) for e in copied[1]]
+    assert reused[2] == copied[2]
+    assert reused[0][0] is instrs[0] and reused[0][3] is instrs[2]  # (not copies)
+    assert not any(ins is old for ins in copied[0] for old in copied_from)
+
+
+def test_where_entries_overlap_the_first_one_names_the_handler():
+    # 0-3 NOPs, 4 RERAISE, 5 RERAISE; entry A [0, 3) -> 4 listed before B [2, 4) -> 5
+    instrs = _listing(*([("NOP", None)] * 4 + [("RERAISE", None)] * 2))
+    entries = [ExceptionEntry(0, 3, 4, 0, False), ExceptionEntry(2, 4, 5, 1, True)]
+    new, new_entries, _ = apply_order(instrs, entries, list(range(6)))
+    assert [(e.start, e.end, e.target, e.depth, e.lasti) for e in new_entries] == [
+        (0, 3, 4, 0, False), (3, 4, 5, 1, True)]

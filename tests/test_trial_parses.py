@@ -129,3 +129,40 @@ def test_a_failed_first_reading_leaves_no_temporaries_for_the_relayout(monkeypat
     body = module.decompile_body(f.__code__, "function", session)
     assert calls and session.temp_count == 0
     assert "return a" in module.unparse(body)
+
+
+# -- a trial refuses a statement before walking it --------------------------------------------
+
+def _if_body_starts_with_a_loop(a, b):
+    if a:
+        for x in b:
+            a.append(x * 2)
+            b.discard(x + 1)
+    return a
+
+
+def test_a_chunk_trial_refuses_a_for_loop_before_walking_its_body(monkeypatch):
+    # The condition reader tries a chunk at the if body's first instruction; when the body
+    # starts with a for loop, the trial cannot be a chunk (the loop is a statement), and the
+    # loop's body must not be walked inside the trial only to be thrown away.
+    from dynalens.decompiler import branches
+    inside_trial, walked_in_trial = [False], []
+    real_read_chunk, real_walk = branches.read_chunk, render.CodeWalker.walk
+
+    def read_chunk(walker, *args, **kwargs):
+        inside_trial[0] = True
+        try:
+            return real_read_chunk(walker, *args, **kwargs)
+        finally:
+            inside_trial[0] = False
+
+    def walk(self, start, end, *args, **kwargs):
+        if inside_trial[0] and not kwargs.get("chunk_mode"):
+            walked_in_trial.append((start, end))  # a nested walk: the loop's body
+        return real_walk(self, start, end, *args, **kwargs)
+
+    monkeypatch.setattr(branches, "read_chunk", read_chunk)
+    monkeypatch.setattr(render.CodeWalker, "walk", walk)
+    text = render.decompile_code(_if_body_starts_with_a_loop.__code__, strict=True)
+    assert "for x in b:" in text and "dynalens" not in text
+    assert walked_in_trial == []

@@ -45,15 +45,23 @@ def restore_handler_order(instrs, entries, profile=PROFILE):
     return source_order(instrs, entries, profile)[:2]
 
 
-def source_order(instrs, entries, profile=PROFILE):
+def source_order(instrs, entries, profile=PROFILE, take=None):
     """(instrs, entries, every): restore_handler_order's, and whether every handler of a
-    statement went back (none is left at the end beside restored ones)."""
+    statement went back (none is left at the end beside restored ones).
+
+    ``take(every)``, asked only where something moves, says whether the caller reads the
+    restored order at all: when it does not, the input comes back as it is (nothing is
+    copied); when it does, the restored order is built out of the input's own instructions
+    (renumbered in place: the caller hands over ``instrs`` and must not read them again)."""
     if not profile.cold_handlers or not entries:
         return instrs, entries, False
     moves, handlers = _plan(instrs, entries)
     if not moves:
         return instrs, entries, False
-    return reorder(instrs, entries, moves)[:2] + (len(moves) == handlers,)
+    every = len(moves) == handlers
+    if take is not None and not take(every):
+        return instrs, entries, every
+    return reorder(instrs, entries, moves, reuse=take is not None)[:2] + (every,)
 
 
 def warm_code(instrs):
@@ -89,7 +97,7 @@ def _plan(instrs, entries):
     first_cold = n
     while first_cold > 0 and not warm[first_cold - 1]:
         first_cold -= 1
-    if first_cold == n or any(not warm[k] for k in range(first_cold)):
+    if first_cold == n or 0 in warm[:first_cold]:
         return [], 0  # no cold code, or cold code laid out mid-code (not a compiled layout)
     protected_warm_end = {}  # handler -> end of the warm code it protects
     protected_start = {}     # handler -> start of that code
@@ -352,11 +360,12 @@ def _join(instrs, start, stop, region, warm_end, first_cold):
     return join
 
 
-def reorder(instrs, entries, moves):
+def reorder(instrs, entries, moves, reuse=False):
     """(instrs, entries, origin): copies of the instructions with each segment [start, stop)
     of ``moves`` (plan's) in front of its place; ``origin[k]`` is the old index of new
     instruction ``k`` (None for a jump added over a moved segment). The input is left as it
-    was."""
+    was, unless ``reuse`` (instruction_order.apply_order's: the input's instructions are
+    renumbered in place instead of copied)."""
     moved = set()
     at_join = {}
     loop_exits = {}  # old index of a FOR_ITER -> the join it leaves to
@@ -384,4 +393,4 @@ def reorder(instrs, entries, moves):
             order.extend(j for j in range(start, stop) if j not in dropped)
         order.append(k)
     retarget = dict((k, landing[join]) for k, join in loop_exits.items() if join in landing)
-    return apply_order(instrs, entries, order, dropped, retarget)
+    return apply_order(instrs, entries, order, dropped, retarget, reuse)

@@ -1462,8 +1462,7 @@ def _falls_to_back_edge(walker, ins, loop):
 def _break_target(walker, start, end, default):
     """Where ``break`` goes: the nearest forward jump out of [start, end), if any."""
     best = None
-    for k in range(start, end):
-        ins = walker.instrs[k]
+    for ins in walker.instrs[start:end]:
         if ins.op == "JUMP" and ins.target >= end and (best is None or ins.target < best):
             best = ins.target
     for ins in _cold_handler_jumps(walker, start, end):
@@ -1497,8 +1496,8 @@ def _cold_handler_jumps(walker, start, end):
 def _loop_body_end(walker, head, last, exit_):
     """Where a for body ends: at its back edge, unless blocks after the back edge are
     reached from inside the loop (an ``else: break`` the compiler moved to the end)."""
-    for k in range(head + 1, last + 1):
-        t = walker.instrs[k].target
+    for ins in walker.instrs[head + 1:last + 1]:
+        t = ins.target
         if t is not None and last < t < exit_:
             return exit_
     return last + 1
@@ -1508,6 +1507,11 @@ def op_FOR_ITER(walker, ins, stack, out):
     it = stack[-ITER_SLOTS] if len(stack) >= ITER_SLOTS else None
     if not isinstance(it, IterMarker):
         walker.fail("FOR_ITER without an iterator", ins)
+    if isinstance(out, _NoStatements):
+        # a trial parse of an expression (read_chunk, read_value) met a for statement: every
+        # way on below ends in appending it to ``out``, which refuses it, or in a failure;
+        # refused before walking the whole loop (an if body that starts with a loop)
+        raise NotAChunk()
     head = ins.index
     exit_ = ins.target
     if exit_ < walker.n and walker.instrs[exit_].op == "END_FOR":

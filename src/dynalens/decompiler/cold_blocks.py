@@ -7,11 +7,16 @@ their ``try``/``with`` starts, so the walk must step over them when it meets the
 end; the blocks with no statement form at all are listed here once per code object.
 """
 
+import itertools
+import operator
+
 from .block_order import _NO_FALLTHROUGH, warm_code
 from .instructions import POP_JUMPS
 from .nop_lines import break_line_at
 from .profile import PROFILE
 from .registry import ENTRY
+
+_OP = operator.attrgetter("op")
 
 
 def comprehension_cleanups(instrs, entries):
@@ -38,10 +43,15 @@ def exception_only_blocks(instrs, entries):
     """{start: stop} of blocks the walk skips: ``CLEANUP_THROW; JUMP`` (the throw path of a
     ``yield from``/``await`` loop, 3.12+) and inline-comprehension cleanups."""
     blocks = comprehension_cleanups(instrs, entries)
-    for k in range(len(instrs) - 1):
-        if instrs[k].op == "CLEANUP_THROW" and instrs[k + 1].op == "JUMP":
+    ops = list(map(_OP, instrs))  # (searched in C: most code has no CLEANUP_THROW)
+    k = -1
+    while True:
+        try:
+            k = ops.index("CLEANUP_THROW", k + 1, len(ops) - 1)
+        except ValueError:
+            return blocks
+        if ops[k + 1] == "JUMP":
             blocks[k] = k + 2
-    return blocks
 
 
 def exception_only_code(instrs):
@@ -49,7 +59,7 @@ def exception_only_code(instrs):
     reaches from the start: the handlers and cleanups of the exception table (the
     complement of block_order.warm_code)."""
     seen = warm_code(instrs)
-    return set(k for k in range(len(instrs)) if not seen[k])
+    return set(itertools.compress(range(len(seen)), map(operator.not_, seen)))  # (in C)
 
 
 # ``try`` and ``with`` whose handlers 3.12+ moved past the code that follows them.

@@ -187,6 +187,26 @@ if _CHECKED:
 
     _NOTHING = _Nothing()
 
+    # the standard unparser's operator tables, by node class, with the precedences it gives
+    # the operands (ast._Precedence.next() builds an enum member per call: looked up here)
+    _NEXT = dict((level, level.next()) for level in ast._Precedence)
+    _CMP, _CMP_NEXT = ast._Precedence.CMP, ast._Precedence.CMP.next()
+    _CMPOPS = dict((getattr(ast, name), " %s " % text)
+                   for name, text in ast._Unparser.cmpops.items())
+    _BINOPS = {}
+    for _name, _text in ast._Unparser.binop.items():
+        _level = ast._Unparser.binop_precedence[_text]
+        _BINOPS[getattr(ast, _name)] = (
+            " %s " % _text, _level,
+            _level.next() if _text in ast._Unparser.binop_rassoc else _level,
+            _level if _text in ast._Unparser.binop_rassoc else _level.next())
+    _BOOLOPS = dict((getattr(ast, name), (" %s " % text,
+                                          ast._Unparser.boolop_precedence[text]))
+                    for name, text in ast._Unparser.boolops.items())
+    # constants the standard unparser writes as their repr (a str only outside an f-string's
+    # braces before 3.12, where backslashes are avoided: see visit_Constant)
+    _REPR_CONSTANTS = frozenset([int, bool, type(None), bytes])
+
     class _Unparser(_LaidOutUnparser):
         """The standard unparser, faster where it writes plain strings and dispatches."""
 
@@ -290,6 +310,166 @@ if _CHECKED:
                 type_comment = self.get_type_comment(node)
                 if type_comment:
                     self._source.append(type_comment)
+
+        def visit_If(self, node):
+            self.fill("if ")
+            self.traverse(node.test)
+            self._body(node.body)
+            # (nested ifs alone in an else are written as elifs)
+            while node.orelse and len(node.orelse) == 1 and isinstance(node.orelse[0], ast.If):
+                node = node.orelse[0]
+                self.fill("elif ")
+                self.traverse(node.test)
+                self._body(node.body)
+            if node.orelse:
+                self.fill("else")
+                self._body(node.orelse)
+
+        def visit_For(self, node):
+            self.fill("for ")
+            self._precedences[node.target] = _TUPLE
+            self.traverse(node.target)
+            self._source.append(" in ")
+            self.traverse(node.iter)
+            self._body(node.body, self.get_type_comment(node))
+            if node.orelse:
+                self.fill("else")
+                self._body(node.orelse)
+
+        def visit_While(self, node):
+            self.fill("while ")
+            self.traverse(node.test)
+            self._body(node.body)
+            if node.orelse:
+                self.fill("else")
+                self._body(node.orelse)
+
+        def _body(self, statements, extra=None):
+            """``with self.block(extra=extra): self.traverse(statements)``."""
+            source = self._source
+            source.append(":")
+            if extra:
+                source.append(extra)
+            self._indent += 1
+            self._traverse_list(statements)
+            self._indent -= 1
+
+        def visit_Compare(self, node):
+            source = self._source
+            precedences = self._precedences
+            parens = precedences.get(node, _TEST) > _CMP
+            if parens:
+                source.append("(")
+            precedences[node.left] = _CMP_NEXT
+            for item in node.comparators:
+                precedences[item] = _CMP_NEXT
+            self.traverse(node.left)
+            for operator, item in zip(node.ops, node.comparators):
+                source.append(_CMPOPS[operator.__class__])
+                self.traverse(item)
+            if parens:
+                source.append(")")
+
+        def visit_BinOp(self, node):
+            operator, precedence, left, right = _BINOPS[node.op.__class__]
+            source = self._source
+            precedences = self._precedences
+            parens = precedences.get(node, _TEST) > precedence
+            if parens:
+                source.append("(")
+            precedences[node.left] = left
+            self.traverse(node.left)
+            source.append(operator)
+            precedences[node.right] = right
+            self.traverse(node.right)
+            if parens:
+                source.append(")")
+
+        def visit_BoolOp(self, node):
+            operator, precedence = _BOOLOPS[node.op.__class__]
+            source = self._source
+            precedences = self._precedences
+            parens = precedences.get(node, _TEST) > precedence
+            if parens:
+                source.append("(")
+            for k, value in enumerate(node.values):
+                if k:
+                    source.append(operator)
+                precedence = _NEXT[precedence]  # each operand binds one level tighter
+                precedences[value] = precedence
+                self.traverse(value)
+            if parens:
+                source.append(")")
+
+        def visit_Constant(self, node):
+            value = node.value
+            kind = type(value)
+            if kind in _REPR_CONSTANTS or kind is str and not getattr(
+                    self, "_avoid_backslashes", False):
+                # (what the standard writes for these: an optional "u", then the repr)
+                if node.kind == "u":
+                    self._source.append("u")
+                self._source.append(repr(value))
+                return
+            _Standard.visit_Constant(self, node)
+
+        def visit_arg(self, node):
+            self._source.append(node.arg)
+            if node.annotation:
+                self._source.append(": ")
+                self.traverse(node.annotation)
+
+        def visit_List(self, node):
+            source = self._source
+            source.append("[")
+            for k, item in enumerate(node.elts):
+                if k:
+                    source.append(", ")
+                self.traverse(item)
+            source.append("]")
+
+        def visit_arguments(self, node):
+            source = self._source
+            first = True
+            positional = node.posonlyargs + node.args
+            defaults = [None] * (len(positional) - len(node.defaults)) + node.defaults
+            slash_after = len(node.posonlyargs)
+            for index, (item, default) in enumerate(zip(positional, defaults), 1):
+                if first:
+                    first = False
+                else:
+                    source.append(", ")
+                self.traverse(item)
+                if default:
+                    source.append("=")
+                    self.traverse(default)
+                if index == slash_after:
+                    source.append(", /")
+            if node.vararg or node.kwonlyargs:
+                if first:
+                    first = False
+                else:
+                    source.append(", ")
+                source.append("*")
+                if node.vararg:
+                    source.append(node.vararg.arg)
+                    if node.vararg.annotation:
+                        source.append(": ")
+                        self.traverse(node.vararg.annotation)
+            if node.kwonlyargs:
+                for item, default in zip(node.kwonlyargs, node.kw_defaults):
+                    source.append(", ")
+                    self.traverse(item)
+                    if default:
+                        source.append("=")
+                        self.traverse(default)
+            if node.kwarg:
+                if not first:
+                    source.append(", ")
+                source.append("**" + node.kwarg.arg)
+                if node.kwarg.annotation:
+                    source.append(": ")
+                    self.traverse(node.kwarg.annotation)
 
         def traverse(self, node):
             visitor = self._visitors.get(node.__class__)

@@ -22,19 +22,21 @@ class NewJump(object):
         self.target, self.like, self.handler_of = target, like, handler_of
 
 
-def apply_order(instrs, entries, order, redirect=None, retarget=None):
+def apply_order(instrs, entries, order, redirect=None, retarget=None, reuse=False):
     """(instrs, entries, origin) laid out in ``order``: items are old indexes (that
     instruction, copied) or :class:`NewJump`. ``redirect``: {old index left out: old index
     or NewJump} that jumps to it go to instead (a dropped jump: where it went).
     ``retarget``: {old index: NewJump} whose instruction jumps to that added jump instead of
     its own target. ``origin[k]`` is the old index of new instruction ``k`` (None for an
-    added jump). The input is left as it was."""
+    added jump). The input is left as it was, unless ``reuse``: then each old instruction
+    (named at most once in ``order``) is itself renumbered and placed, not copied, which
+    spares a copy of every instruction to a caller that drops the old list (the walker)."""
     n = len(instrs)
     handler = [None] * n
-    for e in entries:
-        for k in range(max(e.start, 0), min(e.end, n)):
-            if handler[k] is None:  # (entries do not overlap; the first one wins)
-                handler[k] = (e.target, e.depth, e.lasti)
+    for e in reversed(entries):  # (entries do not overlap; the first one wins: written last)
+        start, end = max(e.start, 0), min(e.end, n)
+        if start < end:
+            handler[start:end] = [(e.target, e.depth, e.lasti)] * (end - start)
     position_of = {}  # old index -> new position
     added = {}        # id(NewJump) -> new position
     for position, item in enumerate(order):
@@ -62,13 +64,19 @@ def apply_order(instrs, entries, order, redirect=None, retarget=None):
             origin.append(None)
         else:
             old = instrs[item]
-            ins = Instr(old.op, old.arg, old.argval, old.offset, old.line)
+            target, original_target = old.target, old.original_target
+            if reuse:
+                ins = old
+                ins.target = ins.original_target = None
+                ins.is_target = False
+            else:
+                ins = Instr(old.op, old.arg, old.argval, old.offset, old.line)
             if retarget and item in retarget:
                 ins.target = added[id(retarget[item])]
-            elif old.target is not None:
-                ins.target = new_index(old.target)
-            if old.original_target is not None:
-                ins.original_target = new_index(old.original_target)
+            elif target is not None:
+                ins.target = new_index(target)
+            if original_target is not None:
+                ins.original_target = new_index(original_target)
             handlers.append(handler[item])
             origin.append(item)
         ins.index = position

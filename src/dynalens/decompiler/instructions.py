@@ -833,6 +833,7 @@ def _normalize_legacy_tuples(code, raws):
     legacy_offsets = set(legacy.exit_copies) | set(legacy.assertions)
     consts = code.co_consts
     translated, renamed, jump_opcodes = _TRANSLATED, _RENAMED, _JUMP_OPCODES
+    renamed_here, dropped, binary = _LEGACY_RENAMED_HERE, _DROPPED, _LEGACY_BINARY
     append = out.append
     for raw in raws:
         name, opcode, arg, argval, _, offset, starts, _, jump_target, _, _ = raw
@@ -845,8 +846,12 @@ def _normalize_legacy_tuples(code, raws):
             # (see normalize)
             legacy.rot_four = legacy.dup_top = legacy.rot_three = None
             state = None
-        if state is None and name not in translated:
+        if state is None and (name not in translated or name in renamed_here):
             append(Instr(renamed.get(name, name), arg, argval, offset, starts, index))
+        elif state is None and name in dropped:
+            continue  # (_normalize_one's [] for it: the offset stays pending)
+        elif state is None and name in binary:
+            append(Instr("BINARY_OP", None, binary[name], offset, starts, index))
         else:
             new = _normalize_one(raw, kw_names_pending, consts, state)
             if not new:
@@ -870,9 +875,28 @@ _RENAMED_HERE = frozenset((["LOAD_ATTR"] if PY < (3, 12) else []) +
                           (["RETURN_VALUE"] if not (3, 12) <= PY < (3, 14) else []) +
                           (["GET_ITER"] if PY < (3, 15) else []))
 
+# Before 3.11: the opnames of _TRANSLATED that _normalize_one only renames there (those of
+# _RENAMED_HERE, and LOAD_GLOBAL, whose NULL bit is 3.11's), and the operator opcodes with the
+# BINARY_OP symbol it gives them: _normalize_legacy_tuples makes these itself (each LOAD_GLOBAL,
+# LOAD_ATTR and RETURN_VALUE went through the call: two thirds of its calls there)
+_LEGACY_RENAMED_HERE = _RENAMED_HERE | frozenset(["LOAD_GLOBAL"])
+_LEGACY_BINARY = dict([("BINARY_" + name, symbol) for name, symbol in _BINARY.items()] +
+                      [("INPLACE_" + name, symbol + "=") for name, symbol in _BINARY.items()])
+
 # 3.11-3.13, where decode.py reads co_code itself and no 3.14+ multi-instruction rewrite exists:
 # normalize() reads co_code straight into Instr (_normalize_code)
 _READS_CODE = RAW_TUPLES and (3, 11) <= PY <= (3, 13)
+
+
+# Instructions of _TRANSLATED that _normalize_code translates itself, as _normalize_one
+# would (tests/test_normalize_paths.py compares the two): the commonest ones on 3.12/3.13
+# (LOAD_ATTR with its method bit, returns, operators, comparisons, LOAD_GLOBAL without a
+# NULL), which would otherwise each get a record and a call (a sixth of normalizing there).
+# Not the 3.14+ forms (_READS_CODE ends at 3.13).
+_INLINE_TRANSLATED = frozenset(name for name in (
+    ["LOAD_ATTR", "LOAD_GLOBAL", "BINARY_OP", "COMPARE_OP"] +
+    (["RETURN_CONST", "RETURN_VALUE"] if (3, 12) <= PY < (3, 14) else []))
+    if name not in _RENAMED_HERE)
 
 
 def _normalize_code(code):
@@ -899,6 +923,7 @@ def _normalize_code(code):
     cells = code.co_cellvars + code.co_freevars if CLOSURE_IS_LOAD_FAST else ()
     translated, renamed, jump_opcodes, dropped = _TRANSLATED, _RENAMED, _JUMP_OPCODES, _DROPPED
     end_for_pops, renamed_here = _END_FOR_POPS, _RENAMED_HERE
+    inline, nb_ops = _INLINE_TRANSLATED, _decoding.NB_OPS
     out = []
     append = out.append
     offset_to_index = {}
@@ -996,6 +1021,26 @@ def _normalize_code(code):
             else:
                 append(Instr("LOAD_GLOBAL", arg, argval, offset, line, index))
                 last = Instr("PUSH_NULL", None, None, offset, line, index + 1)
+            append(last)
+        elif name in inline:
+            # (what _normalize_one makes of these common ones, without a record: see
+            # _INLINE_TRANSLATED)
+            if name == "LOAD_ATTR":
+                last = Instr("LOAD_METHOD" if arg & 1 else "LOAD_ATTR", arg, argval, offset,
+                             line, index)
+            elif name == "RETURN_CONST":
+                append(Instr("LOAD_CONST", arg, argval, offset, line, index))
+                last = Instr("RETURN_VALUE", None, None, offset, line, index + 1)
+            elif name == "RETURN_VALUE":
+                last = Instr("RETURN_VALUE", None, "split", offset, line, index)
+            elif name == "BINARY_OP":
+                last = Instr("BINARY_OP", arg, nb_ops[arg], offset, line, index)
+            elif name == "COMPARE_OP":
+                if isinstance(argval, str) and argval.startswith("bool("):
+                    argval = argval[5:-1]
+                last = Instr("COMPARE_OP", arg, argval, offset, line, index)
+            else:  # LOAD_GLOBAL without the NULL
+                last = Instr(name, arg, argval, offset, line, index)
             append(last)
         else:
             raw = _decoding.record(code, name, op, arg, argval, kind, offset,

@@ -12,7 +12,7 @@
 
 import ast
 
-from .instructions import legacy_layout, raw_instructions
+from .instructions import legacy_layout, normalize, raw_instructions
 from .statements import Loop
 from .registry import ENTRY
 from .choices import ELSE_FOR_DEAD_RETURN, choose
@@ -79,7 +79,6 @@ def compound_end(walker, out, first, end):
 def dead_after(code, offset, stop=None):
     """The raw instruction after the one at ``offset`` (and before ``stop``) when it is
     unreachable (3.8/3.9 keep dead code), else None."""
-    from .instructions import legacy_layout, raw_instructions
     raws = raw_instructions(code)
     k = _raw_index(raws, offset)
     if k is None or k + 1 >= len(raws):
@@ -94,7 +93,6 @@ def dead_exit_after(code, offset):
     """The index (in the normalized instructions) where the dead exit of a named except
     clause right after the ``raise`` at ``offset`` jumps (3.9: ``POP_BLOCK; POP_EXCEPT;
     e = None; del e``, then the jump to the end of the try), or None."""
-    from .instructions import legacy_layout, raw_instructions, normalize
     raws = raw_instructions(code)
     k = _raw_index(raws, offset)
     if k is None:
@@ -207,7 +205,6 @@ def else_jump_after(code, offset):
     absence that it had none; the normalized instructions have lost the dead code, the raw
     ones still show it.
     """
-    from .instructions import legacy_layout, raw_instructions
     raws = raw_instructions(code)
     k = _raw_index(raws, offset)
     if k is None or k + 1 >= len(raws):

@@ -55,10 +55,13 @@ class CodeWalker(StatementWalker):
             # when every one goes back, else the compiled layout (cold_blocks.py compensates);
             # a choice point (choices.SOURCE_BLOCK_ORDER): a retry of code that is not exact
             # reads the other one (the compiled layout, or the handlers that can go back)
-            restored, moved, every = source_order(instrs, entries)
-            if restored is not instrs and every == (session.decisions is None or not
-                                                    session.decisions.choose(
-                                                        code, choices.SOURCE_BLOCK_ORDER, 0)):
+            # (asked only where something moves; the restored order is then built out of
+            # these instructions, which nothing else reads)
+            restored, moved, _ = source_order(
+                instrs, entries, take=lambda every: every == (
+                    session.decisions is None or
+                    not session.decisions.choose(code, choices.SOURCE_BLOCK_ORDER, 0)))
+            if restored is not instrs:
                 instrs, entries = restored, moved
                 self.source_order = True
         StatementWalker.__init__(self, code, instrs, entries,
@@ -517,9 +520,11 @@ def _best_attempt(code, indent, temp_prefix, name, strict, function, generated):
             failed[id(code)] = code
         reach = dict((id(code) if d.code is named else id(d.code), d.reach)
                      for d in checked[0] if d.reach is not None)
+        at = dict((id(code) if d.code is named else id(d.code), d.at)
+                  for d in checked[0] if d.at is not None)
         return choices.Attempt(decisions, frozenset(failed),
                                (session, stmts, text, notes, checked), codes=failed,
-                               reach=reach)
+                               reach=reach, at=at)
 
     def alone(nested):
         """A nested code object that failed, decompiled on its own (a cheaper search)."""

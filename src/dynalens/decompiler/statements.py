@@ -19,6 +19,8 @@ marker on the stack, so its unwinding before ``return``/``break`` needs no templ
 
 import ast
 import copy
+import itertools
+import operator
 
 from .annotate import CO_FUTURE_ANNOTATIONS, unstringify
 from .comparison_keys import same_argument
@@ -99,6 +101,10 @@ def _made_or(node, default):
     return default if stamp is None else stamp
 
 
+# (instructions' fields read in C: a scan pays no bytecode per instruction)
+_OP, _TARGET, _LINE = (operator.attrgetter(field) for field in ("op", "target", "line"))
+_NO_LINE = {None: -1}  # (.get(line, line): a line, or -1 for none)
+
 # the last instruction of an exit block that flowgraph.c copies into the jumps to it
 _COPIED_EXITS = frozenset(["RETURN_VALUE", "RAISE_VARARGS"])
 _SAME_AS_REPR = frozenset([str, int, bool, bytes, type(None)])
@@ -131,10 +137,7 @@ class ExitBlocks(object):
         blocks_at = set()
         n = len(instrs)
         self.canon = {}
-        returns = 0
-        for ins in instrs:
-            if ins.op == "RETURN_VALUE":
-                returns += 1
+        returns = list(map(_OP, instrs)).count("RETURN_VALUE")
         if returns < 2:
             # one return (the usual case): no block can be a copy of another, and no lone
             # copy follows a return (the keys are worked out if someone asks)
@@ -442,10 +445,15 @@ class StatementWalker(StackMachine):
         self.walks = 0  # walks begun, numbering them (walk_serial)
         self.work_limit = WORK_FLOOR + WORK_PER_INSTRUCTION * self.n
         self.decompile_nested = decompile_nested
-        self.handler_at = [None] * self.n
+        handler_at = self.handler_at = [None] * self.n
         for e in sorted(entries, key=lambda e: e.end - e.start, reverse=True):
-            for k in range(e.start, min(e.end, self.n)):
-                self.handler_at[k] = e
+            # (innermost last: it wins; a slice assignment writes the range in one go)
+            end = min(e.end, self.n)
+            if 0 <= e.start < end:
+                handler_at[e.start:end] = [e] * (end - e.start)
+            else:
+                for k in range(e.start, end):
+                    handler_at[k] = e
         self.lines = instruction_lines(code, instrs)  # (line_breaks.py, loop_exits.py)
         # try statements with an empty body: their handlers have no entry (empty_tries.py)
         self.empty_tries = empty_tries.find(code, instrs, entries, self.lines) \
@@ -500,9 +508,11 @@ class StatementWalker(StackMachine):
             # (kept for cold_blocks.cold_code: the jumps are fixed by now)
             cold = self._cold_code = exception_only_code(instrs)
         cold_backs = []
-        for ins in instrs:
+        # (the jumps only, picked in C: most instructions are not one)
+        for ins in itertools.compress(instrs, map(operator.is_not, map(_TARGET, instrs),
+                                                  itertools.repeat(None))):
             t = ins.target
-            if t is None or t > ins.index:
+            if t > ins.index:
                 continue
             if ins.index in cold and t not in cold:
                 # (a loop inside a handler jumps back inside it: that one counts)
@@ -702,9 +712,30 @@ class StatementWalker(StackMachine):
             result = chains[i] = self._chain(i)
         return result
 
+    _try_starts = None  # exception entry -> try_starts()[entry], worked out on the first walk
+
+    def try_starts(self):
+        """{exception entry: the frozenset of the handlers that :meth:`try_here` would read
+        as a try starting at an instruction whose innermost entry it is}: the ``PUSH_EXC_INFO``
+        handlers without ``lasti`` of its chain (:meth:`chain` depends on that entry alone).
+        ``try_here`` declines where every one of them is open already (``ctx.open``: the
+        walk is inside those trys), which is most instructions of a try body: ``walk`` asks
+        this table first and spares the calls. Fixed once the walker is made."""
+        table = self._try_starts
+        if table is None:
+            table = self._try_starts = {}
+            instrs, n = self.instrs, self.n
+            for e in self.entries:
+                # (a handler past the code: try_here is asked, as before, and fails there)
+                table[e] = frozenset(x.target for x in self._chain_from(e) if not x.lasti and (
+                    x.target >= n or instrs[x.target].op == "PUSH_EXC_INFO"))
+        return table
+
     def _chain(self, i):
+        return self._chain_from(self.handler_at[i] if i < self.n else None)
+
+    def _chain_from(self, e):
         result = []
-        e = self.handler_at[i] if i < self.n else None
         seen = set()
         while e is not None and e.target not in seen:
             result.append(e)
@@ -741,14 +772,20 @@ class StatementWalker(StackMachine):
             empty_tries = self.empty_tries
             lines = self.lines
             expr = ast.expr
+            try_starts = self.try_starts() if not chunk_mode and self.entries else None
+            open_ = ctx.open
             while i < end:
                 if not plain or i in detached or i in cleanups or i >= n:
                     i = self._skip(i, ctx)
                     if i >= end:
                         break
-                if not chunk_mode and not ((i >= n or handler_at[i] is None) and
-                                           i not in while_loops and i not in back_jumps and
-                                           i not in empty_tries):
+                # a construct may start here: a loop head, a protected range whose try the
+                # walk is not inside yet (try_starts: try_here declines everywhere else), or
+                # a try with an empty body (empty_tries.py)
+                if not chunk_mode and ((i < n and handler_at[i] is not None and
+                                        not try_starts[handler_at[i]] <= open_) or
+                                       i in while_loops or i in back_jumps or
+                                       i in empty_tries):
                     nxt = self._structure_at(i, stack, out, ctx)
                     if nxt is not None and nxt == i and self.empty_try_read_at == i:
                         self.empty_try_read_at = None  # (empty_tries.py) on with i
@@ -761,8 +798,9 @@ class StatementWalker(StackMachine):
                         continue
                 ins = instrs[i]
                 before = len(out)
-                handler = handlers.get(ins.op)
-                if handler is None:
+                try:
+                    handler = handlers[ins.op]
+                except KeyError:
                     self.fail("unsupported opcode", ins)
                 nxt = handler(self, ins, stack, out)
                 # number new values in the order they were made: after SWAPs the stack order
@@ -983,6 +1021,8 @@ class StatementWalker(StackMachine):
         return of anything but a constant None) is appended when the last statement can fall
         through. The compiler drops it again where it is dead, and verify() judges the rest.
         """
+        if not self.exits.virtual:
+            return  # (a jump past the code goes to a detached copy's label: none without one)
         n = self.n
         labels = set()
         for ins in self.instrs:
@@ -1648,12 +1688,11 @@ class StatementWalker(StackMachine):
         """
         lines = self._max_line
         if lines is None:
-            lines = self._max_line = []
-            best = -1
-            for ins in self.instrs:
-                lines.append(best)
-                if ins.line is not None and ins.line > best:
-                    best = ins.line
+            # the greatest line before each instruction (-1 before the first line), in C
+            seen = list(map(_LINE, self.instrs))
+            lines = self._max_line = list(itertools.accumulate(
+                map(_NO_LINE.get, seen, seen), max, initial=-1))
+            lines.pop()
         if load.line is None or load.line > lines[load.index]:
             return load.line is None
         if PROFILE.lined_exit_copies and load.line == lines[load.index]:

@@ -248,13 +248,16 @@ class Difference(object):
     in ``code`` of the furthest instruction it involves (itself, or the target of a jump
     there on either side); None otherwise. Every instruction before the mismatch matched, so
     a change of reading that only alters code after ``reach`` cannot remove it (choices.py
-    skips such changes)."""
+    skips such changes). ``at``: the offset in ``code`` of the first differing instruction
+    itself (None past its end, or when the mismatch is no instruction): choices.py tries the
+    changes of reading nearest to it first."""
 
-    __slots__ = ("code", "compiled", "line", "difference", "reach")
+    __slots__ = ("code", "compiled", "line", "difference", "reach", "at")
 
-    def __init__(self, code, compiled, line, difference, reach=None):
+    def __init__(self, code, compiled, line, difference, reach=None, at=None):
         self.code, self.compiled, self.line, self.difference = code, compiled, line, difference
         self.reach = reach
+        self.at = at
 
     def __repr__(self):
         return "Difference(%s, line %s: %s)" % (_qualname(self.code), self.line, self.difference)
@@ -310,7 +313,8 @@ def _check_pair(expected, got, temporaries, skip, found, out, cache):
     if own is not None and temporaries and _dataflow(expected, got) is None:
         return
     if own is not None:
-        out.append(Difference(expected, got, got.co_firstlineno, own, comparer.reach))
+        out.append(Difference(expected, got, got.co_firstlineno, own, comparer.reach,
+                              comparer.at))
     pending = {}
     for child in _nested_codes(got):
         pending.setdefault(child.co_name, []).append(child)
@@ -687,9 +691,9 @@ def _docstring(code):
 class _Comparer(object):
     """Walks two code objects in step and returns the first difference as text (or None);
     ``reach`` is then the :class:`Difference`'s, for a difference in the code object's own
-    instructions."""
+    instructions; ``at`` the original's offset of the first differing instruction."""
 
-    reach = None
+    reach = at = None
 
     def __init__(self, expected, got, cache=None, strict=False):
         self.strict = strict
@@ -749,6 +753,8 @@ class _Comparer(object):
                 lins = left.instructions[number] if lkey is not None else None
                 rins = right.instructions[number] if rkey is not None else None
                 self.reach = _reach(left.instructions, number, lkey, rkey)
+                if number < len(left.instructions):
+                    self.at = left.instructions[number].offset
                 return "%s at instruction #%d: expected %s, got %s" % (
                     prefix, number, _describe(lins, lkey), _describe(rins, rkey))
             ins = left.instructions[number]

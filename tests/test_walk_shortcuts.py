@@ -1,0 +1,174 @@
+"""The walk's shortcuts (statements.StatementWalker.walk): tables worked out once per walker
+that spare calls at instructions where nothing can start, and must answer as the calls would."""
+
+import ast
+
+from dynalens.decompiler import registry, render
+from dynalens.decompiler.statements import StatementWalker
+
+
+def _nested_trys(a, b):
+    try:
+        a.append(b)
+        b.extend(a)
+        try:
+            a.pop(b[0] + b[1])
+            with a:
+                b.clear()
+        except KeyError as error:
+            a.log(error)
+            a.insert(b, 3)
+        finally:
+            b.close()
+    except ValueError:
+        return 1
+    return a
+
+
+def _codes():
+    import textwrap
+    import contextlib
+    todo = []
+    for module in (textwrap, contextlib):
+        with open(module.__file__) as handle:
+            todo.append(compile(handle.read(), module.__file__, "exec"))
+    todo.append(_nested_trys.__code__)
+    codes = []
+    while todo:
+        code = todo.pop()
+        codes.append(code)
+        todo.extend(c for c in code.co_consts if hasattr(c, "co_code"))
+    return codes
+
+
+def test_try_starts_names_the_handlers_try_here_reads_as_a_try():
+    # per instruction: the handlers of its chain that try_here would read (PUSH_EXC_INFO,
+    # no lasti), worked out from the instruction's innermost entry alone
+    checked = 0
+    for code in _codes():
+        walker = render.CodeWalker(code, render.code_kind(code), render.Session())
+        table = walker.try_starts()
+        for i in range(walker.n):
+            entry = walker.handler_at[i]
+            if entry is None:
+                continue
+            expected = frozenset(e.target for e in walker.chain(i) if not e.lasti and
+                                 walker.instrs[e.target].op == "PUSH_EXC_INFO")
+            assert table[entry] == expected, (code.co_name, i)
+            checked += 1
+    assert checked > 100
+
+
+def test_the_walk_asks_try_here_only_where_a_try_may_start():
+    # inside a try body (its handler open) try_here declines: the walk does not ask it there,
+    # and reads the same statements as when it asks at every protected instruction
+    asked, declined_inside = [], []
+    real = StatementWalker.try_here
+
+    def try_here(walker, i, stack, out, ctx):
+        asked.append(i)
+        result = real(walker, i, stack, out, ctx)
+        if result is registry.DECLINE and walker.try_starts()[walker.handler_at[i]] <= ctx.open:
+            declined_inside.append(i)
+        return result
+
+    at = registry.STRUCTURE_POINTS.index(StatementWalker.try_here)
+    registry.STRUCTURE_POINTS[at] = try_here
+    try:
+        text = render.decompile_code(_nested_trys.__code__, strict=True)
+    finally:
+        registry.STRUCTURE_POINTS[at] = real
+    assert "dynalens" not in text
+    tree = ast.parse(text)
+    assert sum(isinstance(node, ast.Try) for node in ast.walk(tree)) == 2 or \
+        sum(isinstance(node, getattr(ast, "TryStar", ast.Try)) for node in ast.walk(tree)) >= 2
+    assert asked  # the trys were read through it
+    assert declined_inside == []
+
+
+def test_handler_at_is_the_innermost_entry_around_each_instruction():
+    checked = 0
+    for code in _codes():
+        walker = render.CodeWalker(code, render.code_kind(code), render.Session())
+        for k in range(walker.n):
+            around = [e for e in walker.entries if e.start <= k < e.end]
+            if not around:
+                assert walker.handler_at[k] is None
+                continue
+            smallest = min(e.end - e.start for e in around)
+            assert walker.handler_at[k] in [e for e in around if e.end - e.start == smallest]
+            checked += 1
+    assert checked > 100
+
+
+def test_exception_only_blocks_finds_each_throw_path_cleanup():
+    from dynalens.decompiler.cold_blocks import exception_only_blocks
+    from dynalens.decompiler.instructions import Instr
+
+    def instrs(*ops):
+        return [Instr(op, None, None, 2 * k, index=k) for k, op in enumerate(ops)]
+
+    found = exception_only_blocks(instrs("CLEANUP_THROW", "JUMP", "NOP", "CLEANUP_THROW",
+                                         "POP_TOP", "CLEANUP_THROW", "JUMP", "CLEANUP_THROW"), [])
+    assert found == {0: 2, 5: 7}
+    assert exception_only_blocks(instrs("CLEANUP_THROW"), []) == {}
+    assert exception_only_blocks([], []) == {}
+
+
+def test_the_greatest_line_before_each_instruction():
+    # _is_implicit_return compares a return's line with the greatest line before it
+    for code in _codes():
+        walker = render.CodeWalker(code, render.code_kind(code), render.Session())
+        if not walker.n:
+            continue
+        walker._is_implicit_return(walker.instrs[-1])
+        best, expected = -1, []
+        for ins in walker.instrs:
+            expected.append(best)
+            if ins.line is not None:
+                best = max(best, ins.line)
+        assert walker._max_line == expected, code.co_name
+
+
+def test_every_backward_jump_is_a_loop_found_before_walking():
+    from dynalens.decompiler.instructions import POP_JUMPS
+    found = 0
+    for code in _codes():
+        walker = render.CodeWalker(code, render.code_kind(code), render.Session())
+        cold = walker._cold_code or ()
+        for ins in walker.instrs:
+            if ins.target is None or ins.target > ins.index or ins.index in cold:
+                continue
+            if ins.op == "JUMP":
+                assert ins.index in walker.back_jumps[ins.target], (code.co_name, ins)
+                found += 1
+            elif ins.op in POP_JUMPS and ins.target in walker.while_loops:
+                found += 1
+    assert found >= 5
+
+
+def test_an_opcode_no_handler_reads_fails_as_unsupported(monkeypatch):
+    from dynalens.decompiler.errors import DecompilationError
+
+    def f(a):
+        return a + 1
+
+    walker = render.CodeWalker(f.__code__, "function", render.Session())
+    op = next(ins.op for ins in walker.instrs if ins.op.startswith("BINARY"))
+    monkeypatch.delitem(registry.OPCODES, op)
+    try:
+        walker.walk(0, walker.n, [], render.Context())
+    except DecompilationError as error:
+        assert "unsupported opcode" in str(error) and op in str(error)
+    else:
+        raise AssertionError("walked an opcode without a handler")
+
+
+def test_exception_only_code_is_what_normal_control_flow_never_reaches():
+    from dynalens.decompiler.block_order import warm_code
+    from dynalens.decompiler.cold_blocks import exception_only_code
+    for code in _codes():
+        walker = render.CodeWalker(code, render.code_kind(code), render.Session())
+        warm = warm_code(walker.instrs)
+        assert exception_only_code(walker.instrs) == set(
+            k for k in range(walker.n) if not warm[k])
