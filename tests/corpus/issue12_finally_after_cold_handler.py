@@ -64,3 +64,23 @@ def early_return_in_loop(conn, log, close):
                 conn.send(e)
     finally:
         close()
+
+
+def copy_ending_one_branch(self, raised, sys):
+    # (the copy after `self.jump(entry)` ends one branch, protected code follows it: not
+    # the normal exit's; torch._dynamo InstructionTranslatorBase.exception_handler, 3.12)
+    try:
+        if sys.version_info >= (3, 11):
+            entry = self.entry
+            if entry:
+                while len(self.stack) > entry.depth:
+                    self.pop()
+                self.jump(entry)
+            else:
+                self.stack.clear()
+                raise raised
+        else:
+            self.stack.clear()
+            raise raised
+    finally:
+        del raised
