@@ -172,3 +172,37 @@ def test_exception_only_code_is_what_normal_control_flow_never_reaches():
         warm = warm_code(walker.instrs)
         assert exception_only_code(walker.instrs) == set(
             k for k in range(walker.n) if not warm[k])
+
+
+def _reached(instrs):
+    """Indexes reached from 0 through fall-through and jumps, one instruction at a time."""
+    from dynalens.decompiler.block_order import _NO_FALLTHROUGH
+    n, reached, todo = len(instrs), set(), [0]
+    while todo:
+        k = todo.pop()
+        if k >= n or k in reached:
+            continue
+        reached.add(k)
+        if instrs[k].target is not None:
+            todo.append(instrs[k].target)
+        if instrs[k].op not in _NO_FALLTHROUGH:
+            todo.append(k + 1)
+    return reached
+
+
+def test_warm_code_marks_what_jumps_and_fall_through_reach():
+    from dynalens.decompiler.block_order import warm_code
+    from dynalens.decompiler.instructions import Instr, normalize
+    for code in _codes():
+        instrs = normalize(code)[0]
+        warm = warm_code(instrs)
+        assert set(k for k in range(len(instrs)) if warm[k]) == _reached(instrs), code.co_name
+    # runs that end at a return, a jump back into a run read already, a jump past the code
+    ops = [("NOP", None), ("POP_JUMP_IF_TRUE", 5), ("JUMP", 9), ("NOP", None),
+           ("RETURN_VALUE", None), ("NOP", None), ("JUMP", 1), ("NOP", None)]
+    instrs = []
+    for k, (op, target) in enumerate(ops):
+        instrs.append(Instr(op, None, None, 2 * k, index=k))
+        instrs[-1].target = target
+    assert list(warm_code(instrs)) == [1, 1, 1, 0, 0, 1, 1, 0]
+    assert warm_code([]) == bytearray()

@@ -16,9 +16,8 @@ either makes a statement (chunk mode refuses it: ``NotAChunk``) or, at the range
 ends the walk with no jump met. The values those handlers pop are followed with a model of
 the stack made during the look ahead, so a store or a popped call takes a value made there,
 never one the trial was handed (a saved local, an iterator, a ``with`` exit). Anything else
-(a conditional jump, an opcode outside the tables, a skipped block, a copy the walk's
-context skips there -- a finally body's, an except clause's unbinding of its name --, the end
-of the code, a value the walk would number that is not numbered yet) answers False, and the
+(a conditional jump, an opcode outside the tables, a skipped block, a context that skips
+copies, a value the walk would number that is not numbered yet) answers False, and the
 trial runs as before: the look ahead changes how much work is done, never what is read.
 
 What a rejected trial leaves behind on purpose (facts the bytecode states whatever the
@@ -97,10 +96,8 @@ def cannot_start(walker, k, stack, limit):
     """True when no chunk can start at ``k`` (read up to ``limit``, on ``stack``): the trial
     parse of ``branches.read_chunk`` would fail. False: it must run."""
     ctx = walker.ctx
-    # (where the walk skips copies of a finally body or an except clause's unbinding of its
-    # name, the look ahead stops at each one: walker._skip says where they are)
-    plain = not ctx.finally_copies and not ctx.handler_name
-    n = walker.n
+    if ctx.finally_copies or ctx.handler_name or limit > walker.n:
+        return False  # (the walk skips copies there; past the end it would not stop)
     for value in reversed(stack):
         # the walk numbers the values it finds unnumbered on top of the stack (_made): a
         # trial does that too, and a look ahead must leave things as the trial would
@@ -115,8 +112,6 @@ def cannot_start(walker, k, stack, limit):
     j = k
     last = min(limit, k + _MOST)
     while j < last:
-        if j >= n or not plain and walker._skip(j, ctx) != j:
-            return False  # (past the end the walk would not stop; a copy the walk skips)
         ins = instrs[j]
         action = actions.get(ins.op)
         if action is None or j in detached or j in cleanups:

@@ -16,8 +16,6 @@ from .nop_lines import break_line_at
 from .profile import PROFILE
 from .registry import ENTRY
 
-_OP = operator.attrgetter("op")
-
 
 def comprehension_cleanups(instrs, entries):
     """{start: stop} of the handlers that restore an inline comprehension's names and re-raise:
@@ -43,15 +41,10 @@ def exception_only_blocks(instrs, entries):
     """{start: stop} of blocks the walk skips: ``CLEANUP_THROW; JUMP`` (the throw path of a
     ``yield from``/``await`` loop, 3.12+) and inline-comprehension cleanups."""
     blocks = comprehension_cleanups(instrs, entries)
-    ops = list(map(_OP, instrs))  # (searched in C: most code has no CLEANUP_THROW)
-    k = -1
-    while True:
-        try:
-            k = ops.index("CLEANUP_THROW", k + 1, len(ops) - 1)
-        except ValueError:
-            return blocks
-        if ops[k + 1] == "JUMP":
+    for k in range(len(instrs) - 1):
+        if instrs[k].op == "CLEANUP_THROW" and instrs[k + 1].op == "JUMP":
             blocks[k] = k + 2
+    return blocks
 
 
 def exception_only_code(instrs):

@@ -14,9 +14,11 @@ dispatched by building the name ``visit_<Class>`` and looking it up. Here:
 * the ``visit_<Class>`` method is looked up once per node class;
 * the helpers every node goes through (``fill``, ``block``, ``delimit``, ``require_parens``,
   ``get_precedence``) and the visitors of the commonest nodes (names, attributes, calls,
-  keywords, expression statements, returns, 3.11+ assignments) write the same pieces in the same order without
-  a generator-based context manager per block or parenthesis, and without looking up an enum
-  member per node. Their standard definitions are the same on every checked version.
+  keywords, expression statements, returns, 3.11+ assignments, if/for/while, comparisons,
+  binary and boolean operators, plain constants, lists, parameters) write the same pieces
+  in the same order without a generator-based context manager per block or parenthesis,
+  and without making an enum member per operand (``_Precedence.next()``). Their standard
+  definitions are the same on every checked version.
 
 Only on the CPython versions whose unparser was checked to decide quotes that way (3.9-3.13);
 elsewhere the standard unparser. ``tests/test_fast_unparse.py`` compares the two on strings

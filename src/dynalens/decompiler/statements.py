@@ -19,8 +19,6 @@ marker on the stack, so its unwinding before ``return``/``break`` needs no templ
 
 import ast
 import copy
-import itertools
-import operator
 
 from .annotate import CO_FUTURE_ANNOTATIONS, unstringify
 from .comparison_keys import same_argument
@@ -101,10 +99,6 @@ def _made_or(node, default):
     return default if stamp is None else stamp
 
 
-# (instructions' fields read in C: a scan pays no bytecode per instruction)
-_OP, _TARGET, _LINE = (operator.attrgetter(field) for field in ("op", "target", "line"))
-_NO_LINE = {None: -1}  # (.get(line, line): a line, or -1 for none)
-
 # the last instruction of an exit block that flowgraph.c copies into the jumps to it
 _COPIED_EXITS = frozenset(["RETURN_VALUE", "RAISE_VARARGS"])
 _SAME_AS_REPR = frozenset([str, int, bool, bytes, type(None)])
@@ -137,7 +131,10 @@ class ExitBlocks(object):
         blocks_at = set()
         n = len(instrs)
         self.canon = {}
-        returns = list(map(_OP, instrs)).count("RETURN_VALUE")
+        returns = 0
+        for ins in instrs:
+            if ins.op == "RETURN_VALUE":
+                returns += 1
         if returns < 2:
             # one return (the usual case): no block can be a copy of another, and no lone
             # copy follows a return (the keys are worked out if someone asks)
@@ -445,15 +442,10 @@ class StatementWalker(StackMachine):
         self.walks = 0  # walks begun, numbering them (walk_serial)
         self.work_limit = WORK_FLOOR + WORK_PER_INSTRUCTION * self.n
         self.decompile_nested = decompile_nested
-        handler_at = self.handler_at = [None] * self.n
+        self.handler_at = [None] * self.n
         for e in sorted(entries, key=lambda e: e.end - e.start, reverse=True):
-            # (innermost last: it wins; a slice assignment writes the range in one go)
-            end = min(e.end, self.n)
-            if 0 <= e.start < end:
-                handler_at[e.start:end] = [e] * (end - e.start)
-            else:
-                for k in range(e.start, end):
-                    handler_at[k] = e
+            for k in range(e.start, min(e.end, self.n)):
+                self.handler_at[k] = e
         self.lines = instruction_lines(code, instrs)  # (line_breaks.py, loop_exits.py)
         # try statements with an empty body: their handlers have no entry (empty_tries.py)
         self.empty_tries = empty_tries.find(code, instrs, entries, self.lines) \
@@ -508,11 +500,9 @@ class StatementWalker(StackMachine):
             # (kept for cold_blocks.cold_code: the jumps are fixed by now)
             cold = self._cold_code = exception_only_code(instrs)
         cold_backs = []
-        # (the jumps only, picked in C: most instructions are not one)
-        for ins in itertools.compress(instrs, map(operator.is_not, map(_TARGET, instrs),
-                                                  itertools.repeat(None))):
+        for ins in instrs:
             t = ins.target
-            if t > ins.index:
+            if t is None or t > ins.index:
                 continue
             if ins.index in cold and t not in cold:
                 # (a loop inside a handler jumps back inside it: that one counts)
@@ -589,7 +579,9 @@ class StatementWalker(StackMachine):
                 # by chance), which such jumps would let the match run into
             length += 1
         if relaxed:
-            handlers = exception_only_code(instrs)
+            handlers = self._cold_code  # (3.12+: _find_loops worked it out, as it asks this)
+            if handlers is None:
+                handlers = exception_only_code(instrs)
             for q in range(top_end - 1, top_end - 1 - length, -1):
                 if q in handlers:
                     length = top_end - 1 - q
@@ -1688,11 +1680,12 @@ class StatementWalker(StackMachine):
         """
         lines = self._max_line
         if lines is None:
-            # the greatest line before each instruction (-1 before the first line), in C
-            seen = list(map(_LINE, self.instrs))
-            lines = self._max_line = list(itertools.accumulate(
-                map(_NO_LINE.get, seen, seen), max, initial=-1))
-            lines.pop()
+            lines = self._max_line = []
+            best = -1
+            for ins in self.instrs:
+                lines.append(best)
+                if ins.line is not None and ins.line > best:
+                    best = ins.line
         if load.line is None or load.line > lines[load.index]:
             return load.line is None
         if PROFILE.lined_exit_copies and load.line == lines[load.index]:
