@@ -45,3 +45,42 @@ def code_after_raising_clauses(func, g, h):
         g(start)
     h(result)
     return result
+
+
+def early_return_in_loop(conn, log, close):
+    # (the copy before the loop's `return` is not the normal exit's: it is inside a loop
+    # of the body; torch.distributed.checkpoint _checkpointing_subprocess)
+    try:
+        first = True
+        while True:
+            obj = conn.recv()
+            if obj is None:
+                log("stop")
+                return
+            try:
+                conn.send(obj)
+                first = False
+            except BaseException as e:
+                conn.send(e)
+    finally:
+        close()
+
+
+def copy_ending_one_branch(self, raised, sys):
+    # (the copy after `self.jump(entry)` ends one branch, protected code follows it: not
+    # the normal exit's; torch._dynamo InstructionTranslatorBase.exception_handler, 3.12)
+    try:
+        if sys.version_info >= (3, 11):
+            entry = self.entry
+            if entry:
+                while len(self.stack) > entry.depth:
+                    self.pop()
+                self.jump(entry)
+            else:
+                self.stack.clear()
+                raise raised
+        else:
+            self.stack.clear()
+            raise raised
+    finally:
+        del raised

@@ -646,8 +646,13 @@ def _normal_exit_copy(walker, i, h, fstart, length, default):
                 p + length >= walker.n or walker.instrs[p + length].op == "RETURN_VALUE" or \
                 not walker.instrs[p - 1].op.startswith(_STATEMENT_ENDS):
             continue  # (a value returned past the copy, `try: return f()`: the body's)
-        if _handled_by(walker, p - 1, h) and not _handled_by(walker, p, h):
-            return p
+        if any(ins.target is not None and i <= ins.target <= p < ins.index
+               for ins in walker.instrs[p:h]):
+            continue  # (inside a loop of the body: the copy of a return or break in it)
+        if _handled_by(walker, p - 1, h) and not _handled_by(walker, p, h) and not any(
+                q not in cold and _handled_by(walker, q, h)
+                for q in range(p + length, min(h, walker.range_end))):
+            return p  # (and no protected code after it: not the copy ending one branch)
     return default
 
 
