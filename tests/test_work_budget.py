@@ -46,19 +46,22 @@ def test_nested_finally_with_empty_outer_finally_finishes_and_keeps_the_rest():
     assert exact or "# dynalens: not exact" in text or "could not decompile" in text
 
 
+# a loop whose body re-reads a try/finally: more work than a bound of one per instruction
+HEAVY = textwrap.dedent("""
+    def heavy(items):
+        total = 0
+        for item in items:
+            if item:
+                try:
+                    total += item
+                finally:
+                    total -= 1
+        return total
+    """)
+
+
 def _loop_heavy_function():
-    source = textwrap.dedent("""
-        def heavy(items):
-            total = 0
-            for item in items:
-                if item:
-                    try:
-                        total += item
-                    finally:
-                        total -= 1
-            return total
-        """)
-    return next(c for c in _module(source).co_consts if hasattr(c, "co_code"))
+    return next(c for c in _module(HEAVY).co_consts if hasattr(c, "co_code"))
 
 
 def test_walk_past_its_work_bound_fails_with_a_clear_error(monkeypatch):
@@ -69,19 +72,7 @@ def test_walk_past_its_work_bound_fails_with_a_clear_error(monkeypatch):
 
 
 def test_nested_function_past_its_work_bound_becomes_a_stub_and_the_module_goes_on(monkeypatch):
-    source = textwrap.dedent("""
-        import os
-
-        def heavy(items):
-            total = 0
-            for item in items:
-                if item:
-                    try:
-                        total += item
-                    finally:
-                        total -= 1
-            return total
-        """)
+    source = "import os\n" + HEAVY
     # a bound that the module body (a few instructions) stays under and the function does not
     monkeypatch.setattr(statements, "WORK_FLOOR", 12)
     monkeypatch.setattr(statements, "WORK_PER_INSTRUCTION", 1)

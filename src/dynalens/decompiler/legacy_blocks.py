@@ -350,10 +350,9 @@ def _leaves_block(raws, k):
         and raws[k - 2].opname.startswith("STORE_") and raws[k - 1].opname.startswith("DELETE_")
 
 
-def _exception_match(raws, offset):
-    """Whether the conditional jump at ``offset`` is an except clause's test of the
-    exception type (3.8: ``COMPARE_OP exception match`` before it; 3.9:
-    ``JUMP_IF_NOT_EXC_MATCH``)."""
+def raw_position(raws, offset):
+    """Where ``offset`` falls in ``raws`` (raw instructions, offsets growing along the list):
+    the index of the first instruction at or after it, ``len(raws)`` past the last."""
     lo, hi = 0, len(raws)
     while lo < hi:
         mid = (lo + hi) // 2
@@ -361,6 +360,14 @@ def _exception_match(raws, offset):
             lo = mid + 1
         else:
             hi = mid
+    return lo
+
+
+def _exception_match(raws, offset):
+    """Whether the conditional jump at ``offset`` is an except clause's test of the
+    exception type (3.8: ``COMPARE_OP exception match`` before it; 3.9:
+    ``JUMP_IF_NOT_EXC_MATCH``)."""
+    lo = raw_position(raws, offset)
     return 0 < lo < len(raws) and (raws[lo - 1].argval == "exception match" or
                                    raws[lo].opname == "JUMP_IF_NOT_EXC_MATCH")
 

@@ -13,6 +13,7 @@
 import ast
 
 from .instructions import legacy_layout, normalize, raw_instructions
+from .legacy_blocks import raw_position
 from .statements import Loop
 from .registry import ENTRY
 from .choices import ELSE_FOR_DEAD_RETURN, choose
@@ -110,15 +111,9 @@ def dead_exit_after(code, offset):
 
 
 def _raw_index(raws, offset):
-    """The position of the raw instruction at ``offset`` (offsets grow along the list)."""
-    lo, hi = 0, len(raws)
-    while lo < hi:
-        mid = (lo + hi) // 2
-        if raws[mid].offset < offset:
-            lo = mid + 1
-        else:
-            hi = mid
-    return lo if lo < len(raws) and raws[lo].offset == offset else None
+    """The position of the raw instruction at ``offset``; None where none starts there."""
+    k = raw_position(raws, offset)
+    return k if k < len(raws) and raws[k].offset == offset else None
 
 
 _RAW_UNWINDING = frozenset(["POP_BLOCK", "POP_EXCEPT", "CALL_FINALLY", "POP_FINALLY",
