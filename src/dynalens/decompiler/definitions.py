@@ -24,6 +24,8 @@ CO_COROUTINE = 0x80
 CO_ASYNC_GENERATOR = 0x200
 
 COMPREHENSIONS = ("<listcomp>", "<setcomp>", "<dictcomp>", "<genexpr>")
+# 3.12+ definitions carry type parameters (asked once: a failed hasattr on a module is slow)
+_TYPE_PARAMS = hasattr(ast, "TypeAlias")
 
 
 def arguments_of(code, defaults=(), kwdefaults=None, annotations=None):
@@ -35,8 +37,8 @@ def arguments_of(code, defaults=(), kwdefaults=None, annotations=None):
     posonly = getattr(code, "co_posonlyargcount", 0)
     kwonly = code.co_kwonlyargcount
 
-    def arg(n):
-        return ast.arg(arg=n, annotation=annotations.get(n), type_comment=None)
+    def arg(n):  # (fields by position: (arg, annotation, type_comment) on every version)
+        return ast.arg(n, annotations.get(n), None)
 
     positional = [arg(n) for n in names[:argc]]
     kwonlyargs = [arg(n) for n in names[argc:argc + kwonly]]
@@ -47,10 +49,10 @@ def arguments_of(code, defaults=(), kwdefaults=None, annotations=None):
         k += 1
     if code.co_flags & CO_VARKEYWORDS:
         kwarg = arg(names[k])
-    return ast.arguments(
-        posonlyargs=positional[:posonly], args=positional[posonly:], vararg=vararg,
-        kwonlyargs=kwonlyargs, kw_defaults=[kwdefaults.get(a.arg) for a in kwonlyargs],
-        kwarg=kwarg, defaults=list(defaults))
+    # (fields by position, ast's _fields order on every version: posonlyargs, args, vararg,
+    # kwonlyargs, kw_defaults, kwarg, defaults; keywords cost three times as much)
+    return ast.arguments(positional[:posonly], positional[posonly:], vararg, kwonlyargs,
+                         [kwdefaults.get(a.arg) for a in kwonlyargs], kwarg, list(defaults))
 
 
 def function_def(walker, fv, fname, ins):
@@ -78,7 +80,7 @@ def function_def(walker, fv, fname, ins):
     node = node_type(name=fname, args=args, body=body or [ast.Pass()],
                      decorator_list=list(fv.decorators), returns=annotations.get("return"),
                      type_comment=None)
-    if hasattr(ast, "TypeAlias"):
+    if _TYPE_PARAMS:
         node.type_params = list(getattr(fv, "type_params", ()))
     return node
 
@@ -130,7 +132,7 @@ def class_def(walker, cv, ins):
             raise
     node = ast.ClassDef(name=cv.name, bases=cv.bases, keywords=cv.keywords,
                         body=body or [ast.Pass()], decorator_list=list(cv.decorators))
-    if hasattr(ast, "TypeAlias"):
+    if _TYPE_PARAMS:
         node.type_params = list(getattr(cv, "type_params", ()))
     return node
 
