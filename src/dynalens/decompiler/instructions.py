@@ -1333,6 +1333,8 @@ def exception_entries(code, offset_to_index):
     (before 3.11: the regions of the SETUP_* blocks, see legacy_blocks.py)."""
     if PY < (3, 11):
         return _legacy_entries(code, offset_to_index)
+    if not code.co_exceptiontable:
+        return []  # (most code objects: no table to decode)
     end_index = offset_to_index[len(code.co_code)]
     return [ExceptionEntry(_index_at(offset_to_index, start_off, end_index),
                            _index_at(offset_to_index, end_off, end_index),
