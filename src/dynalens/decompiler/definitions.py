@@ -30,29 +30,37 @@ _TYPE_PARAMS = hasattr(ast, "TypeAlias")
 
 def arguments_of(code, defaults=(), kwdefaults=None, annotations=None):
     """``ast.arguments`` for a code object's signature."""
-    kwdefaults = kwdefaults or {}
-    annotations = annotations or {}
     names = code.co_varnames
     argc = code.co_argcount
     posonly = getattr(code, "co_posonlyargcount", 0)
     kwonly = code.co_kwonlyargcount
-
-    def arg(n):  # (fields by position: (arg, annotation, type_comment) on every version)
-        return ast.arg(n, annotations.get(n), None)
-
-    positional = [arg(n) for n in names[:argc]]
-    kwonlyargs = [arg(n) for n in names[argc:argc + kwonly]]
+    annotation = annotations.get if annotations else _no_annotation
+    arg = ast.arg  # (fields by position: (arg, annotation, type_comment) on every version)
+    # (loops, not comprehensions: most signatures are a few names, and before 3.12 each
+    # comprehension is a function made and called)
+    positional = []
+    for n in names[:argc]:
+        positional.append(arg(n, annotation(n), None))
+    kwonlyargs = []
+    kw_defaults = []
+    for n in names[argc:argc + kwonly]:
+        kwonlyargs.append(arg(n, annotation(n), None))
+        kw_defaults.append(kwdefaults.get(n) if kwdefaults else None)
     k = argc + kwonly
     vararg = kwarg = None
     if code.co_flags & CO_VARARGS:
-        vararg = arg(names[k])
+        vararg = arg(names[k], annotation(names[k]), None)
         k += 1
     if code.co_flags & CO_VARKEYWORDS:
-        kwarg = arg(names[k])
+        kwarg = arg(names[k], annotation(names[k]), None)
     # (fields by position, ast's _fields order on every version: posonlyargs, args, vararg,
     # kwonlyargs, kw_defaults, kwarg, defaults; keywords cost three times as much)
     return ast.arguments(positional[:posonly], positional[posonly:], vararg, kwonlyargs,
-                         [kwdefaults.get(a.arg) for a in kwonlyargs], kwarg, list(defaults))
+                         kw_defaults, kwarg, list(defaults))
+
+
+def _no_annotation(name):
+    return None
 
 
 def function_def(walker, fv, fname, ins):

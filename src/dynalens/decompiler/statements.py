@@ -429,6 +429,10 @@ WORK_PER_INSTRUCTION = 200
 WORK_FLOOR = 20000
 
 
+def _entry_length(entry):
+    return entry.end - entry.start
+
+
 class StatementWalker(StackMachine):
     """Walks instruction ranges into statements; one instance per code object."""
 
@@ -443,7 +447,7 @@ class StatementWalker(StackMachine):
         self.work_limit = WORK_FLOOR + WORK_PER_INSTRUCTION * self.n
         self.decompile_nested = decompile_nested
         self.handler_at = [None] * self.n
-        for e in sorted(entries, key=lambda e: e.end - e.start, reverse=True):
+        for e in sorted(entries, key=_entry_length, reverse=True) if entries else ():
             for k in range(e.start, min(e.end, self.n)):
                 self.handler_at[k] = e
         self.lines = instruction_lines(code, instrs)  # (line_breaks.py, loop_exits.py)
