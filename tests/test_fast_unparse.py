@@ -198,3 +198,54 @@ def test_operator_and_block_writers_write_as_ast_unparse():
     for node in ast.walk(tree):
         if isinstance(node, (ast.stmt, ast.expr)) and not isinstance(node, ast.Starred):
             assert fast_unparse.unparse(node) == ast.unparse(node), ast.dump(node)[:80]
+
+
+# Where the writers of modules, function headers, subscripts, tuples, unary operators,
+# starred items, raise, augmented assignment, slices, dicts and imports have a choice to make:
+# docstrings (module, class, function; u-strings; none), decorators, async functions, return
+# annotations, a tuple as an index (starred or not, one element), tuples by precedence,
+# unary operators needing parentheses or not, raise with and without cause, dict unpacking
+# of an expression, slices with missing bounds and a step, aliases.
+MORE_NODES = '''"""module doc"""
+import a, b.c as d, e
+@dec
+@dec2(x)
+async def f(a, *b) -> Tuple[int, ...]:
+    u"""doc"""
+    x[1], x[1,], x[a, b:c], x[()], x[(a, b)], x[-1], x[f(), 2:3:4], x[::2], x[a:], x[:b]
+    x[a][b:c, d]
+    y = (1,), (), (a, (b, c)), [(a, b)], f((a, b)), (a, b).c, (a, b)[0], ((a, b) for c in d)
+    for (a, b) in c:
+        x = -a, not a, ~(a + b), -(a ** b), (not a) + b, not (a and b), -(-a), - -a, +a.b
+    raise
+    raise E
+    raise E(x) from (a or b)
+    x += 1
+    x.y[z] **= a if b else c
+    d = {**a, b: c, **(d or e), 'f': -g}
+    return {}
+class C:
+    """class doc"""
+    x = f(*a, *(b or c), **d)
+def g():
+    pass
+'''
+
+
+def test_module_header_and_operand_writers_write_as_ast_unparse():
+    tree = ast.parse(MORE_NODES)
+    assert fast_unparse.unparse(tree) == ast.unparse(tree)
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.stmt, ast.expr)) and not isinstance(node, ast.Starred):
+            assert fast_unparse.unparse(node) == ast.unparse(node), ast.dump(node)[:80]
+
+
+def test_starred_index_writes_as_ast_unparse():
+    """``x[*a, b]`` (3.11+ syntax; earlier versions unparse such a tree in parentheses)."""
+    index = ast.Tuple(elts=[ast.Starred(value=ast.Name(id="a", ctx=ast.Load()),
+                                        ctx=ast.Load()), ast.Name(id="b", ctx=ast.Load())],
+                      ctx=ast.Load())
+    tree = ast.Module(body=[ast.Expr(value=ast.Subscript(
+        value=ast.Name(id="x", ctx=ast.Load()), slice=index, ctx=ast.Load()))],
+        type_ignores=[])
+    assert fast_unparse.unparse(tree) == ast.unparse(tree)
