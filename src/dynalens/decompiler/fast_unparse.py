@@ -15,10 +15,17 @@ dispatched by building the name ``visit_<Class>`` and looking it up. Here:
 * the helpers every node goes through (``fill``, ``block``, ``delimit``, ``require_parens``,
   ``get_precedence``) and the visitors of the commonest nodes (names, attributes, calls,
   keywords, expression statements, returns, 3.11+ assignments, if/for/while, comparisons,
-  binary and boolean operators, plain constants, lists, parameters) write the same pieces
-  in the same order without a generator-based context manager per block or parenthesis,
-  and without making an enum member per operand (``_Precedence.next()``). Their standard
-  definitions are the same on every checked version.
+  binary, boolean and unary operators, plain constants, lists, tuples, dicts, subscripts,
+  slices, parameters, modules and docstrings, function and class headers, try/except,
+  with, raise, imports, yields, comprehensions) write the same text without a
+  generator-based context manager per block or parenthesis, and without making an enum
+  member per operand (``_Precedence.next()``). Where versions differ (tuples and
+  subscripts before 3.11, type parameters from 3.12, ``except*``) each version's is
+  followed;
+* a name, the commonest node (a third of all), is written by the parent that finds it,
+  without dispatch and without recording a precedence it would not read;
+* an f-string with nothing to escape and no quote anywhere in it is written between single
+  quotes directly, as every checked version does; any other goes to the standard writer.
 
 Only on the CPython versions whose unparser was checked to decide quotes that way (3.9-3.13);
 elsewhere the standard unparser. ``tests/test_fast_unparse.py`` compares the two on strings
@@ -162,6 +169,8 @@ if _CHECKED:
     # only when no element is starred
     _TUPLE_PARENS_BY_PRECEDENCE = sys.version_info >= (3, 11)
     _TYPE_PARAMS = hasattr(ast._Unparser, "_type_params_helper")  # 3.12+
+    _Constant, _FormattedValue, _JoinedStr = ast.Constant, ast.FormattedValue, ast.JoinedStr
+    _IF = ast.If
 
     class _Unindent(object):
         """``block()``'s end: one level less indentation (not after an exception, as the
@@ -223,6 +232,17 @@ if _CHECKED:
             " %s " % _text, _level,
             _level.next() if _text in ast._Unparser.binop_rassoc else _level,
             _level if _text in ast._Unparser.binop_rassoc else _level.next())
+    _TEST_NEXT = _NEXT[_TEST]
+    _CONVERSIONS = dict((ord(letter), "!" + letter) for letter in "sra")
+
+    def _plain_text(value):
+        """An f-string's text part as written between single quotes when it needs no
+        escape and no choice of quotes (braces doubled); None otherwise."""
+        if value.__class__ is not str or "'" in value or '"' in value or "\\" in value or \
+                not value.isprintable():
+            return None
+        return value.replace("{", "{{").replace("}", "}}")
+
     _UNARYOPS = {}
     for _name, _text in ast._Unparser.unop.items():
         _level = ast._Unparser.unop_precedence[_text]
@@ -371,11 +391,15 @@ if _CHECKED:
                         source.append(type_comment)
 
         def visit_If(self, node):
-            self.fill("if ")
-            self.traverse(node.test)
+            test = node.test
+            if test.__class__ is _Name:
+                self.fill("if " + test.id)
+            else:
+                self.fill("if ")
+                self.traverse(test)
             self._body(node.body)
             # (nested ifs alone in an else are written as elifs)
-            while node.orelse and len(node.orelse) == 1 and isinstance(node.orelse[0], ast.If):
+            while node.orelse and len(node.orelse) == 1 and isinstance(node.orelse[0], _IF):
                 node = node.orelse[0]
                 self.fill("elif ")
                 self.traverse(node.test)
@@ -419,13 +443,19 @@ if _CHECKED:
             parens = precedences.get(node, _TEST) > _CMP
             if parens:
                 source.append("(")
-            precedences[node.left] = _CMP_NEXT
-            for item in node.comparators:
-                precedences[item] = _CMP_NEXT
-            self.traverse(node.left)
+            left = node.left
+            if left.__class__ is _Name:
+                source.append(left.id)
+            else:
+                precedences[left] = _CMP_NEXT
+                self.traverse(left)
             for operator, item in zip(node.ops, node.comparators):
-                source.append(_CMPOPS[operator.__class__])
-                self.traverse(item)
+                if item.__class__ is _Name:
+                    source.append(_CMPOPS[operator.__class__] + item.id)
+                else:
+                    source.append(_CMPOPS[operator.__class__])
+                    precedences[item] = _CMP_NEXT
+                    self.traverse(item)
             if parens:
                 source.append(")")
 
@@ -436,11 +466,19 @@ if _CHECKED:
             parens = precedences.get(node, _TEST) > precedence
             if parens:
                 source.append("(")
-            precedences[node.left] = left
-            self.traverse(node.left)
-            source.append(operator)
-            precedences[node.right] = right
-            self.traverse(node.right)
+            operand = node.left
+            if operand.__class__ is _Name:
+                source.append(operand.id)
+            else:
+                precedences[operand] = left
+                self.traverse(operand)
+            operand = node.right
+            if operand.__class__ is _Name:
+                source.append(operator + operand.id)
+            else:
+                source.append(operator)
+                precedences[operand] = right
+                self.traverse(operand)
             if parens:
                 source.append(")")
 
@@ -659,6 +697,182 @@ if _CHECKED:
             self.fill("import " + ", ".join(
                 alias.name + " as " + alias.asname if alias.asname else alias.name
                 for alias in node.names))
+
+        if hasattr(_Standard, "do_visit_try"):  # 3.11+ (try and try* share it)
+            def do_visit_try(self, node):
+                self.fill("try")
+                self._body(node.body)
+                for handler in node.handlers:
+                    self.traverse(handler)
+                if node.orelse:
+                    self.fill("else")
+                    self._body(node.orelse)
+                if node.finalbody:
+                    self.fill("finally")
+                    self._body(node.finalbody)
+
+        def visit_ExceptHandler(self, node):
+            # (3.9/3.10 have no except*, nor the flag)
+            self.fill("except*" if getattr(self, "_in_try_star", False) else "except")
+            if node.type:
+                self._source.append(" ")
+                self.traverse(node.type)
+            if node.name:
+                self._source.append(" as " + node.name)
+            self._body(node.body)
+
+        def visit_ClassDef(self, node):
+            source = self._source
+            if source:
+                source.append("\n")  # (maybe_newline)
+            for decorator in node.decorator_list:
+                self.fill("@")
+                self.traverse(decorator)
+            self.fill("class " + node.name)
+            if _TYPE_PARAMS and hasattr(node, "type_params"):
+                self._type_params_helper(node.type_params)
+            if node.bases or node.keywords:
+                source.append("(")
+                comma = False
+                for item in node.bases + node.keywords:
+                    if comma:
+                        source.append(", ")
+                    else:
+                        comma = True
+                    self.traverse(item)
+                source.append(")")
+            source.append(":")
+            self._indent += 1
+            self._write_docstring_and_traverse_body(node)
+            self._indent -= 1
+
+        def visit_With(self, node, keyword="with "):
+            self.fill(keyword)
+            source = self._source
+            comma = False
+            for item in node.items:
+                if comma:
+                    source.append(", ")
+                else:
+                    comma = True
+                self.traverse(item.context_expr)
+                if item.optional_vars:
+                    source.append(" as ")
+                    self.traverse(item.optional_vars)
+            self._body(node.body, self.get_type_comment(node))
+
+        def visit_AsyncWith(self, node):
+            self.visit_With(node, "async with ")
+
+        def visit_Yield(self, node):
+            source = self._source
+            parens = self._precedences.get(node, _TEST) > _YIELD
+            value = node.value
+            if not value:
+                source.append("(yield)" if parens else "yield")
+                return
+            source.append("(yield " if parens else "yield ")
+            self._precedences[value] = _ATOM
+            self.traverse(value)
+            if parens:
+                source.append(")")
+
+        def visit_ListComp(self, node, start="[", end="]"):
+            source = self._source
+            source.append(start)
+            self.traverse(node.elt)
+            for generator in node.generators:
+                self.visit_comprehension(generator)
+            source.append(end)
+
+        def visit_GeneratorExp(self, node):
+            self.visit_ListComp(node, "(", ")")
+
+        def visit_SetComp(self, node):
+            self.visit_ListComp(node, "{", "}")
+
+        def visit_comprehension(self, node):
+            if getattr(node, BREAK_BEFORE_FOR, False) or any(getattr(node, BREAK_BEFORE_IFS, ())):
+                # (line breaks: line_breaks.py)
+                return _LaidOutUnparser.visit_comprehension(self, node)
+            source = self._source
+            precedences = self._precedences
+            source.append(" async for " if node.is_async else " for ")
+            target = node.target
+            if target.__class__ is _Name:
+                source.append(target.id + " in ")
+            else:
+                precedences[target] = _TUPLE
+                self.traverse(target)
+                source.append(" in ")
+            precedences[node.iter] = _TEST_NEXT
+            for condition in node.ifs:
+                precedences[condition] = _TEST_NEXT
+            self.traverse(node.iter)
+            for condition in node.ifs:
+                source.append(" if ")
+                self.traverse(condition)
+
+        def visit_JoinedStr(self, node):
+            text = None if getattr(self, "_avoid_backslashes", False) else \
+                self._plain_fstring(node)
+            if text is None:
+                return _LaidOutUnparser.visit_JoinedStr(self, node)
+            self._source.append(text)
+
+        def _plain_fstring(self, node):
+            """The text of an f-string with nothing to escape or quote: no quote, backslash or
+            unprintable character in its text or in what its fields write, and format specs
+            of plain text only; None for any other. Every checked version writes such an
+            f-string between single quotes as it is (braces of its text doubled); the
+            others go to the standard writer, with its choice of quotes."""
+            parts = ["f'"]
+            for value in node.values:
+                if value.__class__ is _Constant:
+                    piece = _plain_text(value.value)
+                    if piece is None:
+                        return None
+                    parts.append(piece)
+                    continue
+                if value.__class__ is not _FormattedValue:
+                    return None
+                conversion = value.conversion
+                if conversion != -1 and conversion not in _CONVERSIONS:
+                    return None
+                inner = value.value
+                if inner.__class__ is _Name:
+                    expression = inner.id
+                else:
+                    _FSTRINGS.depth = getattr(_FSTRINGS, "depth", 0) + 1
+                    try:
+                        unparser = _Unparser()
+                        unparser._precedences[inner] = _TEST_NEXT
+                        unparser.traverse(inner)
+                    finally:
+                        _FSTRINGS.depth -= 1
+                    expression = "".join(unparser._source)
+                    if "'" in expression or '"' in expression or "\\" in expression or \
+                            not expression.isprintable():
+                        return None
+                    if expression[:1] == "{":
+                        expression = " " + expression  # (not "{{", an escaped brace)
+                parts.append("{" + expression)
+                if conversion != -1:
+                    parts.append(_CONVERSIONS[conversion])
+                spec = value.format_spec
+                if spec:
+                    if spec.__class__ is not _JoinedStr:
+                        return None
+                    parts.append(":")
+                    for piece in spec.values:
+                        piece = _plain_text(piece.value) if piece.__class__ is _Constant \
+                            else None
+                        if piece is None:
+                            return None
+                        parts.append(piece)
+                parts.append("}")
+            parts.append("'")
+            return "".join(parts)
 
         def visit_arguments(self, node):
             source = self._source
