@@ -382,8 +382,6 @@ class WalkState(object):
     __slots__ = ("made", "copied", "disordered", "annotations_found", "returning_copies",
                  "cold_joins", "temp_count", "dicts")
 
-    _WALKER_DICTS = ("cleanup_starts", "fallthrough")  # changed in place during a walk
-
     def __init__(self, walker):
         self.made, self.copied, self.disordered = walker.made, walker.copied, walker.disordered
         self.annotations_found = getattr(walker, "annotations_found", None)
@@ -392,11 +390,15 @@ class WalkState(object):
         self.cold_joins = set(cold_joins) if isinstance(cold_joins, set) else cold_joins
         session = getattr(walker, "session", None)
         self.temp_count = getattr(session, "temp_count", None)
-        dicts = [getattr(walker, name) for name in self._WALKER_DICTS]
+        # the dicts changed in place during a walk (a trial is taken every few instructions:
+        # written out, not looped over)
+        cleanups, fallthrough = walker.cleanup_starts, walker.fallthrough
         fallbacks = getattr(session, "fallbacks", None)
-        if fallbacks is not None:
-            dicts.append(fallbacks)
-        self.dicts = [(target, dict(target)) for target in dicts]
+        if fallbacks is None:
+            self.dicts = ((cleanups, dict(cleanups)), (fallthrough, dict(fallthrough)))
+        else:
+            self.dicts = ((cleanups, dict(cleanups)), (fallthrough, dict(fallthrough)),
+                          (fallbacks, dict(fallbacks)))
 
     def restore(self, walker):
         walker.made, walker.copied, walker.disordered = self.made, self.copied, self.disordered
