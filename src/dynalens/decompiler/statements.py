@@ -707,6 +707,10 @@ class StatementWalker(StackMachine):
         return result
 
     _try_starts = None  # exception entry -> try_starts()[entry], worked out on the first walk
+    # where a loop or an empty try may start (while_loops, back_jumps, empty_tries), in one
+    # set for walk() to ask, made on the first walk: those are found before walking (a
+    # back jump dropped since stays in it, and _structure_at, asking again, declines there)
+    _heads = None
 
     def try_starts(self):
         """{exception entry: the frozenset of the handlers that :meth:`try_here` would read
@@ -761,9 +765,11 @@ class StatementWalker(StackMachine):
             n = self.n
             detached, cleanups = self.exits.ends, self.cleanup_starts
             plain = not ctx.finally_copies and not ctx.handler_name
-            handler_at, while_loops, back_jumps = self.handler_at, self.while_loops, \
-                self.back_jumps
-            empty_tries = self.empty_tries
+            handler_at = self.handler_at
+            heads = self._heads
+            if heads is None:
+                heads = self._heads = frozenset(self.while_loops).union(self.back_jumps,
+                                                                         self.empty_tries)
             lines = self.lines
             expr = ast.expr
             try_starts = self.try_starts() if not chunk_mode and self.entries else None
@@ -778,8 +784,7 @@ class StatementWalker(StackMachine):
                 # a try with an empty body (empty_tries.py)
                 if not chunk_mode and ((i < n and handler_at[i] is not None and
                                         not try_starts[handler_at[i]] <= open_) or
-                                       i in while_loops or i in back_jumps or
-                                       i in empty_tries):
+                                       i in heads):
                     nxt = self._structure_at(i, stack, out, ctx)
                     if nxt is not None and nxt == i and self.empty_try_read_at == i:
                         self.empty_try_read_at = None  # (empty_tries.py) on with i
