@@ -172,8 +172,12 @@ def _inner(stmt, lines):
             for block in blocks]
 
 
-# the commonest nodes, which hold no node (a Name's ctx is not read here)
-_LEAVES = frozenset([ast.Name, ast.Constant])
+# the commonest nodes that hold no node (a Name's ctx is not read here): names, constants,
+# operators
+_LEAVES = frozenset([ast.Name, ast.Constant] + [
+    cls for base in (ast.operator, ast.cmpop, ast.unaryop, ast.boolop)
+    for cls in base.__subclasses__()])
+_FIELDS = {}  # node class -> the fields that may hold nodes (not ctx), as emit.child_nodes
 
 
 class _Lines(object):
@@ -203,7 +207,7 @@ class _Lines(object):
         # recursion); only statements make NOPs of their own
         low = high = getattr(node, "_line", None)
         todo = child_nodes(node)
-        stmt = ast.stmt
+        stmt, node_type, leaves, fields_of = ast.stmt, ast.AST, _LEAVES, _FIELDS
         while todo:
             current = todo.pop()
             if isinstance(current, stmt):
@@ -214,8 +218,20 @@ class _Lines(object):
             else:
                 # (an expression asked before, an if's test, is read again: the same lines)
                 child_low = child_high = getattr(current, "_line", None)
-                if current.__class__ not in _LEAVES:
-                    todo.extend(child_nodes(current))
+                cls = current.__class__
+                if cls not in leaves:
+                    # (child_nodes, written out: this loop meets every node of the body)
+                    fields = fields_of.get(cls)
+                    if fields is None:
+                        fields = fields_of[cls] = tuple(f for f in cls._fields if f != "ctx")
+                    for field in fields:
+                        value = getattr(current, field, None)
+                        if value.__class__ is list:
+                            for item in value:
+                                if isinstance(item, node_type):
+                                    todo.append(item)
+                        elif isinstance(value, node_type):
+                            todo.append(value)
             if child_low is not None and (low is None or child_low < low):
                 low = child_low
             if child_high is not None and (high is None or child_high > high):
