@@ -813,6 +813,11 @@ def _finish_normalize(code, out, offset_to_index, pending, raw_jump_targets, fir
         ins.target = idx if idx is not None else _index_at(offset_to_index, target_offset, end)
     if CLOSURE_IS_LOAD_FAST and code.co_cellvars:
         _comprehension_locals_in_cells(out)
+    if firsts is not None and not firsts:  # (nothing to fold: the jump targets alone)
+        for ins, _ in raw_jump_targets:
+            if ins.target < end:
+                out[ins.target].is_target = True
+        return out, offset_to_index
     return _collapse(out, offset_to_index, [ins for ins, _ in raw_jump_targets], firsts)
 
 
@@ -914,26 +919,17 @@ def _normalize_code(code):
     other instruction)."""
     data = code.co_code
     consts, names = code.co_consts, code.co_names
-    linestarts = _decoding.line_starts(code)
     local_name = code._varname_from_oparg
-    kinds, caches_of, has_arg, opnames = (_decoding.KIND, _decoding.CACHES, _decoding.HAS_ARG,
-                                          _decoding.OPNAME)
-    actions, plain_names, idiom_starts, jumps = _OPCODE_TABLES
-    extended, int_overflow = _decoding.EXTENDED_ARG, _decoding.INT_OVERFLOW
-    plain, local, name_kind, const_kind, jrel, jback, jabs = (
-        _decoding.PLAIN, _decoding.LOCAL, _decoding.NAME, _decoding.CONST, _decoding.JREL,
-        _decoding.JBACK, _decoding.JABS)
+    (kinds, caches_of, has_arg, opnames, actions, plain_names, idiom_starts, jumps, extended,
+     int_overflow, plain, local, name_kind, const_kind, jrel, jback, jabs, load_const, call,
+     end_for, send) = _OPCODE_TABLES
     only_load_const = PY == (3, 11)  # (as decode: 3.11's dis resolves LOAD_CONST only)
-    load_const = _decoding.LOAD_CONST
-    call = dis.opmap["CALL"]
-    end_for = dis.opmap.get("END_FOR")
     jump_after_caches = PY >= (3, 12)
     carry_lines = _LINE_NUMBERS
     cells = code.co_cellvars + code.co_freevars if CLOSURE_IS_LOAD_FAST else ()
-    translated, renamed = _TRANSLATED, _RENAMED
-    end_for_pops, renamed_here = _END_FOR_POPS, _RENAMED_HERE
-    inline, nb_ops = _INLINE_TRANSLATED, _decoding.NB_OPS
-    collapse_starts = _COLLAPSE_STARTS
+    # (no SEND, no SEND loop: a LOAD_CONST None starts no idiom then; the byte may be an
+    # argument's, which only asks _collapse to look)
+    sends = send in data
     out = []
     append = out.append
     firsts = []  # (the indexes where an idiom _collapse folds may start)
@@ -947,6 +943,13 @@ def _normalize_code(code):
     carried_at = {} if not carry_lines else None
     offset = 0
     end = len(data)
+    # the line starts of decode.line_starts, read here from the ranges of co_lines() as the
+    # instructions reach them: most ranges hold one instruction, and a dict of the starts
+    # would be a second pass, and a look-up per instruction
+    ranges = iter(code.co_lines())
+    range_end = 0  # (the end of the range last read)
+    last_line = False if carry_lines else None  # (the last start's line, as line_starts)
+    start_at = -1  # (the offset of the last line start an instruction was at)
     while offset < end:
         op = data[offset]
         if has_arg[op]:
@@ -961,13 +964,31 @@ def _normalize_code(code):
             arg = None
             extended_arg = 0
         caches = caches_of[op]
-        if carry_lines:  # (3.13+: every instruction's line; before, where a line starts)
-            if offset in linestarts:
-                line = linestarts[offset]
-        else:
-            line = linestarts.get(offset)
-            if line is not None:
-                carried = line
+        # 3.13+: every instruction's line (the last start's); before, the line that starts at
+        # the instruction (None where none does), and the last start's kept for _CARRIED
+        if offset >= range_end:
+            if not carry_lines:
+                line = None
+            for range_start, range_end, range_line in ranges:
+                # (a start at an offset no instruction is at, inside caches, is not any
+                # instruction's: as a look-up of decode.line_starts at instruction offsets)
+                if carry_lines:
+                    if range_line is not last_line:  # (3.13's line_starts: None is a line)
+                        last_line = range_line
+                        if range_start == offset:
+                            line = range_line
+                            start_at = offset
+                elif range_line is not None and range_line != last_line:
+                    last_line = range_line
+                    if range_start == offset:
+                        line = carried = range_line
+                if range_end > offset:
+                    break
+            else:
+                range_end = end  # (no range left)
+        elif not carry_lines:
+            line = None
+        if carried_at is not None:
             carried_at[offset] = carried
         action = actions[op]
         if action == 1:  # _DROPPED_OP (what _normalize_one drops: the offset stays pending)
@@ -1001,7 +1022,7 @@ def _normalize_code(code):
             new_op = plain_names[op]
             if cells and new_op == "LOAD_FAST" and argval in cells:
                 new_op = "LOAD_CLOSURE"  # (see _cell_loads)
-            elif idiom_starts[op] and (argval is None or new_op != "LOAD_CONST"):
+            elif idiom_starts[op] and (idiom_starts[op] == 1 or argval is None and sends):
                 firsts.append(index)
             last = Instr(new_op, arg, argval, offset, line, index)
             append(last)
@@ -1013,18 +1034,18 @@ def _normalize_code(code):
                 last = Instr("UNARY_NOT", None, None, offset, line, index + 1)
                 append(last)
             elif name == "TO_BOOL" or (
-                    end_for_pops and (name == "POP_TOP" or name == "POP_ITER") and
+                    _END_FOR_POPS and (name == "POP_TOP" or name == "POP_ITER") and
                     offset >= 2 and data[offset - 2] == end_for):
                 # dropped (TO_BOOL), or END_FOR's POP_TOP / POP_ITER (see normalize; END_FOR
                 # has neither argument nor caches: the code unit before is the instruction)
                 pending.append(offset)
                 offset += 2 + 2 * caches
                 continue
-            elif name not in translated or name in renamed_here or \
+            elif name not in _TRANSLATED or name in _RENAMED_HERE or \
                     (name == "CALL" and not kw_names_pending):
                 # (3.13's POP_TOP, an instruction between KW_NAMES and its CALL: none of them
                 # starts an idiom)
-                new_op = renamed.get(name, name)
+                new_op = _RENAMED.get(name, name)
                 if cells and new_op == "LOAD_FAST" and argval in cells:
                     new_op = "LOAD_CLOSURE"  # (see _cell_loads)
                 last = Instr(new_op, arg, argval, offset, line, index)
@@ -1039,21 +1060,22 @@ def _normalize_code(code):
                     append(Instr("LOAD_GLOBAL", arg, argval, offset, line, index))
                     last = Instr("PUSH_NULL", None, None, offset, line, index + 1)
                 append(last)
-            elif name in inline:
+            elif name in _INLINE_TRANSLATED:
                 # (what _normalize_one makes of these common ones, without a record: see
                 # _INLINE_TRANSLATED)
                 if name == "LOAD_ATTR":
                     last = Instr("LOAD_METHOD" if arg & 1 else "LOAD_ATTR", arg, argval, offset,
                                  line, index)
                 elif name == "RETURN_CONST":
-                    if argval is None:  # (LOAD_CONST None may start a SEND loop)
+                    if argval is None and sends:  # (LOAD_CONST None may start a SEND loop)
                         firsts.append(index)
                     append(Instr("LOAD_CONST", arg, argval, offset, line, index))
                     last = Instr("RETURN_VALUE", None, None, offset, line, index + 1)
                 elif name == "RETURN_VALUE":
                     last = Instr("RETURN_VALUE", None, "split", offset, line, index)
                 elif name == "BINARY_OP":
-                    last = Instr("BINARY_OP", arg, nb_ops[arg], offset, line, index)
+                    last = Instr("BINARY_OP", arg, _decoding.NB_OPS[arg], offset, line,
+                                 index)
                 elif name == "COMPARE_OP":
                     if isinstance(argval, str) and argval.startswith("bool("):
                         argval = argval[5:-1]
@@ -1063,7 +1085,7 @@ def _normalize_code(code):
                 append(last)
             else:
                 raw = _decoding.record(code, name, op, arg, argval, kind, offset,
-                                       offset in linestarts if carry_lines else line,
+                                       start_at == offset if carry_lines else line,
                                        line if carry_lines else None, target)
                 new = _normalize_one(raw, kw_names_pending, consts)
                 if not new:
@@ -1073,8 +1095,8 @@ def _normalize_code(code):
                 if cells:
                     _cell_loads(new, code)
                 for ins in new:
-                    if ins.op in collapse_starts and (
-                            ins.argval is None or ins.op != "LOAD_CONST"):
+                    if ins.op in _COLLAPSE_STARTS and (
+                            ins.op != "LOAD_CONST" or ins.argval is None and sends):
                         firsts.append(len(out))
                     ins.index = len(out)
                     append(ins)
@@ -1234,12 +1256,20 @@ def _opcode_tables():
             action = _OTHER_OP
         actions.append(action)
         names.append(renamed if action == _PLAIN_OP else None)
-        starts.append(renamed in _COLLAPSE_STARTS)
+        # (LOAD_CONST: only None, only in code with a SEND, starts a SEND loop)
+        starts.append(0 if renamed not in _COLLAPSE_STARTS else 2 if renamed == "LOAD_CONST"
+                      else 1)
         jumps.append(op in _JUMP_OPCODES)
     return actions, names, starts, jumps
 
 
-_OPCODE_TABLES = _opcode_tables() if _READS_CODE else None
+# what _normalize_code reads, in one tuple (set up once per code object: most are small)
+_OPCODE_TABLES = ((_decoding.KIND, _decoding.CACHES, _decoding.HAS_ARG, _decoding.OPNAME) +
+                  tuple(_opcode_tables()) +
+                  (_decoding.EXTENDED_ARG, _decoding.INT_OVERFLOW, _decoding.PLAIN,
+                   _decoding.LOCAL, _decoding.NAME, _decoding.CONST, _decoding.JREL,
+                   _decoding.JBACK, _decoding.JABS, _decoding.LOAD_CONST, dis.opmap["CALL"],
+                   dis.opmap.get("END_FOR"), bytes([dis.opmap["SEND"]]))) if _READS_CODE else None
 
 
 def _none_test_ending_chain(out, k):
