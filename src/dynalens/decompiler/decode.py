@@ -415,7 +415,6 @@ def decode(code):
 
 (PLAIN, CONST, NAME, JABS, JREL, JBACK, LOCAL) = (_PLAIN, _CONST, _NAME, _JABS, _JREL, _JBACK,
                                                  _LOCAL)
-line_starts = _line_starts
 INT_OVERFLOW = _INT_OVERFLOW
 if _CHECKED:
     KIND, CACHES, HAS_ARG, OPNAME = _KIND, _CACHES, _HAS_ARG, _OPNAME

@@ -105,6 +105,7 @@ class Instr(object):
                  "original_target")
 
     def __init__(self, op, arg, argval, offset, line=None, index=-1):
+        # (_normalize_code sets these same fields itself for most instructions)
         self.op = op
         self.arg = arg
         self.argval = argval
@@ -920,7 +921,7 @@ def _normalize_code(code):
     data = code.co_code
     consts, names = code.co_consts, code.co_names
     local_name = code._varname_from_oparg
-    (kinds, caches_of, has_arg, opnames, actions, plain_names, idiom_starts, jumps, extended,
+    (by_opcode, opnames, extended,
      int_overflow, plain, local, name_kind, const_kind, jrel, jback, jabs, load_const, call,
      end_for, send) = _OPCODE_TABLES
     only_load_const = PY == (3, 11)  # (as decode: 3.11's dis resolves LOAD_CONST only)
@@ -930,6 +931,7 @@ def _normalize_code(code):
     # (no SEND, no SEND loop: a LOAD_CONST None starts no idiom then; the byte may be an
     # argument's, which only asks _collapse to look)
     sends = send in data
+    make = object.__new__
     out = []
     append = out.append
     firsts = []  # (the indexes where an idiom _collapse folds may start)
@@ -943,16 +945,17 @@ def _normalize_code(code):
     carried_at = {} if not carry_lines else None
     offset = 0
     end = len(data)
-    # the line starts of decode.line_starts, read here from the ranges of co_lines() as the
+    # the line starts of decode._line_starts, read here from the ranges of co_lines() as the
     # instructions reach them: most ranges hold one instruction, and a dict of the starts
     # would be a second pass, and a look-up per instruction
     ranges = iter(code.co_lines())
     range_end = 0  # (the end of the range last read)
-    last_line = False if carry_lines else None  # (the last start's line, as line_starts)
+    last_line = False if carry_lines else None  # (the last start's line, as _line_starts)
     start_at = -1  # (the offset of the last line start an instruction was at)
     while offset < end:
         op = data[offset]
-        if has_arg[op]:
+        takes_arg, caches, kind, action, new_op, starts, jumps = by_opcode[op]
+        if takes_arg:
             arg = data[offset + 1] | extended_arg
             if op == extended:
                 extended_arg = arg << 8
@@ -963,7 +966,6 @@ def _normalize_code(code):
         else:
             arg = None
             extended_arg = 0
-        caches = caches_of[op]
         # 3.13+: every instruction's line (the last start's); before, the line that starts at
         # the instruction (None where none does), and the last start's kept for _CARRIED
         if offset >= range_end:
@@ -971,9 +973,9 @@ def _normalize_code(code):
                 line = None
             for range_start, range_end, range_line in ranges:
                 # (a start at an offset no instruction is at, inside caches, is not any
-                # instruction's: as a look-up of decode.line_starts at instruction offsets)
+                # instruction's: as a look-up of decode._line_starts at instruction offsets)
                 if carry_lines:
-                    if range_line is not last_line:  # (3.13's line_starts: None is a line)
+                    if range_line is not last_line:  # (3.13's _line_starts: None is a line)
                         last_line = range_line
                         if range_start == offset:
                             line = range_line
@@ -990,16 +992,15 @@ def _normalize_code(code):
             line = None
         if carried_at is not None:
             carried_at[offset] = carried
-        action = actions[op]
         if action == 1:  # _DROPPED_OP (what _normalize_one drops: the offset stays pending)
             pending.append(offset)
             offset += 2 + 2 * caches
             continue
         argval = arg
         target = None
-        kind = plain
-        if arg is not None:
-            kind = kinds[op]
+        if arg is None:
+            kind = plain
+        else:
             if kind == plain:
                 pass
             elif kind == local:
@@ -1019,12 +1020,21 @@ def _normalize_code(code):
                 argval = _decoding.other_argval(kind, arg, names, local_name)
         index = len(out)
         if action == 0 and not (kw_names_pending and op == call):  # _PLAIN_OP
-            new_op = plain_names[op]
             if cells and new_op == "LOAD_FAST" and argval in cells:
                 new_op = "LOAD_CLOSURE"  # (see _cell_loads)
-            elif idiom_starts[op] and (idiom_starts[op] == 1 or argval is None and sends):
+            elif starts and (starts == 1 or argval is None and sends):
                 firsts.append(index)
-            last = Instr(new_op, arg, argval, offset, line, index)
+            # (Instr's fields set here rather than by a call of the class: the call is about a
+            # twentieth of normalizing, on 3.11-3.13 alike; keep the two in step)
+            last = make(Instr)
+            last.op = new_op
+            last.arg = arg
+            last.argval = argval
+            last.offset = offset
+            last.line = line
+            last.target = last.original_target = None
+            last.index = index
+            last.is_target = False
             append(last)
         else:
             name = opnames[op]
@@ -1106,7 +1116,7 @@ def _normalize_code(code):
                 offset_to_index[off] = index
             pending = []
         offset_to_index[offset] = index
-        if jumps[op]:
+        if jumps:
             raw_jump_targets.append((last, target if target is not None else argval))
         offset += 2 + 2 * caches
     if carried_at is not None:
@@ -1263,13 +1273,16 @@ def _opcode_tables():
     return actions, names, starts, jumps
 
 
-# what _normalize_code reads, in one tuple (set up once per code object: most are small)
-_OPCODE_TABLES = ((_decoding.KIND, _decoding.CACHES, _decoding.HAS_ARG, _decoding.OPNAME) +
-                  tuple(_opcode_tables()) +
-                  (_decoding.EXTENDED_ARG, _decoding.INT_OVERFLOW, _decoding.PLAIN,
-                   _decoding.LOCAL, _decoding.NAME, _decoding.CONST, _decoding.JREL,
-                   _decoding.JBACK, _decoding.JABS, _decoding.LOAD_CONST, dis.opmap["CALL"],
-                   dis.opmap.get("END_FOR"), bytes([dis.opmap["SEND"]]))) if _READS_CODE else None
+# what _normalize_code reads, in one tuple (set up once per code object: most are small); by
+# opcode, in one tuple each: whether it takes an argument, its caches, its argument's kind,
+# then _opcode_tables' facts
+_OPCODE_TABLES = ((list(zip(_decoding.HAS_ARG, _decoding.CACHES, _decoding.KIND,
+                            *_opcode_tables())),
+                   _decoding.OPNAME, _decoding.EXTENDED_ARG, _decoding.INT_OVERFLOW,
+                   _decoding.PLAIN, _decoding.LOCAL, _decoding.NAME, _decoding.CONST,
+                   _decoding.JREL, _decoding.JBACK, _decoding.JABS, _decoding.LOAD_CONST,
+                   dis.opmap["CALL"], dis.opmap.get("END_FOR"), bytes([dis.opmap["SEND"]]))
+                  if _READS_CODE else None)
 
 
 def _none_test_ending_chain(out, k):
