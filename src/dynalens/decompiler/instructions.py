@@ -1441,11 +1441,19 @@ def exception_entries(code, offset_to_index):
     (before 3.11: the regions of the SETUP_* blocks, see legacy_blocks.py)."""
     if PY < (3, 11):
         return _legacy_entries(code, offset_to_index)
+    rows = exception_table(code)
+    if not rows:
+        return []
     end_index = offset_to_index[len(code.co_code)]
-    return [ExceptionEntry(_index_at(offset_to_index, start_off, end_index),
-                           _index_at(offset_to_index, end_off, end_index),
-                           _index_at(offset_to_index, target_off, end_index), depth, lasti)
-            for start_off, end_off, target_off, depth, lasti in exception_table(code)]
+    index_of = offset_to_index.get
+    entries = []
+    for start_off, end_off, target_off, depth, lasti in rows:
+        start, end, target = index_of(start_off), index_of(end_off), index_of(target_off)
+        if start is None or end is None or target is None:  # (see _index_at)
+            start, end, target = [_index_at(offset_to_index, offset, end_index)
+                                  for offset in (start_off, end_off, target_off)]
+        entries.append(ExceptionEntry(start, end, target, depth, lasti))
+    return entries
 
 
 def _legacy_entries(code, offset_to_index):
