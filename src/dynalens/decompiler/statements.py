@@ -1278,7 +1278,9 @@ class StatementWalker(StackMachine):
         out.append(ast.Assign(targets=[target], value=self.value(value, ins), lineno=0))
 
     def _store(self, target, ins, stack, out):
-        value = self.pop(stack, ins)
+        if not stack:
+            self.fail("stack underflow", ins)
+        value = stack.pop()
         if stack and stack[-1] is value and isinstance(target, ast.Name) and isinstance(value, ast.expr) \
                 and not self._next_is_store(ins.index + 1) and \
                 not (out and isinstance(out[-1], ast.Assign) and out[-1].value is value):
@@ -1510,7 +1512,9 @@ class StatementWalker(StackMachine):
             stack.append(UnpackSlot(builder, k))
 
     def op_POP_TOP(self, ins, stack, out):
-        value = self.pop(stack, ins)
+        if not stack:
+            self.fail("stack underflow", ins)
+        value = stack.pop()
         if isinstance(value, ImportFromValue) and value.source.fromlist is None:
             return
         if isinstance(value, ImportValue):
@@ -1647,7 +1651,9 @@ class StatementWalker(StackMachine):
         return self._same_code(start, target, length)
 
     def op_RETURN_VALUE(self, ins, stack, out):
-        value = self.pop(stack, ins)
+        if not stack:
+            self.fail("stack underflow", ins)
+        value = stack.pop()
         if self._copied_break(ins):
             out.append(ast.Break())
             return None
