@@ -27,6 +27,7 @@ from .nop_lines import NopLines
 
 _LOOPS = (ast.For, ast.AsyncFor, ast.While)
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
+_READ_AFTER = (ast.If,) + _LOOPS  # the statements _block reads what follows for
 
 
 def breaks_for_copied_exits(stmts, code):
@@ -42,7 +43,9 @@ def _block(stmts, nops, top=False, after=()):
     k = 0
     while k < len(stmts):
         stmt = stmts[k]
-        following = stmts[k + 1:] or list(after)
+        # (read for an if's branches and after a loop only: a copy of the rest per statement
+        # would make a long block quadratic)
+        following = (stmts[k + 1:] or list(after)) if isinstance(stmt, _READ_AFTER) else None
         for block in statement_blocks(stmt):
             _block(block, nops, after=following if isinstance(stmt, ast.If) else ())
         if isinstance(stmt, _LOOPS):
