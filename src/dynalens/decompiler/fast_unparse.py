@@ -236,11 +236,16 @@ if _CHECKED:
     _CONVERSIONS = dict((ord(letter), "!" + letter) for letter in "sra")
 
     def _plain_text(value):
-        """An f-string's text part as written between single quotes when it needs no
-        escape and no choice of quotes (braces doubled); None otherwise."""
-        if value.__class__ is not str or "'" in value or '"' in value or "\\" in value or \
-                not value.isprintable():
+        """An f-string's text part as written when it holds no backslash and no
+        unprintable character but line breaks and tabs (escaped, as the standard writer
+        escapes them in text parts), braces doubled; None otherwise. Quotes are left in
+        (``_plain_fstring`` chooses the quote)."""
+        if value.__class__ is not str or "\\" in value:
             return None
+        if not value.isprintable():
+            if not value.replace("\n", "").replace("\t", "").replace("\r", "").isprintable():
+                return None
+            value = value.replace("\n", "\\n").replace("\t", "\\t").replace("\r", "\\r")
         return value.replace("{", "{{").replace("}", "}}")
 
     _UNARYOPS = {}
@@ -821,11 +826,14 @@ if _CHECKED:
             self._source.append(text)
 
         def _plain_fstring(self, node):
-            """The text of an f-string with nothing to escape or quote: no quote, backslash or
-            unprintable character in its text or in what its fields write, and format specs
-            of plain text only; None for any other. Every checked version writes such an
-            f-string between single quotes as it is (braces of its text doubled); the
-            others go to the standard writer, with its choice of quotes."""
+            """The text of an f-string that needs no choice of its writer: text parts with
+            no backslash, no unprintable character but line breaks and tabs, and one kind of
+            quote at most; fields that write no quote, no backslash and nothing unprintable;
+            format specs of such text without quotes or line breaks. None for any other.
+            Every checked version writes such an f-string as it is (braces of its text
+            doubled, line breaks and tabs escaped) between single quotes, or double ones
+            where the text holds a single quote; the others go to the standard writer,
+            with its choice of quotes (from 3.12 quotes inside fields need not differ)."""
             parts = ["f'"]
             for value in node.values:
                 if value.__class__ is _Constant:
@@ -865,14 +873,19 @@ if _CHECKED:
                         return None
                     parts.append(":")
                     for piece in spec.values:
-                        piece = _plain_text(piece.value) if piece.__class__ is _Constant \
-                            else None
-                        if piece is None:
+                        text = piece.value if piece.__class__ is _Constant else None
+                        if text.__class__ is not str or "'" in text or '"' in text or \
+                                not text.isprintable() or "\\" in text:
                             return None
-                        parts.append(piece)
+                        parts.append(text.replace("{", "{{").replace("}", "}}"))
                 parts.append("}")
             parts.append("'")
-            return "".join(parts)
+            text = "".join(parts)
+            if "'" in text[2:-1]:
+                if '"' in text:
+                    return None
+                return 'f"' + text[2:-1] + '"'
+            return text
 
         def visit_arguments(self, node):
             source = self._source
