@@ -415,7 +415,6 @@ def decode(code):
 
 (PLAIN, CONST, NAME, JABS, JREL, JBACK, LOCAL) = (_PLAIN, _CONST, _NAME, _JABS, _JREL, _JBACK,
                                                  _LOCAL)
-line_starts = _line_starts
 INT_OVERFLOW = _INT_OVERFLOW
 if _CHECKED:
     KIND, CACHES, HAS_ARG, OPNAME = _KIND, _CACHES, _HAS_ARG, _OPNAME
@@ -457,28 +456,27 @@ def record(code, opname, op, arg, argval, kind, offset, starts, line_number, tar
                                  target, frozenset(), code))
 
 
-def _varints(data):
-    """The 6-bit varints of a 3.11+ exception table (CPython's
-    Objects/exception_handling_notes.txt): (starts an entry?, value) pairs."""
-    i = 0
-    n = len(data)
-    while i < n:
-        b = data[i]
-        i += 1
-        start_flag = bool(b & 128)
-        value = b & 63
-        while b & 64:
-            b = data[i]
-            i += 1
-            value = (value << 6) | (b & 63)
-        yield start_flag, value
-
-
 def exception_table(code):
     """The rows of ``code``'s exception table as (start, end, target, depth, lasti), byte
-    offsets as in ``dis.Bytecode(code).exception_entries``; none before 3.11."""
+    offsets as in ``dis.Bytecode(code).exception_entries``; none before 3.11.
+
+    The table is a run of 6-bit varints (CPython's Objects/exception_handling_notes.txt), four
+    to a row: start, length, target, depth and lasti; each is read in one loop (the table of
+    every code object with a ``try`` or ``with`` is read for every decompilation)."""
     table = getattr(code, "co_exceptiontable", b"") or b""
-    values = [value for _, value in _varints(table)]
+    values = []
+    append = values.append
+    i = 0
+    n = len(table)
+    while i < n:
+        b = table[i]
+        i += 1
+        value = b & 63
+        while b & 64:
+            b = table[i]
+            i += 1
+            value = (value << 6) | (b & 63)
+        append(value)
     rows = []
     for k in range(0, len(values) - 3, 4):
         start, length, target, depth_lasti = values[k:k + 4]

@@ -105,6 +105,7 @@ class Instr(object):
                  "original_target")
 
     def __init__(self, op, arg, argval, offset, line=None, index=-1):
+        # (_normalize_code sets these same fields itself for most instructions)
         self.op = op
         self.arg = arg
         self.argval = argval
@@ -799,9 +800,10 @@ def normalize(code):
     return _finish_normalize(code, out, offset_to_index, pending, raw_jump_targets)
 
 
-def _finish_normalize(code, out, offset_to_index, pending, raw_jump_targets):
+def _finish_normalize(code, out, offset_to_index, pending, raw_jump_targets, firsts=None):
     """Map the offsets still pending (dropped at the end) and the code's end, resolve the jump
-    targets to indexes, fold the idioms (_collapse)."""
+    targets to indexes, fold the idioms (_collapse; ``firsts``: the indexes where one may
+    start, when the loop noted them)."""
     end = len(out)
     for off in pending:
         offset_to_index[off] = end
@@ -812,7 +814,12 @@ def _finish_normalize(code, out, offset_to_index, pending, raw_jump_targets):
         ins.target = idx if idx is not None else _index_at(offset_to_index, target_offset, end)
     if CLOSURE_IS_LOAD_FAST and code.co_cellvars:
         _comprehension_locals_in_cells(out)
-    return _collapse(out, offset_to_index)
+    if firsts is not None and not firsts:  # (nothing to fold: the jump targets alone)
+        for ins, _ in raw_jump_targets:
+            if ins.target < end:
+                out[ins.target].is_target = True
+        return out, offset_to_index
+    return _collapse(out, offset_to_index, [ins for ins, _ in raw_jump_targets], firsts)
 
 
 def _normalize_legacy_tuples(code, raws):
@@ -905,41 +912,50 @@ def _normalize_code(code):
     without a record per instruction (this runs for every code object decompiled). Each
     argument is resolved as decode.py resolves it, with its tables; the instructions that
     _normalize_one translates get their record (``argrepr`` where _normalize_one reads it:
-    operators and intrinsics; elsewhere computed by the record on demand)."""
+    operators and intrinsics; elsewhere computed by the record on demand).
+
+    Most instructions are only renamed: what to do with each opcode is read from
+    _opcode_tables' lists, and the tests by name are made for the others alone. The indexes
+    where an idiom of _collapse can start are noted on the way (_collapse then looks at no
+    other instruction)."""
     data = code.co_code
     consts, names = code.co_consts, code.co_names
-    linestarts = _decoding.line_starts(code)
     local_name = code._varname_from_oparg
-    kinds, caches_of, has_arg, opnames = (_decoding.KIND, _decoding.CACHES, _decoding.HAS_ARG,
-                                          _decoding.OPNAME)
-    extended, int_overflow = _decoding.EXTENDED_ARG, _decoding.INT_OVERFLOW
-    plain, local, name_kind, const_kind, jrel, jback, jabs = (
-        _decoding.PLAIN, _decoding.LOCAL, _decoding.NAME, _decoding.CONST, _decoding.JREL,
-        _decoding.JBACK, _decoding.JABS)
+    (by_opcode, opnames, extended,
+     int_overflow, plain, local, name_kind, const_kind, jrel, jback, jabs, load_const, call,
+     end_for, send) = _OPCODE_TABLES
     only_load_const = PY == (3, 11)  # (as decode: 3.11's dis resolves LOAD_CONST only)
-    load_const = _decoding.LOAD_CONST
     jump_after_caches = PY >= (3, 12)
     carry_lines = _LINE_NUMBERS
     cells = code.co_cellvars + code.co_freevars if CLOSURE_IS_LOAD_FAST else ()
-    translated, renamed, jump_opcodes, dropped = _TRANSLATED, _RENAMED, _JUMP_OPCODES, _DROPPED
-    end_for_pops, renamed_here = _END_FOR_POPS, _RENAMED_HERE
-    inline, nb_ops = _INLINE_TRANSLATED, _decoding.NB_OPS
+    # (no SEND, no SEND loop: a LOAD_CONST None starts no idiom then; the byte may be an
+    # argument's, which only asks _collapse to look)
+    sends = send in data
+    make = object.__new__
     out = []
     append = out.append
+    firsts = []  # (the indexes where an idiom _collapse folds may start)
     offset_to_index = {}
     raw_jump_targets = []
     pending = []
     kw_names_pending = []
-    after_end_for = False
     extended_arg = 0
     line = carried = None
     # (before 3.13: the line each instruction is on, for instruction_lines: see _CARRIED)
     carried_at = {} if not carry_lines else None
     offset = 0
     end = len(data)
+    # the line starts of decode._line_starts, read here from the ranges of co_lines() as the
+    # instructions reach them: most ranges hold one instruction, and a dict of the starts
+    # would be a second pass, and a look-up per instruction
+    ranges = iter(code.co_lines())
+    range_end = 0  # (the end of the range last read)
+    last_line = False if carry_lines else None  # (the last start's line, as _line_starts)
+    start_at = -1  # (the offset of the last line start an instruction was at)
     while offset < end:
         op = data[offset]
-        if has_arg[op]:
+        takes_arg, caches, kind, action, new_op, starts, jumps = by_opcode[op]
+        if takes_arg:
             arg = data[offset + 1] | extended_arg
             if op == extended:
                 extended_arg = arg << 8
@@ -950,44 +966,41 @@ def _normalize_code(code):
         else:
             arg = None
             extended_arg = 0
-        name = opnames[op]
-        caches = caches_of[op]
-        if carry_lines:  # (3.13+: every instruction's line; before, where a line starts)
-            if offset in linestarts:
-                line = linestarts[offset]
-        else:
-            line = linestarts.get(offset)
-            if line is not None:
-                carried = line
+        # 3.13+: every instruction's line (the last start's); before, the line that starts at
+        # the instruction (None where none does), and the last start's kept for _CARRIED
+        if offset >= range_end:
+            if not carry_lines:
+                line = None
+            for range_start, range_end, range_line in ranges:
+                # (a start at an offset no instruction is at, inside caches, is not any
+                # instruction's: as a look-up of decode._line_starts at instruction offsets)
+                if carry_lines:
+                    if range_line is not last_line:  # (3.13's _line_starts: None is a line)
+                        last_line = range_line
+                        if range_start == offset:
+                            line = range_line
+                            start_at = offset
+                elif range_line is not None and range_line != last_line:
+                    last_line = range_line
+                    if range_start == offset:
+                        line = carried = range_line
+                if range_end > offset:
+                    break
+            else:
+                range_end = end  # (no range left)
+        elif not carry_lines:
+            line = None
+        if carried_at is not None:
             carried_at[offset] = carried
-        if name == "TO_BOOL" and _lone_to_bool(data, offset + 2 + 2 * caches, opnames):
-            index = len(out)  # `not not x` (see _lone_to_bool)
-            append(Instr("UNARY_NOT", None, None, offset, line, index))
-            append(Instr("UNARY_NOT", None, None, offset, line, index + 1))
-            for off in pending:
-                offset_to_index[off] = index
-            pending = []
-            offset_to_index[offset] = index
-            after_end_for = False
-            offset += 2 + 2 * caches
-            continue
-        if name in dropped:  # (what _normalize_one drops: no instruction, offset pending)
+        if action == 1:  # _DROPPED_OP (what _normalize_one drops: the offset stays pending)
             pending.append(offset)
-            after_end_for = end_for_pops and name == "END_FOR"
             offset += 2 + 2 * caches
             continue
-        if after_end_for and (name == "POP_TOP" or name == "POP_ITER"):
-            # (see normalize: END_FOR's POP_TOP / POP_ITER)
-            pending.append(offset)
-            after_end_for = False
-            offset += 2 + 2 * caches
-            continue
-        after_end_for = end_for_pops and name == "END_FOR"
         argval = arg
         target = None
-        kind = plain
-        if arg is not None:
-            kind = kinds[op]
+        if arg is None:
+            kind = plain
+        else:
             if kind == plain:
                 pass
             elif kind == local:
@@ -1006,70 +1019,111 @@ def _normalize_code(code):
             else:
                 argval = _decoding.other_argval(kind, arg, names, local_name)
         index = len(out)
-        if name not in translated or name in renamed_here or \
-                (name == "CALL" and not kw_names_pending):
-            new_op = renamed.get(name, name)
+        if action == 0 and not (kw_names_pending and op == call):  # _PLAIN_OP
             if cells and new_op == "LOAD_FAST" and argval in cells:
                 new_op = "LOAD_CLOSURE"  # (see _cell_loads)
-            last = Instr(new_op, arg, argval, offset, line, index)
-            append(last)
-        elif name == "LOAD_GLOBAL" and arg is not None and arg & 1:
-            # (as _normalize_one: the NULL it pushes made explicit, on its side of the global)
-            if NULL_FIRST:
-                append(Instr("PUSH_NULL", None, None, offset, line, index))
-                last = Instr("LOAD_GLOBAL", arg, argval, offset, line, index + 1)
-            else:
-                append(Instr("LOAD_GLOBAL", arg, argval, offset, line, index))
-                last = Instr("PUSH_NULL", None, None, offset, line, index + 1)
-            append(last)
-        elif name in inline:
-            # (what _normalize_one makes of these common ones, without a record: see
-            # _INLINE_TRANSLATED)
-            if name == "LOAD_ATTR":
-                last = Instr("LOAD_METHOD" if arg & 1 else "LOAD_ATTR", arg, argval, offset,
-                             line, index)
-            elif name == "RETURN_CONST":
-                append(Instr("LOAD_CONST", arg, argval, offset, line, index))
-                last = Instr("RETURN_VALUE", None, None, offset, line, index + 1)
-            elif name == "RETURN_VALUE":
-                last = Instr("RETURN_VALUE", None, "split", offset, line, index)
-            elif name == "BINARY_OP":
-                last = Instr("BINARY_OP", arg, nb_ops[arg], offset, line, index)
-            elif name == "COMPARE_OP":
-                if isinstance(argval, str) and argval.startswith("bool("):
-                    argval = argval[5:-1]
-                last = Instr("COMPARE_OP", arg, argval, offset, line, index)
-            else:  # LOAD_GLOBAL without the NULL
-                last = Instr(name, arg, argval, offset, line, index)
+            elif starts and (starts == 1 or argval is None and sends):
+                firsts.append(index)
+            # (Instr's fields set here rather than by a call of the class: the call is about a
+            # twentieth of normalizing, on 3.11-3.13 alike; keep the two in step)
+            last = make(Instr)
+            last.op = new_op
+            last.arg = arg
+            last.argval = argval
+            last.offset = offset
+            last.line = line
+            last.target = last.original_target = None
+            last.index = index
+            last.is_target = False
             append(last)
         else:
-            raw = _decoding.record(code, name, op, arg, argval, kind, offset,
-                                   offset in linestarts if carry_lines else line,
-                                   line if carry_lines else None, target)
-            new = _normalize_one(raw, kw_names_pending, consts)
-            if not new:
+            name = opnames[op]
+            if name == "TO_BOOL" and _lone_to_bool(data, offset + 2 + 2 * caches, opnames):
+                # `not not x` (see _lone_to_bool)
+                append(Instr("UNARY_NOT", None, None, offset, line, index))
+                last = Instr("UNARY_NOT", None, None, offset, line, index + 1)
+                append(last)
+            elif name == "TO_BOOL" or (
+                    _END_FOR_POPS and (name == "POP_TOP" or name == "POP_ITER") and
+                    offset >= 2 and data[offset - 2] == end_for):
+                # dropped (TO_BOOL), or END_FOR's POP_TOP / POP_ITER (see normalize; END_FOR
+                # has neither argument nor caches: the code unit before is the instruction)
                 pending.append(offset)
                 offset += 2 + 2 * caches
                 continue
-            if cells:
-                _cell_loads(new, code)
-            for ins in new:
-                ins.index = len(out)
-                append(ins)
-            last = new[-1]
+            elif name not in _TRANSLATED or name in _RENAMED_HERE or \
+                    (name == "CALL" and not kw_names_pending):
+                # (3.13's POP_TOP, an instruction between KW_NAMES and its CALL: none of them
+                # starts an idiom)
+                new_op = _RENAMED.get(name, name)
+                if cells and new_op == "LOAD_FAST" and argval in cells:
+                    new_op = "LOAD_CLOSURE"  # (see _cell_loads)
+                last = Instr(new_op, arg, argval, offset, line, index)
+                append(last)
+            elif name == "LOAD_GLOBAL" and arg is not None and arg & 1:
+                # (as _normalize_one: the NULL it pushes made explicit, on its side of the
+                # global)
+                if NULL_FIRST:
+                    append(Instr("PUSH_NULL", None, None, offset, line, index))
+                    last = Instr("LOAD_GLOBAL", arg, argval, offset, line, index + 1)
+                else:
+                    append(Instr("LOAD_GLOBAL", arg, argval, offset, line, index))
+                    last = Instr("PUSH_NULL", None, None, offset, line, index + 1)
+                append(last)
+            elif name in _INLINE_TRANSLATED:
+                # (what _normalize_one makes of these common ones, without a record: see
+                # _INLINE_TRANSLATED)
+                if name == "LOAD_ATTR":
+                    last = Instr("LOAD_METHOD" if arg & 1 else "LOAD_ATTR", arg, argval, offset,
+                                 line, index)
+                elif name == "RETURN_CONST":
+                    if argval is None and sends:  # (LOAD_CONST None may start a SEND loop)
+                        firsts.append(index)
+                    append(Instr("LOAD_CONST", arg, argval, offset, line, index))
+                    last = Instr("RETURN_VALUE", None, None, offset, line, index + 1)
+                elif name == "RETURN_VALUE":
+                    last = Instr("RETURN_VALUE", None, "split", offset, line, index)
+                elif name == "BINARY_OP":
+                    last = Instr("BINARY_OP", arg, _decoding.NB_OPS[arg], offset, line,
+                                 index)
+                elif name == "COMPARE_OP":
+                    if isinstance(argval, str) and argval.startswith("bool("):
+                        argval = argval[5:-1]
+                    last = Instr("COMPARE_OP", arg, argval, offset, line, index)
+                else:  # LOAD_GLOBAL without the NULL
+                    last = Instr(name, arg, argval, offset, line, index)
+                append(last)
+            else:
+                raw = _decoding.record(code, name, op, arg, argval, kind, offset,
+                                       start_at == offset if carry_lines else line,
+                                       line if carry_lines else None, target)
+                new = _normalize_one(raw, kw_names_pending, consts)
+                if not new:
+                    pending.append(offset)
+                    offset += 2 + 2 * caches
+                    continue
+                if cells:
+                    _cell_loads(new, code)
+                for ins in new:
+                    if ins.op in _COLLAPSE_STARTS and (
+                            ins.op != "LOAD_CONST" or ins.argval is None and sends):
+                        firsts.append(len(out))
+                    ins.index = len(out)
+                    append(ins)
+                last = new[-1]
         if pending:
             for off in pending:
                 offset_to_index[off] = index
             pending = []
         offset_to_index[offset] = index
-        if op in jump_opcodes:
+        if jumps:
             raw_jump_targets.append((last, target if target is not None else argval))
         offset += 2 + 2 * caches
     if carried_at is not None:
         cache = shared_cache(_CARRIED)
         if cache is not None:
             cache[id(code)] = (code, carried_at)
-    return _finish_normalize(code, out, offset_to_index, pending, raw_jump_targets)
+    return _finish_normalize(code, out, offset_to_index, pending, raw_jump_targets, firsts)
 
 
 def _lone_to_bool(data, following, opnames):
@@ -1154,23 +1208,29 @@ def _expanded_keep_jump(out, k, targeted):
     return "JUMP_IF_FALSE_OR_POP" if cond.op == "POP_JUMP_IF_FALSE" else "JUMP_IF_TRUE_OR_POP"
 
 
-def _fold_popped_tests(out):
+def _fold_popped_tests(out, jumps, firsts):
     """3.14+ threads a value test into the ``POP_TOP`` of the next one: ``COPY 1;
     POP_JUMP_IF_X t; POP_TOP`` where ``t`` is a ``POP_TOP`` keeps nothing on either path, so it
     is ``POP_JUMP_IF_X t + 1`` (as 3.11 writes it).  Retargets the jumps; returns the indexes
-    of the COPY and POP_TOP to drop."""
+    of the COPY and POP_TOP to drop. ``jumps``: every instruction of ``out`` with a target;
+    ``firsts``: the indexes where an idiom may start (every COPY among them), ascending."""
     drop = set()
     if PY < (3, 12):
         return drop
-    targeted = set(ins.target for ins in out if ins.target is not None)
-    for k in range(len(out) - 2):
+    targeted = None
+    last = len(out) - 2
+    for k in firsts:
+        if k >= last:
+            break
         copy, cond, pop = out[k], out[k + 1], out[k + 2]
         if copy.op == "COPY" and copy.argval == 1 and cond.op in POP_JUMPS and \
                 pop.op == "POP_TOP" and cond.target is not None and cond.target > k + 2 and \
-                cond.target < len(out) and out[cond.target].op == "POP_TOP" and \
-                k + 2 not in targeted and not drop & {k, k + 1, k + 2}:
-            cond.target += 1
-            drop.update((k, k + 2))
+                cond.target < len(out) and out[cond.target].op == "POP_TOP":
+            if targeted is None:
+                targeted = set(ins.target for ins in jumps)
+            if k + 2 not in targeted and not drop & {k, k + 1, k + 2}:
+                cond.target += 1
+                drop.update((k, k + 2))
     return drop
 
 
@@ -1181,6 +1241,48 @@ _COLLAPSE_STARTS = frozenset(["COPY", "RETURN_GENERATOR", "LOAD_CONST"] +
                              (list(_INVERTED) if PY >= (3, 12) else []) +
                              (["POP_JUMP_IF_NONE", "POP_JUMP_IF_NOT_NONE"] if NONE_JUMPS else []))
 _CHAIN_COMPARES = frozenset(["COMPARE_OP", "IS_OP", "CONTAINS_OP"])
+
+# Per opcode, what _normalize_code does with it (3.11-3.13): _PLAIN_OP, only renamed (the
+# normalized name; the commonest case, made without any test by name), _DROPPED_OP (no
+# instruction, the offset pending), or _OTHER_OP (each test of the general path in turn)
+_PLAIN_OP, _DROPPED_OP, _OTHER_OP = 0, 1, 2
+
+
+def _opcode_tables():
+    """(what to do with each opcode, its normalized name when only renamed, whether that name
+    can start an idiom _collapse folds, whether it jumps), as lists indexed by opcode, for
+    _normalize_code: one list index per instruction instead of the tests by opname."""
+    actions, names, starts, jumps = [], [], [], []
+    for op in range(256):
+        name = _decoding.OPNAME[op]
+        renamed = _RENAMED.get(name, name)
+        if name in _DROPPED and name != "TO_BOOL":  # (TO_BOOL: see _lone_to_bool)
+            action = _DROPPED_OP
+        elif _END_FOR_POPS and name in ("POP_TOP", "POP_ITER"):
+            action = _OTHER_OP  # (after END_FOR: see normalize)
+        elif name not in _TRANSLATED or name in _RENAMED_HERE or name == "CALL":
+            action = _PLAIN_OP  # (CALL: when no KW_NAMES is pending)
+        else:
+            action = _OTHER_OP
+        actions.append(action)
+        names.append(renamed if action == _PLAIN_OP else None)
+        # (LOAD_CONST: only None, only in code with a SEND, starts a SEND loop)
+        starts.append(0 if renamed not in _COLLAPSE_STARTS else 2 if renamed == "LOAD_CONST"
+                      else 1)
+        jumps.append(op in _JUMP_OPCODES)
+    return actions, names, starts, jumps
+
+
+# what _normalize_code reads, in one tuple (set up once per code object: most are small); by
+# opcode, in one tuple each: whether it takes an argument, its caches, its argument's kind,
+# then _opcode_tables' facts
+_OPCODE_TABLES = ((list(zip(_decoding.HAS_ARG, _decoding.CACHES, _decoding.KIND,
+                            *_opcode_tables())),
+                   _decoding.OPNAME, _decoding.EXTENDED_ARG, _decoding.INT_OVERFLOW,
+                   _decoding.PLAIN, _decoding.LOCAL, _decoding.NAME, _decoding.CONST,
+                   _decoding.JREL, _decoding.JBACK, _decoding.JABS, _decoding.LOAD_CONST,
+                   dis.opmap["CALL"], dis.opmap.get("END_FOR"), bytes([dis.opmap["SEND"]]))
+                  if _READS_CODE else None)
 
 
 def _none_test_ending_chain(out, k):
@@ -1216,7 +1318,7 @@ def _none_test_ending_chain(out, k):
             Instr("IS_OP", negated, negated, ins.offset, ins.line), jump]
 
 
-def _collapse(out, offset_to_index):
+def _collapse(out, offset_to_index, jumps, firsts=None):
     """Fold multi-instruction idioms into one pseudo-instruction each.
 
     ``SEND_LOOP`` stands for the whole await / yield-from loop; ``RETURN_GENERATOR; POP_TOP``
@@ -1225,83 +1327,89 @@ def _collapse(out, offset_to_index):
 
     Only the instructions an idiom can start at are looked at (in order; the runs between them
     are copied as they are): most code has none that folds, and then ``out`` is kept as is.
+    ``jumps``: every instruction of ``out`` with a target; ``firsts``: the indexes where an
+    idiom may start, ascending (found here when not given).
     """
     new = []
     remap = []  # old index -> new index (and n -> the new end)
     n = len(out)
-    drop = _fold_popped_tests(out)
+    if firsts is None:
+        starts = _COLLAPSE_STARTS
+        # (a SEND loop starts with LOAD_CONST None: no other constant starts an idiom)
+        firsts = [k for k, ins in enumerate(out) if ins.op in starts and (
+            ins.argval is None or ins.op != "LOAD_CONST")]
+    drop = _fold_popped_tests(out, jumps, firsts)
     expanded = False
-    targeted = set(ins.target for ins in out if ins.target is not None) if PY >= (3, 12) \
+    targeted = set(ins.target for ins in jumps) if PY >= (3, 12) \
         else None  # (only 3.12+'s expanded jumps ask)
-    starts = _COLLAPSE_STARTS
-    # (a SEND loop starts with LOAD_CONST None: no other constant starts an idiom)
-    firsts = [k for k, ins in enumerate(out) if ins.op in starts and (
-        ins.argval is None or ins.op != "LOAD_CONST")]
     if drop:
         firsts = sorted(set(firsts) | drop)
-    k = 0
+    # what folds, in order: (first index, how many instructions, what stands for them, the
+    # new index of each relative to the first), without a copy of ``out`` while none does
+    folds = []
+    k = 0  # (the end of the last fold)
     for first in firsts:
         if first < k:  # inside an idiom folded already
             continue
-        if first > k:
-            remap.extend(range(len(new), len(new) + first - k))
-            new.extend(out[k:first])
-            k = first
-        ins = out[k]
-        if k in drop:
-            remap.append(len(new))
-            k += 1
-            continue
+        ins = out[first]
         op = ins.op
-        keep = _expanded_keep_jump(out, k, targeted) if op == "COPY" else None
+        if first in drop:
+            folds.append((first, 1, (), (0,)))
+            k = first + 1
+            continue
+        keep = _expanded_keep_jump(out, first, targeted) if op == "COPY" else None
         if keep is not None:
-            new.append(Instr(keep, None, out[k + 1].argval, ins.offset, ins.line))
-            new[-1].target = out[k + 1].target
-            remap.extend((len(new) - 1, len(new), len(new)))
-            k += 3
+            jump = Instr(keep, None, out[first + 1].argval, ins.offset, ins.line)
+            jump.target = out[first + 1].target
+            folds.append((first, 3, (jump,), (0, 1, 1)))
+            k = first + 3
             continue
         expansion = None
         if op in ("POP_JUMP_IF_NONE", "POP_JUMP_IF_NOT_NONE") and not (
-                PY >= (3, 12) and _expanded_backward_jump(out, k, targeted)):
-            expansion = _none_test_ending_chain(out, k)
+                PY >= (3, 12) and _expanded_backward_jump(out, first, targeted)):
+            expansion = _none_test_ending_chain(out, first)
         if expansion is not None:
-            remap.append(len(new))
-            new.extend(expansion)
+            folds.append((first, 1, expansion, (0,)))
             expanded = True
-            k += 1
+            k = first + 1
             continue
-        if op in _INVERTED and _expanded_backward_jump(out, k, targeted):
+        if op in _INVERTED and _expanded_backward_jump(out, first, targeted):
             ins.op = _INVERTED[ins.op]
-            ins.target = out[k + 1].target
-            remap.extend((len(new), len(new) + 1))
-            new.append(ins)
-            k += 2
+            ins.target = out[first + 1].target
+            folds.append((first, 2, (ins,), (0, 1)))
+            k = first + 2
             continue
-        if op == "RETURN_GENERATOR" and k + 1 < n and out[k + 1].op == "POP_TOP":
-            remap.extend((len(new), len(new)))
-            k += 2
+        if op == "RETURN_GENERATOR" and first + 1 < n and out[first + 1].op == "POP_TOP":
+            folds.append((first, 2, (), (0, 0)))
+            k = first + 2
             continue
         # (a SEND loop starts with LOAD_CONST None: no call for any other constant)
-        length = _send_loop_length(out, k) if op == "LOAD_CONST" and ins.argval is None else 0
+        length = _send_loop_length(out, first) if op == "LOAD_CONST" and ins.argval is None \
+            else 0
         if not length and op == "PUSH_NULL" and PY >= (3, 15):
-            length = _send_loop_length(out, k + 1)  # 3.15: PUSH_NULL; LOAD_CONST None; SEND
+            length = _send_loop_length(out, first + 1)  # 3.15: PUSH_NULL; LOAD_CONST None; SEND
             length = length and length + 1
         if length:
-            prev = out[k - 1].op if k else None
+            prev = out[first - 1].op if first else None
             kind = _SEND_KINDS.get(prev, "yield from")
             loop = Instr("SEND_LOOP", None, kind, ins.offset, ins.line)
-            remap.extend([len(new)] * length)
-            new.append(loop)
-            k += length
-            continue
-        remap.append(len(new))
-        new.append(ins)
-        k += 1
-    if k == 0:
+            folds.append((first, length, (loop,), (0,) * length))
+            k = first + length
+    if not folds:
         new = out  # nothing folded, nothing dropped
-    elif k < n:
-        remap.extend(range(len(new), len(new) + n - k))
-        new.extend(out[k:])
+    else:
+        k = 0
+        for first, length, replacement, where in folds:
+            if first > k:  # (the run before it, as it is)
+                remap.extend(range(len(new), len(new) + first - k))
+                new.extend(out[k:first])
+            base = len(new)
+            remap.extend([base + at for at in where])
+            new.extend(replacement)
+            k = first + length
+        if k < n:
+            remap.extend(range(len(new), len(new) + n - k))
+            new.extend(out[k:])
     if len(new) != n or expanded:
         remap.append(len(new))
         for index, ins in enumerate(new):
@@ -1311,7 +1419,7 @@ def _collapse(out, offset_to_index):
         for off in offset_to_index:
             offset_to_index[off] = remap[offset_to_index[off]]
     count = len(new)
-    for ins in new:
+    for ins in jumps if new is out else new:  # (unchanged: the jumps are all there is to read)
         target = ins.target
         if target is not None and target < count:
             new[target].is_target = True
@@ -1333,11 +1441,21 @@ def exception_entries(code, offset_to_index):
     (before 3.11: the regions of the SETUP_* blocks, see legacy_blocks.py)."""
     if PY < (3, 11):
         return _legacy_entries(code, offset_to_index)
+    if not code.co_exceptiontable:
+        return []  # (most code objects: no table to decode)
+    rows = exception_table(code)
+    if not rows:
+        return []
     end_index = offset_to_index[len(code.co_code)]
-    return [ExceptionEntry(_index_at(offset_to_index, start_off, end_index),
-                           _index_at(offset_to_index, end_off, end_index),
-                           _index_at(offset_to_index, target_off, end_index), depth, lasti)
-            for start_off, end_off, target_off, depth, lasti in exception_table(code)]
+    index_of = offset_to_index.get
+    entries = []
+    for start_off, end_off, target_off, depth, lasti in rows:
+        start, end, target = index_of(start_off), index_of(end_off), index_of(target_off)
+        if start is None or end is None or target is None:  # (see _index_at)
+            start, end, target = [_index_at(offset_to_index, offset, end_index)
+                                  for offset in (start_off, end_off, target_off)]
+        entries.append(ExceptionEntry(start, end, target, depth, lasti))
+    return entries
 
 
 def _legacy_entries(code, offset_to_index):
