@@ -162,7 +162,7 @@ if _CHECKED:
     # Names are the commonest node by far (a third of all) and take no precedence: the
     # writers below write one where they find it instead of dispatching to visit_Name, and
     # set no precedence for it (visit_Name reads none)
-    _Name = ast.Name
+    _Name, _Attribute = ast.Name, ast.Attribute
     _Tuple, _Starred, _Store = ast.Tuple, ast.Starred, ast.Store
     _DOCSTRING_HOLDERS = (ast.AsyncFunctionDef, ast.FunctionDef, ast.ClassDef, ast.Module)
     # 3.9/3.10 write a tuple in parentheses always, and a subscript's tuple without them
@@ -322,6 +322,8 @@ if _CHECKED:
             source = self._source
             if func.__class__ is _Name:
                 source.append(func.id + "(")
+            elif func.__class__ is _Attribute and func.value.__class__ is _Name:
+                source.append(func.value.id + "." + func.attr + "(")  # (a method call)
             else:
                 self._precedences[func] = _ATOM
                 self.traverse(func)
@@ -381,6 +383,9 @@ if _CHECKED:
                 for target in node.targets:
                     if target.__class__ is _Name:
                         source.append(target.id + " = ")
+                        continue
+                    if target.__class__ is _Attribute and target.value.__class__ is _Name:
+                        source.append(target.value.id + "." + target.attr + " = ")
                         continue
                     self._precedences[target] = _TUPLE
                     self.traverse(target)
@@ -509,11 +514,25 @@ if _CHECKED:
             if kind in _REPR_CONSTANTS or kind is str and not getattr(
                     self, "_avoid_backslashes", False):
                 # (what the standard writes for these: an optional "u", then the repr)
-                if node.kind == "u":
-                    self._source.append("u")
-                self._source.append(repr(value))
+                self._source.append("u" + repr(value) if node.kind == "u" else repr(value))
                 return
             _Standard.visit_Constant(self, node)
+
+        def _write_docstring(self, node):
+            string = node.value
+            if "\\" in string or '"""' in string or string[-1:] == '"' or \
+                    not string.replace("\n", "").replace("\t", "").isprintable():
+                return _Standard._write_docstring(self, node)
+            # nothing to escape (line breaks and tabs stay as they are in a docstring) and
+            # neither a triple double quote nor a last double quote in the way: the
+            # standard writes it between triple double quotes as it is
+            source = self._source
+            text = "    " * self._indent + ('u"""' if node.kind == "u" else '"""') + \
+                string + '"""'
+            source.append("\n" + text if source else text)
+
+        def visit_FunctionDef(self, node):
+            self._function_helper(node, "def")
 
         def visit_arg(self, node):
             self._source.append(node.arg)
