@@ -82,6 +82,10 @@ def _substitute(node, names):
     return node
 
 
+# what spill() may hold in a temporary, or whose parts (a slice: not an expression before 3.9)
+_VALUES = (ast.expr, ast.Slice)
+
+
 def _spillable(value, emitted):
     """Can this value on the stack be held in a temporary (and does it need to be)?"""
     return isinstance(value, ast.expr) and not isinstance(value, ast.Constant) and \
@@ -891,6 +895,12 @@ class StatementWalker(StackMachine):
         """Values still on the stack when a statement is emitted were computed *before* it
         (generated code does that; people don't): keep that order by assigning them to
         temporaries ahead of the statement."""
+        if not self.disordered:
+            for value in stack:
+                if isinstance(value, _VALUES):
+                    break
+            else:
+                return  # (only markers wait: an iterator, a with's exit... most statements)
         # a chained assignment's value stays on the stack for its next target (an expression
         # statement's value left there too is a COPY'd value: that one is spilled)
         emitted = set(id(getattr(stmt, "value", None)) for stmt in out[at:]
