@@ -165,8 +165,9 @@ def raw_lines(raws):
 
 
 # shared_cache name: id(code) -> (code, the carried line at each instruction's offset), kept
-# by _normalize_code (3.11/3.12), which reads every line start anyway: instruction_lines
-# then needs no second pass over ``co_lines()`` (decode.unit_lines) for the walker's lines
+# by _normalize_code (3.11/3.12) and _normalize_legacy_tuples (3.8-3.10), which read every
+# line start anyway: instruction_lines then needs no second pass over ``co_lines()``
+# (decode.unit_lines) or the raw instructions for the walker's lines
 _CARRIED = "carried lines"
 
 
@@ -841,9 +842,15 @@ def _normalize_legacy_tuples(code, raws):
     consts = code.co_consts
     translated, renamed, jump_opcodes = _TRANSLATED, _RENAMED, _JUMP_OPCODES
     renamed_here, dropped, binary = _LEGACY_RENAMED_HERE, _DROPPED, _LEGACY_BINARY
+    make = object.__new__
     append = out.append
+    carried = None
+    carried_at = {}  # (the line each instruction is on, for instruction_lines: see _CARRIED)
     for raw in raws:
         name, opcode, arg, argval, _, offset, starts, _, jump_target, _, _ = raw
+        if starts is not None:
+            carried = starts
+        carried_at[offset] = carried
         pending.append(offset)
         if offset not in reachable or offset in async_for or offset in exit_copy_rest:
             continue  # (legacy.skips)
@@ -854,7 +861,16 @@ def _normalize_legacy_tuples(code, raws):
             legacy.rot_four = legacy.dup_top = legacy.rot_three = None
             state = None
         if state is None and (name not in translated or name in renamed_here):
-            append(Instr(renamed.get(name, name), arg, argval, offset, starts, index))
+            ins = make(Instr)  # (as _normalize_code: the fields set here, without a call)
+            ins.op = renamed.get(name, name)
+            ins.arg = arg
+            ins.argval = argval
+            ins.offset = offset
+            ins.line = starts
+            ins.target = ins.original_target = None
+            ins.index = index
+            ins.is_target = False
+            append(ins)
         elif state is None and name in dropped:
             continue  # (_normalize_one's [] for it: the offset stays pending)
         elif state is None and name in binary:
@@ -872,6 +888,9 @@ def _normalize_legacy_tuples(code, raws):
         if opcode in jump_opcodes or offset in retarget:
             target = jump_target if jump_target is not None else argval
             raw_jump_targets.append((out[-1], retarget.get(offset, target)))
+    cache = shared_cache(_CARRIED)
+    if cache is not None:
+        cache[id(code)] = (code, carried_at)
     return _finish_normalize(code, out, offset_to_index, pending, raw_jump_targets)
 
 
@@ -1460,6 +1479,8 @@ def _legacy_entries(code, offset_to_index):
     """One entry per run of instructions whose innermost SETUP_* block is the same."""
     raws = raw_instructions(code)
     stacks = legacy_layout(raws)[1]
+    if not any(stacks.values()):  # (no block anywhere: most code)
+        return []
     end_index = offset_to_index[len(code.co_code)]
     handler_of = {}
     for k, raw in enumerate(raws):

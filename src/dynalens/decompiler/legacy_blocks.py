@@ -188,8 +188,8 @@ def unthread_with_stacks(raws):
     for raw in raws:
         if raw.opname != "FOR_ITER" or raw.offset not in last_back:
             continue
-        if before is None:
-            before = dict((raws[k + 1].offset, raws[k]) for k in range(len(raws) - 1))
+        if before is None:  # (the instruction before each)
+            before = dict(zip([r.offset for r in raws[1:]], raws))
         end = last_back[raw.offset]
         if any(end < r.offset < raw.argval and r.offset in stacks for r in raws):
             del last_back[raw.offset]  # (live code between it and the exit: no back edge)
@@ -207,8 +207,10 @@ def unthread_with_stacks(raws):
             first_test.setdefault(retarget.get(raw.offset, raw.argval), raw.offset)
     for k in range(1, len(raws) - 1):
         raw = raws[k]
+        if raw.opname != "JUMP_ABSOLUTE" or raw.offset not in stacks:
+            continue
         opener = first_test.get(raws[k + 1].offset)
-        if raw.opname != "JUMP_ABSOLUTE" or raw.offset not in stacks or opener is None or \
+        if opener is None or \
                 opener > raw.offset or raw.argval > raw.offset or \
                 last_back.get(raw.argval, -1) <= raw.offset or \
                 raws[k + 1].offset not in stacks and raws[k + 1].opname == "JUMP_FORWARD":
@@ -252,8 +254,8 @@ def unthread_with_stacks(raws):
     # it first went to the if's end, the loop's last back edge
     # (not after a jump forward: that ends an if body, and the dead jump is its `else:
     # continue`)
-    by_offset = dict((raw.offset, raw) for raw in raws) if retarget else {}
-    before = dict((raws[k].offset, raws[k - 1]) for k in range(1, len(raws))) if retarget else {}
+    by_offset = dict(zip([r.offset for r in raws], raws)) if retarget else {}
+    before = dict(zip([r.offset for r in raws[1:]], raws)) if retarget else {}
     for dead in set(retarget.values()):
         raw = by_offset[dead]
         if raw.offset not in stacks and raw.argval < raw.offset and \
@@ -410,12 +412,14 @@ def inlined_exits(raws):
     so and repeats a later run instruction for instruction, line for line, is such a copy: it
     becomes the jump again, to the last run (the block where the source has it).
     """
-    lines = carried_lines(raw.starts_line for raw in raws)
-    key = lambda k: (raws[k].opname, raws[k].argval if not hasattr(raws[k].argval, "co_code")
-                     else id(raws[k].argval), lines[k])
     returns = [k for k, raw in enumerate(raws)
                if raw.opname in ("RETURN_VALUE", "RAISE_VARARGS")]
     starts, rest = {}, set()
+    if len(returns) < 2:  # (a copy and its original: most code has no two)
+        return starts, rest
+    lines = carried_lines(raw.starts_line for raw in raws)
+    key = lambda k: (raws[k].opname, raws[k].argval if not hasattr(raws[k].argval, "co_code")
+                     else id(raws[k].argval), lines[k])
     for n, r in enumerate(returns):
         best = None
         for r2 in returns[n + 1:]:
