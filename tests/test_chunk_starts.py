@@ -29,9 +29,13 @@ def checked_trials(monkeypatch):
     trial = branches.read_chunk
 
     def read_chunk(walker, k, stack, limit, siblings=(), operand=False):
+        before = _facts(walker)
         spared = k < limit and k < walker.n and chunk_starts.cannot_start(walker, k, stack,
                                                                           limit)
-        before = _facts(walker)
+        looked = _facts(walker)  # (the look ahead notes what the spared trial would note)
+        if spared:
+            walker.imported_names.clear()
+            walker.imported_names.update(before[0])  # the trial must note that itself
         monkeypatch.setattr(branches, "cannot_start", lambda *args: False)
         try:
             found = trial(walker, k, stack, limit, siblings, operand)
@@ -41,7 +45,7 @@ def checked_trials(monkeypatch):
         if spared:
             counts[0] += 1
             assert found is None, (walker.code.co_name, k)
-            assert _facts(walker) == before, (walker.code.co_name, k)
+            assert _facts(walker) == looked, (walker.code.co_name, k)
         return found
 
     monkeypatch.setattr(branches, "read_chunk", read_chunk)
@@ -98,12 +102,79 @@ def test_statements_cannot_start_a_chunk(body):
     "def f(a, b):\n    if a and b:\n        return 1\n",       # the next test of the condition
     "def f(a, b):\n    if a:\n        x = (b := g())\n    return x\n",  # a walrus: the trial
     "def f(a, b):\n    if a:\n        x, y = b\n    return x\n",  # unpacking: the trial
-    # `mod.f()` without the method form (a module-level import): the trial notes `os`
-    "import os\ndef f(a, b):\n    if a:\n        os.fspath(b)\n",
 ])
 def test_what_the_look_ahead_leaves_to_the_trial(source):
     walker, k = _walker_at_body(source)
     assert not chunk_starts.cannot_start(walker, k, [], walker.n)
+
+
+@pytest.mark.parametrize("call, noted", [("os.fspath(b)", {"os"}), ("b.fspath(a)", {"b"}),
+                                         ("os.path.join(b)", set()), ("g(os.sep)", set())])
+def test_the_look_ahead_notes_the_imports_the_trial_would(call, noted):
+    # `mod.f()` without the method form means a module-level import (expressions.py's
+    # _note_plain_attribute_call): a spared trial would have noted it (3.8-3.10, which
+    # compile the method form for any attribute call, note nothing)
+    walker, k = _walker_at_body("import os\ndef f(a, b):\n    if a:\n        %s\n" % call)
+    walker.imported_names = set()
+    assert chunk_starts.cannot_start(walker, k, [], walker.n)
+    trial_walker, _ = _walker_at_body("import os\ndef f(a, b):\n    if a:\n        %s\n" % call)
+    trial_walker.imported_names = set()
+    try:
+        trial_walker.walk(k, trial_walker.n, [], trial_walker.ctx,
+                          out=branches._NoStatements(), chunk_mode=True)
+    except branches.NotAChunk:
+        pass
+    assert walker.imported_names == trial_walker.imported_names
+    assert walker.imported_names <= noted
+
+
+_EXCEPT_AS = """
+def f(a):
+    try:
+        g()
+    except E as e:
+        if a:
+            x = h(e)
+        return x
+"""
+
+
+def test_the_look_ahead_in_an_except_as_clause():
+    from dynalens.decompiler.statements import Context
+    code = next(c for c in compile(_EXCEPT_AS, "<t>", "exec").co_consts
+                if hasattr(c, "co_code"))
+    walker = render.CodeWalker(code, "function", render.Session())
+    instrs = walker.instrs
+    test = next(ins.index for ins in instrs if ins.op == "LOAD_FAST" and ins.argval == "a")
+    body = test + 2  # (after the test's jump: `x = h(e)`)
+    unbind = next(ins.index for ins in instrs if ins.op == "LOAD_CONST" and
+                  ins.argval is None and instrs[ins.index + 1].argval == "e" and
+                  instrs[ins.index + 1].op.startswith("STORE_"))
+    # outside the clause the unbinding reads as a store; inside it, the walk skips it
+    assert chunk_starts.cannot_start(walker, unbind, [], walker.n)
+    walker.ctx = Context(handler_name="e")
+    assert not chunk_starts.cannot_start(walker, unbind, [], walker.n)
+    # and a statement of the clause is one as anywhere else
+    assert chunk_starts.cannot_start(walker, body, [], walker.n)
+
+
+def test_the_look_ahead_over_a_copied_finally_body():
+    from dynalens.decompiler.statements import Context
+    code = next(c for c in compile("def f():\n    try:\n        g()\n    finally:\n"
+                                   "        h()\n", "<t>", "exec").co_consts
+                if hasattr(c, "co_code"))
+    walker = render.CodeWalker(code, "function", render.Session())
+    instrs = walker.instrs
+    loads = [ins.index for ins in instrs if ins.argval == "h"]
+    starts = [k - 1 if instrs[k - 1].op == "PUSH_NULL" else k for k in loads]
+    if len(starts) < 2:
+        pytest.skip("3.8: one finally body, not copied onto the normal exit")
+    length = next(ins.index for ins in instrs[loads[0]:] if ins.op == "POP_TOP") - \
+        starts[0] + 1
+    assert chunk_starts.cannot_start(walker, starts[0], [], walker.n)
+    # where the walk skips a copy of the finally body, the look ahead leaves it the trial
+    walker.ctx = Context(finally_copies=((starts[1], length, -1),))
+    assert not chunk_starts.cannot_start(walker, starts[0], [], walker.n)
 
 
 def test_a_family_that_takes_over_a_handler_takes_it_out_of_the_look_ahead(monkeypatch):

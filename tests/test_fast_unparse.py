@@ -198,3 +198,111 @@ def test_operator_and_block_writers_write_as_ast_unparse():
     for node in ast.walk(tree):
         if isinstance(node, (ast.stmt, ast.expr)) and not isinstance(node, ast.Starred):
             assert fast_unparse.unparse(node) == ast.unparse(node), ast.dump(node)[:80]
+
+
+# Where the writers of modules, function headers, subscripts, tuples, unary operators,
+# starred items, raise, augmented assignment, slices, dicts and imports have a choice to make:
+# docstrings (module, class, function; u-strings; none), decorators, async functions, return
+# annotations, a tuple as an index (starred or not, one element), tuples by precedence,
+# unary operators needing parentheses or not, raise with and without cause, dict unpacking
+# of an expression, slices with missing bounds and a step, aliases.
+MORE_NODES = '''"""module doc"""
+import a, b.c as d, e
+@dec
+@dec2(x)
+async def f(a, *b) -> Tuple[int, ...]:
+    u"""doc"""
+    x[1], x[1,], x[a, b:c], x[()], x[(a, b)], x[-1], x[f(), 2:3:4], x[::2], x[a:], x[:b]
+    x[a][b:c, d]
+    y = (1,), (), (a, (b, c)), [(a, b)], f((a, b)), (a, b).c, (a, b)[0], ((a, b) for c in d)
+    for (a, b) in c:
+        x = -a, not a, ~(a + b), -(a ** b), (not a) + b, not (a and b), -(-a), - -a, +a.b
+    raise
+    raise E
+    raise E(x) from (a or b)
+    x += 1
+    x.y[z] **= a if b else c
+    d = {**a, b: c, **(d or e), 'f': -g}
+    return {}
+class C:
+    """class doc"""
+    x = f(*a, *(b or c), **d)
+def g():
+    pass
+'''
+
+
+def test_module_header_and_operand_writers_write_as_ast_unparse():
+    tree = ast.parse(MORE_NODES)
+    assert fast_unparse.unparse(tree) == ast.unparse(tree)
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.stmt, ast.expr)) and not isinstance(node, ast.Starred):
+            assert fast_unparse.unparse(node) == ast.unparse(node), ast.dump(node)[:80]
+
+
+def test_starred_index_writes_as_ast_unparse():
+    """``x[*a, b]`` (3.11+ syntax; earlier versions unparse such a tree in parentheses)."""
+    index = ast.Tuple(elts=[ast.Starred(value=ast.Name(id="a", ctx=ast.Load()),
+                                        ctx=ast.Load()), ast.Name(id="b", ctx=ast.Load())],
+                      ctx=ast.Load())
+    tree = ast.Module(body=[ast.Expr(value=ast.Subscript(
+        value=ast.Name(id="x", ctx=ast.Load()), slice=index, ctx=ast.Load()))],
+        type_ignores=[])
+    assert fast_unparse.unparse(tree) == ast.unparse(tree)
+
+
+# Where the writers of f-strings, try statements, handlers, classes, with statements, yields
+# and comprehensions have a choice to make: f-strings written as they are (plain text and
+# fields, conversions, plain format specs, a field starting with a brace) or handed to the
+# standard writer (quotes, backslashes, newlines, unprintable characters, nested fields in a
+# spec, nested f-strings, strings inside fields); handlers with and without type and name,
+# else and finally; bases and keywords; with items with and without targets; yields in each
+# position; async and nested comprehensions with conditions.
+FSTRING_AND_BLOCK_NODES = r"""
+x = f'', f'a', f'{a}', f'{a!r}{b!s:>10}{c!a:{w}}', f'a{{b}}c{d}', f'{ {a: b} }', f'{a:%Y-%m}'
+x = f'{a.b(c)[d]} é', f"it's {a}", f'"{a}"', f'{a["k"]}', f'a\nb{c}', f'a\tb', f'{a}\\'
+x = f'{f"{a}"}', f'{a:{b}.{c}}', f'{a!r:^{w}}', f'''{a}
+b''', f'{x if y else z}', f'{(yield)}', f'{a, b}', f'{[i for i in j]}', f'{b"x"}'
+try:
+    a
+except:
+    b
+try:
+    a
+except E:
+    b
+except (F, G) as e:
+    c
+else:
+    d
+finally:
+    e
+class A:
+    pass
+@d
+class B(A, C, metaclass=M, **k):
+    x = 1
+with a:
+    pass
+with a as b, c, d as (e, f):
+    pass
+async def g():
+    async with a as b, c:
+        pass
+    y = [i async for i in j if i if not i]
+def h():
+    yield
+    x = yield
+    x = yield a
+    f((yield a), (yield))
+    x = [i for i in j for k in i if k], {i for i in j}, (i for (i, k) in j), {i: k for i in j}
+    x = [(a, b) for a, b in c if a or b]
+"""
+
+
+def test_fstring_and_block_writers_write_as_ast_unparse():
+    tree = ast.parse(FSTRING_AND_BLOCK_NODES)
+    assert fast_unparse.unparse(tree) == ast.unparse(tree)
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.stmt, ast.expr)) and not isinstance(node, ast.Starred):
+            assert fast_unparse.unparse(node) == ast.unparse(node), ast.dump(node)[:80]

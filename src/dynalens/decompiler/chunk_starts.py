@@ -22,22 +22,30 @@ trial runs as before: the look ahead changes how much work is done, never what i
 
 What a rejected trial leaves behind on purpose (facts the bytecode states whatever the
 parse, ``statements.WalkState``) would be left by the walk of the same statement for real,
-except the module import a plain attribute call (``mod.f()``) or ``super().x`` notes: a
-call of those shapes answers False.
+except the module import a plain attribute call (``mod.f()``) notes, or ``super().x``: the
+look ahead notes the first itself, as the trial's call would (the walk gets there: every
+handler before it is one that pushes a node and cannot fail, a load of a compiler-made
+name, which fails, answering False); a call of the second shape answers False.
+
+Inside an ``except ... as name`` clause the walk skips the clause's ``name = None; del
+name`` (``StatementWalker._skip``) and in a ``finally`` body that the compiler copied it
+skips the copies: the look ahead answers False where the walk would skip, and reads on
+elsewhere, where the walk does what it does outside them.
 """
 
 import ast
 
 from .comprehension_bodies import op_LOAD_FAST
+from .instructions import NULL_FIRST
 from .registry import OPCODES
 from .statements import StatementWalker
 
 # what a slot of the modelled stack holds, as far as a later handler cares: a name (with
-# its id), NULL, an attribute read off a name without the method form, a value a statement
-# of its own is made of when popped (a call, a yield), an in-place operation's marker
-# (`x += 1` before its store), anything else
+# its id), NULL, an attribute read off a name without the method form (with the name), a
+# value a statement of its own is made of when popped (a call, a yield), an in-place
+# operation's marker (`x += 1` before its store), anything else
 _NAME, _NULL, _PLAIN_ATTR, _STATEMENT_VALUE, _AUG, _OTHER = (
-    "name:", "null", "plain-attr", "statement-value", "aug", "other")
+    "name:", "null", "plain-attr:", "statement-value", "aug", "other")
 
 # what the look ahead does at each audited opname (see cannot_start)
 _LOAD, _CONST, _PUSH_NULL, _POPS, _ATTR, _METHOD, _COUNTED, _CALL, _CALLABLE_CALL, \
@@ -96,8 +104,9 @@ def cannot_start(walker, k, stack, limit):
     """True when no chunk can start at ``k`` (read up to ``limit``, on ``stack``): the trial
     parse of ``branches.read_chunk`` would fail. False: it must run."""
     ctx = walker.ctx
-    if ctx.finally_copies or ctx.handler_name or limit > walker.n:
-        return False  # (the walk skips copies there; past the end it would not stop)
+    if limit > walker.n:
+        return False  # (past the end the walk would not stop)
+    handler_name, copies = ctx.handler_name, ctx.finally_copies
     for value in reversed(stack):
         # the walk numbers the values it finds unnumbered on top of the stack (_made): a
         # trial does that too, and a look ahead must leave things as the trial would
@@ -109,6 +118,7 @@ def cannot_start(walker, k, stack, limit):
     instrs = walker.instrs
     detached, cleanups = walker.exits.ends, walker.cleanup_starts
     model = []  # the values made since k, as slot kinds
+    notes = []  # the module names the trial's calls would note (imported_names)
     j = k
     last = min(limit, k + _MOST)
     while j < last:
@@ -116,8 +126,13 @@ def cannot_start(walker, k, stack, limit):
         action = actions.get(ins.op)
         if action is None or j in detached or j in cleanups:
             return False  # (conditional jumps are never audited: the trial decides)
+        if (handler_name or copies) and _skipped(walker, j, handler_name, copies):
+            return False
         if action == _LOAD:
-            model.append(_NAME + str(ins.argval))
+            loaded = "AssertionError" if ins.op == "LOAD_ASSERTION_ERROR" else str(ins.argval)
+            if loaded[:1] == ".":
+                return False  # (a compiler-made name: the walk fails there, or marks .0)
+            model.append(_NAME + loaded)
         elif action == _CONST:
             if hasattr(ins.argval, "co_code"):
                 return False
@@ -125,12 +140,13 @@ def cannot_start(walker, k, stack, limit):
         elif action == _PUSH_NULL:
             model.append(_NULL)
         elif action == _STATEMENT:
-            return True
+            return _noted(walker, notes)
         elif action == _STORE:
             needed = _FIXED[ins.op]
-            return len(model) >= needed and _NULL not in model[-needed:]
+            return len(model) >= needed and _NULL not in model[-needed:] and \
+                _noted(walker, notes)
         elif action == _POP_TOP:
-            return bool(model) and model[-1] == _STATEMENT_VALUE
+            return bool(model) and model[-1] == _STATEMENT_VALUE and _noted(walker, notes)
         else:
             if action == _POPS or action == _ATTR or action == _METHOD or action == _BINARY \
                     or action == _YIELD:
@@ -148,12 +164,18 @@ def cannot_start(walker, k, stack, limit):
             taken = model[len(model) - popped:]
             del model[len(model) - popped:]
             if action == _ATTR:
-                model.append(_PLAIN_ATTR if taken[0].startswith(_NAME) else _OTHER)
+                model.append(_PLAIN_ATTR + taken[0][len(_NAME):] if taken[0].startswith(_NAME)
+                             else _OTHER)
             elif action == _METHOD:
                 model += [_NULL, _OTHER]
             elif action == _CALLABLE_CALL:
-                if _PLAIN_ATTR in taken[:2] or _NAME + "super" in taken[:2]:
-                    return False  # (the call notes a module name: the trial's walk must run)
+                if _NAME + "super" in taken[:2]:
+                    return False  # (the call may note `super`: the trial's walk must run)
+                # (expressions._callable: the callable beside NULL, a plain attribute of a
+                # name, notes the name as a module's)
+                func, beside = (taken[1], taken[0]) if NULL_FIRST else (taken[0], taken[1])
+                if beside == _NULL and func.startswith(_PLAIN_ATTR):
+                    notes.append(func[len(_PLAIN_ATTR):])
                 model.append(_STATEMENT_VALUE)
             elif action == _CALL or action == _YIELD:
                 model.append(_STATEMENT_VALUE)
@@ -163,4 +185,23 @@ def cannot_start(walker, k, stack, limit):
                 model.append(_OTHER)
         j += 1
     # the range ends before any conditional jump: the walk ends without one
-    return j == limit
+    return j == limit and _noted(walker, notes)
+
+
+def _noted(walker, notes):
+    """True, once the module names the trial's calls would have noted are (see above)."""
+    if notes:
+        walker.imported_names.update(notes)
+    return True
+
+
+def _skipped(walker, j, handler_name, copies):
+    """Whether the walk, in an except clause's or finally copy's context, skips code at
+    ``j`` (``StatementWalker._skip``, asked in the same order)."""
+    for start, length, handler in copies:
+        if length and handler not in [e.target for e in walker.chain(j)] and \
+                walker._same_code(j, start, length):
+            return True
+    if handler_name and j + 2 < walker.n:
+        return walker._unbinds_handler_name(j)
+    return False

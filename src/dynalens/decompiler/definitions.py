@@ -24,33 +24,43 @@ CO_COROUTINE = 0x80
 CO_ASYNC_GENERATOR = 0x200
 
 COMPREHENSIONS = ("<listcomp>", "<setcomp>", "<dictcomp>", "<genexpr>")
+# 3.12+ definitions carry type parameters (asked once: a failed hasattr on a module is slow)
+_TYPE_PARAMS = hasattr(ast, "TypeAlias")
 
 
 def arguments_of(code, defaults=(), kwdefaults=None, annotations=None):
     """``ast.arguments`` for a code object's signature."""
-    kwdefaults = kwdefaults or {}
-    annotations = annotations or {}
     names = code.co_varnames
     argc = code.co_argcount
     posonly = getattr(code, "co_posonlyargcount", 0)
     kwonly = code.co_kwonlyargcount
-
-    def arg(n):
-        return ast.arg(arg=n, annotation=annotations.get(n), type_comment=None)
-
-    positional = [arg(n) for n in names[:argc]]
-    kwonlyargs = [arg(n) for n in names[argc:argc + kwonly]]
+    annotation = annotations.get if annotations else _no_annotation
+    arg = ast.arg  # (fields by position: (arg, annotation, type_comment) on every version)
+    # (loops, not comprehensions: most signatures are a few names, and before 3.12 each
+    # comprehension is a function made and called)
+    positional = []
+    for n in names[:argc]:
+        positional.append(arg(n, annotation(n), None))
+    kwonlyargs = []
+    kw_defaults = []
+    for n in names[argc:argc + kwonly]:
+        kwonlyargs.append(arg(n, annotation(n), None))
+        kw_defaults.append(kwdefaults.get(n) if kwdefaults else None)
     k = argc + kwonly
     vararg = kwarg = None
     if code.co_flags & CO_VARARGS:
-        vararg = arg(names[k])
+        vararg = arg(names[k], annotation(names[k]), None)
         k += 1
     if code.co_flags & CO_VARKEYWORDS:
-        kwarg = arg(names[k])
-    return ast.arguments(
-        posonlyargs=positional[:posonly], args=positional[posonly:], vararg=vararg,
-        kwonlyargs=kwonlyargs, kw_defaults=[kwdefaults.get(a.arg) for a in kwonlyargs],
-        kwarg=kwarg, defaults=list(defaults))
+        kwarg = arg(names[k], annotation(names[k]), None)
+    # (fields by position, ast's _fields order on every version: posonlyargs, args, vararg,
+    # kwonlyargs, kw_defaults, kwarg, defaults; keywords cost three times as much)
+    return ast.arguments(positional[:posonly], positional[posonly:], vararg, kwonlyargs,
+                         kw_defaults, kwarg, list(defaults))
+
+
+def _no_annotation(name):
+    return None
 
 
 def function_def(walker, fv, fname, ins):
@@ -78,7 +88,7 @@ def function_def(walker, fv, fname, ins):
     node = node_type(name=fname, args=args, body=body or [ast.Pass()],
                      decorator_list=list(fv.decorators), returns=annotations.get("return"),
                      type_comment=None)
-    if hasattr(ast, "TypeAlias"):
+    if _TYPE_PARAMS:
         node.type_params = list(getattr(fv, "type_params", ()))
     return node
 
@@ -130,7 +140,7 @@ def class_def(walker, cv, ins):
             raise
     node = ast.ClassDef(name=cv.name, bases=cv.bases, keywords=cv.keywords,
                         body=body or [ast.Pass()], decorator_list=list(cv.decorators))
-    if hasattr(ast, "TypeAlias"):
+    if _TYPE_PARAMS:
         node.type_params = list(getattr(cv, "type_params", ()))
     return node
 

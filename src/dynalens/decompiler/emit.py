@@ -15,6 +15,7 @@ from .fast_unparse import NEEDS_LINENO
 from .unparse_compat import to_source
 
 CO_HAS_DOCSTRING = 0x4000000
+_MATCH = getattr(ast, "Match", None)  # (3.10+; asked once: a failed getattr on a module is slow)
 
 
 def code_docstring(code):
@@ -144,7 +145,7 @@ def strip_trailing_return(stmts):
         strip_trailing_return(last.orelse)
         if not last.body:
             last.body.append(ast.Pass())
-    elif getattr(ast, "Match", None) is not None and isinstance(last, ast.Match):
+    elif _MATCH is not None and isinstance(last, _MATCH):
         emptied = None
         for case in last.cases:
             strip_trailing_return(case.body)
@@ -242,7 +243,7 @@ def returns_to_else(stmts, in_loop=False):
                 stmt.body = returns_to_else(stmt.body + rest)
                 out.append(stmt)
                 return out
-        elif getattr(ast, "Match", None) is not None and isinstance(stmt, ast.Match):
+        elif _MATCH is not None and isinstance(stmt, _MATCH):
             for case in stmt.cases:
                 case.body = returns_to_else(case.body, in_loop) or [ast.Pass()]
         elif isinstance(stmt, (ast.For, ast.While, ast.With) + _TRY_NODES):

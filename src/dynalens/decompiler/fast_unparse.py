@@ -15,10 +15,17 @@ dispatched by building the name ``visit_<Class>`` and looking it up. Here:
 * the helpers every node goes through (``fill``, ``block``, ``delimit``, ``require_parens``,
   ``get_precedence``) and the visitors of the commonest nodes (names, attributes, calls,
   keywords, expression statements, returns, 3.11+ assignments, if/for/while, comparisons,
-  binary and boolean operators, plain constants, lists, parameters) write the same pieces
-  in the same order without a generator-based context manager per block or parenthesis,
-  and without making an enum member per operand (``_Precedence.next()``). Their standard
-  definitions are the same on every checked version.
+  binary, boolean and unary operators, plain constants, lists, tuples, dicts, subscripts,
+  slices, parameters, modules and docstrings, function and class headers, try/except,
+  with, raise, imports, yields, comprehensions) write the same text without a
+  generator-based context manager per block or parenthesis, and without making an enum
+  member per operand (``_Precedence.next()``). Where versions differ (tuples and
+  subscripts before 3.11, type parameters from 3.12, ``except*``) each version's is
+  followed;
+* a name, the commonest node (a third of all), is written by the parent that finds it,
+  without dispatch and without recording a precedence it would not read;
+* an f-string with nothing to escape and no quote anywhere in it is written between single
+  quotes directly, as every checked version does; any other goes to the standard writer.
 
 Only on the CPython versions whose unparser was checked to decide quotes that way (3.9-3.13);
 elsewhere the standard unparser. ``tests/test_fast_unparse.py`` compares the two on strings
@@ -96,8 +103,11 @@ if _Standard is not None:
                 breaks = target_breaks(node)
             if breaks is None:
                 return _Standard.visit_Tuple(self, node)
-            # an unpacking written on several lines (line_breaks.py): in brackets, broken
-            # where the original broke it
+            self._write_broken_tuple(node, breaks)
+
+        def _write_broken_tuple(self, node, breaks):
+            """An unpacking written on several lines (line_breaks.py): in brackets, broken
+            where the original broke it."""
             self.write("(")
             for k, (element, starts_line) in enumerate(zip(node.elts, breaks)):
                 if k:
@@ -111,12 +121,20 @@ if _Standard is not None:
             if getattr(node, INLINE_BODY, False):
                 # `try: <statement>` (nop_lines.py): the body's line break and indentation
                 # after the colon give way to a space
+                # (the line break after it is a piece of its own, or the start of the
+                # piece that holds the next line's indentation: fast writers write the two
+                # as one)
                 source = self._source
                 at = start + 2
                 if source[start:at] == ["\n", "    " * self._indent + "try"] and \
-                        source[at:at + 2] == [":", "\n"] and len(source) > at + 2:
-                    source[at + 1] = " "
-                    source[at + 2] = source[at + 2].lstrip(" ")
+                        source[at:at + 1] == [":"] and len(source) > at + 1:
+                    after = source[at + 1]
+                    if after == "\n":
+                        if len(source) > at + 2:
+                            source[at + 1] = " "
+                            source[at + 2] = source[at + 2].lstrip(" ")
+                    elif after[:1] == "\n":
+                        source[at + 1] = " " + after[1:].lstrip(" ")
 
         def _gap(self, starts_line):
             return "\n" + "    " * (self._indent + 1) if starts_line else " "
@@ -140,7 +158,19 @@ else:
 
 if _CHECKED:
     _ATOM, _TEST, _YIELD = ast._Precedence.ATOM, ast._Precedence.TEST, ast._Precedence.YIELD
-    _TUPLE = ast._Precedence.TUPLE
+    _TUPLE, _EXPR, _FACTOR = ast._Precedence.TUPLE, ast._Precedence.EXPR, ast._Precedence.FACTOR
+    # Names are the commonest node by far (a third of all) and take no precedence: the
+    # writers below write one where they find it instead of dispatching to visit_Name, and
+    # set no precedence for it (visit_Name reads none)
+    _Name = ast.Name
+    _Tuple, _Starred, _Store = ast.Tuple, ast.Starred, ast.Store
+    _DOCSTRING_HOLDERS = (ast.AsyncFunctionDef, ast.FunctionDef, ast.ClassDef, ast.Module)
+    # 3.9/3.10 write a tuple in parentheses always, and a subscript's tuple without them
+    # only when no element is starred
+    _TUPLE_PARENS_BY_PRECEDENCE = sys.version_info >= (3, 11)
+    _TYPE_PARAMS = hasattr(ast._Unparser, "_type_params_helper")  # 3.12+
+    _Constant, _FormattedValue, _JoinedStr = ast.Constant, ast.FormattedValue, ast.JoinedStr
+    _IF = ast.If
 
     class _Unindent(object):
         """``block()``'s end: one level less indentation (not after an exception, as the
@@ -202,6 +232,24 @@ if _CHECKED:
             " %s " % _text, _level,
             _level.next() if _text in ast._Unparser.binop_rassoc else _level,
             _level if _text in ast._Unparser.binop_rassoc else _level.next())
+    _TEST_NEXT = _NEXT[_TEST]
+    _CONVERSIONS = dict((ord(letter), "!" + letter) for letter in "sra")
+
+    def _plain_text(value):
+        """An f-string's text part as written between single quotes when it needs no
+        escape and no choice of quotes (braces doubled); None otherwise."""
+        if value.__class__ is not str or "'" in value or '"' in value or "\\" in value or \
+                not value.isprintable():
+            return None
+        return value.replace("{", "{{").replace("}", "}}")
+
+    _UNARYOPS = {}
+    for _name, _text in ast._Unparser.unop.items():
+        _level = ast._Unparser.unop_precedence[_text]
+        # (the standard writes a space after the operator unless it is a factor prefix)
+        _UNARYOPS[getattr(ast, _name)] = (_text if _level is _FACTOR else _text + " ", _level)
+    _AUGMENTED = dict((getattr(ast, name), " %s= " % text)
+                      for name, text in ast._Unparser.binop.items())
     _BOOLOPS = dict((getattr(ast, name), (" %s " % text,
                                           ast._Unparser.boolop_precedence[text]))
                     for name, text in ast._Unparser.boolops.items())
@@ -254,71 +302,104 @@ if _CHECKED:
 
         def visit_Attribute(self, node):
             value = node.value
+            source = self._source
+            if value.__class__ is _Name:
+                source.append(value.id + "." + node.attr)
+                return
             self._precedences[value] = _ATOM
             self.traverse(value)
-            source = self._source
             if isinstance(value, ast.Constant) and isinstance(value.value, int):
                 source.append(" ")  # (3 .__abs__())
-            source.append(".")
-            source.append(node.attr)
+            source.append("." + node.attr)
 
         def visit_Call(self, node):
             func = node.func
-            self._precedences[func] = _ATOM
-            self.traverse(func)
-            self._source.append("(")
+            source = self._source
+            if func.__class__ is _Name:
+                source.append(func.id + "(")
+            else:
+                self._precedences[func] = _ATOM
+                self.traverse(func)
+                source.append("(")
             comma = False
             for item in node.args:
                 if comma:
-                    self._source.append(", ")
+                    source.append(", ")
                 else:
                     comma = True
-                self.traverse(item)
+                if item.__class__ is _Name:
+                    source.append(item.id)
+                else:
+                    self.traverse(item)
             for item in node.keywords:
                 if comma:
-                    self._source.append(", ")
+                    source.append(", ")
                 else:
                     comma = True
-                self.traverse(item)
-            self._source.append(")")
+                self.visit_keyword(item)
+            source.append(")")
 
         def visit_keyword(self, node):
+            value = node.value
             if node.arg is None:
                 self._source.append("**")
+            elif value.__class__ is _Name:
+                self._source.append(node.arg + "=" + value.id)
+                return
             else:
-                self._source.append(node.arg)
-                self._source.append("=")
-            self.traverse(node.value)
+                self._source.append(node.arg + "=")
+            self.traverse(value)
 
         def visit_Expr(self, node):
-            self.fill()
-            self._precedences[node.value] = _YIELD
-            self.traverse(node.value)
+            source = self._source
+            source.append("\n" + "    " * self._indent if source else "    " * self._indent)
+            value = node.value
+            self._precedences[value] = _YIELD
+            self.traverse(value)
 
         def visit_Return(self, node):
-            self.fill("return")
-            if node.value:
-                self._source.append(" ")
-                self.traverse(node.value)
+            source = self._source
+            text = "    " * self._indent + "return"
+            source.append("\n" + text if source else text)
+            value = node.value
+            if value:
+                if value.__class__ is _Name:
+                    source.append(" " + value.id)
+                else:
+                    source.append(" ")
+                    self.traverse(value)
 
         if sys.version_info >= (3, 11):  # (3.9/3.10's sets no precedence on the targets)
             def visit_Assign(self, node):
-                self.fill()
+                source = self._source
+                source.append("\n" + "    " * self._indent if source else "    " * self._indent)
                 for target in node.targets:
+                    if target.__class__ is _Name:
+                        source.append(target.id + " = ")
+                        continue
                     self._precedences[target] = _TUPLE
                     self.traverse(target)
-                    self._source.append(" = ")
-                self.traverse(node.value)
-                type_comment = self.get_type_comment(node)
-                if type_comment:
-                    self._source.append(type_comment)
+                    source.append(" = ")
+                value = node.value
+                if value.__class__ is _Name:
+                    source.append(value.id)
+                else:
+                    self.traverse(value)
+                if node.type_comment is not None or self._type_ignores:
+                    type_comment = self.get_type_comment(node)
+                    if type_comment:
+                        source.append(type_comment)
 
         def visit_If(self, node):
-            self.fill("if ")
-            self.traverse(node.test)
+            test = node.test
+            if test.__class__ is _Name:
+                self.fill("if " + test.id)
+            else:
+                self.fill("if ")
+                self.traverse(test)
             self._body(node.body)
             # (nested ifs alone in an else are written as elifs)
-            while node.orelse and len(node.orelse) == 1 and isinstance(node.orelse[0], ast.If):
+            while node.orelse and len(node.orelse) == 1 and isinstance(node.orelse[0], _IF):
                 node = node.orelse[0]
                 self.fill("elif ")
                 self.traverse(node.test)
@@ -362,13 +443,19 @@ if _CHECKED:
             parens = precedences.get(node, _TEST) > _CMP
             if parens:
                 source.append("(")
-            precedences[node.left] = _CMP_NEXT
-            for item in node.comparators:
-                precedences[item] = _CMP_NEXT
-            self.traverse(node.left)
+            left = node.left
+            if left.__class__ is _Name:
+                source.append(left.id)
+            else:
+                precedences[left] = _CMP_NEXT
+                self.traverse(left)
             for operator, item in zip(node.ops, node.comparators):
-                source.append(_CMPOPS[operator.__class__])
-                self.traverse(item)
+                if item.__class__ is _Name:
+                    source.append(_CMPOPS[operator.__class__] + item.id)
+                else:
+                    source.append(_CMPOPS[operator.__class__])
+                    precedences[item] = _CMP_NEXT
+                    self.traverse(item)
             if parens:
                 source.append(")")
 
@@ -379,11 +466,19 @@ if _CHECKED:
             parens = precedences.get(node, _TEST) > precedence
             if parens:
                 source.append("(")
-            precedences[node.left] = left
-            self.traverse(node.left)
-            source.append(operator)
-            precedences[node.right] = right
-            self.traverse(node.right)
+            operand = node.left
+            if operand.__class__ is _Name:
+                source.append(operand.id)
+            else:
+                precedences[operand] = left
+                self.traverse(operand)
+            operand = node.right
+            if operand.__class__ is _Name:
+                source.append(operator + operand.id)
+            else:
+                source.append(operator)
+                precedences[operand] = right
+                self.traverse(operand)
             if parens:
                 source.append(")")
 
@@ -429,6 +524,355 @@ if _CHECKED:
                     source.append(", ")
                 self.traverse(item)
             source.append("]")
+
+        def visit_Module(self, node):
+            ignores = node.type_ignores
+            self._type_ignores = dict(
+                (ignore.lineno, "ignore" + ignore.tag) for ignore in ignores) if ignores else {}
+            self._write_docstring_and_traverse_body(node)
+            self._type_ignores.clear()
+
+        def _write_docstring_and_traverse_body(self, node):
+            # (the standard's, with get_raw_docstring's test written out)
+            body = node.body
+            if body and isinstance(body[0], ast.Expr) and \
+                    isinstance(node, _DOCSTRING_HOLDERS):
+                docstring = body[0].value
+                if isinstance(docstring, ast.Constant) and isinstance(docstring.value, str):
+                    self._write_docstring(docstring)
+                    self._traverse_list(body[1:])
+                    return
+            self._traverse_list(body)
+
+        def _function_helper(self, node, fill_suffix):
+            source = self._source
+            if source:
+                source.append("\n")  # (maybe_newline)
+            for decorator in node.decorator_list:
+                self.fill("@")
+                self.traverse(decorator)
+            self.fill(fill_suffix + " " + node.name)
+            if _TYPE_PARAMS and hasattr(node, "type_params"):
+                self._type_params_helper(node.type_params)
+            source.append("(")
+            self.visit_arguments(node.args)
+            source.append(")")
+            if node.returns:
+                source.append(" -> ")
+                self.traverse(node.returns)
+            source.append(":")
+            if node.type_comment is not None or self._type_ignores:
+                extra = self.get_type_comment(node)
+                if extra:
+                    source.append(extra)
+            self._indent += 1
+            self._write_docstring_and_traverse_body(node)
+            self._indent -= 1
+
+        def visit_Subscript(self, node):
+            source = self._source
+            value = node.value
+            if value.__class__ is _Name:
+                source.append(value.id + "[")
+            else:
+                self._precedences[value] = _ATOM
+                self.traverse(value)
+                source.append("[")
+            index = node.slice
+            if index.__class__ is _Name:
+                source.append(index.id)
+            elif isinstance(index, _Tuple) and index.elts and (
+                    _TUPLE_PARENS_BY_PRECEDENCE or
+                    not any(isinstance(item, _Starred) for item in index.elts)):
+                self._items_view(index.elts)
+            else:
+                self.traverse(index)
+            source.append("]")
+
+        def _items_view(self, items):
+            """``items_view(self.traverse, items)``: comma-separated, a trailing comma after
+            a single item."""
+            source = self._source
+            if len(items) == 1:
+                self.traverse(items[0])
+                source.append(",")
+                return
+            comma = False
+            for item in items:
+                if comma:
+                    source.append(", ")
+                else:
+                    comma = True
+                if item.__class__ is _Name:
+                    source.append(item.id)
+                else:
+                    self.traverse(item)
+
+        def visit_Tuple(self, node):
+            if isinstance(node.ctx, _Store) and not getattr(_FSTRINGS, "depth", 0):
+                breaks = target_breaks(node)
+                if breaks is not None:
+                    return self._write_broken_tuple(node, breaks)
+            elts = node.elts
+            parens = not _TUPLE_PARENS_BY_PRECEDENCE or not elts or \
+                self._precedences.get(node, _TEST) > _TUPLE
+            if parens:
+                self._source.append("(")
+                self._items_view(elts)
+                self._source.append(")")
+            else:
+                self._items_view(elts)
+
+        def visit_UnaryOp(self, node):
+            operator, precedence = _UNARYOPS[node.op.__class__]
+            source = self._source
+            parens = self._precedences.get(node, _TEST) > precedence
+            operand = node.operand
+            if operand.__class__ is _Name:
+                source.append("(" + operator + operand.id + ")" if parens else
+                              operator + operand.id)
+                return
+            source.append("(" + operator if parens else operator)
+            self._precedences[operand] = precedence
+            self.traverse(operand)
+            if parens:
+                source.append(")")
+
+        def visit_Starred(self, node):
+            value = node.value
+            if value.__class__ is _Name:
+                self._source.append("*" + value.id)
+                return
+            self._source.append("*")
+            self._precedences[value] = _EXPR
+            self.traverse(value)
+
+        def visit_Raise(self, node):
+            if not node.exc:
+                _Standard.visit_Raise(self, node)
+                return
+            self.fill("raise ")
+            self.traverse(node.exc)
+            if node.cause:
+                self._source.append(" from ")
+                self.traverse(node.cause)
+
+        def visit_AugAssign(self, node):
+            self.fill()
+            self.traverse(node.target)
+            self._source.append(_AUGMENTED[node.op.__class__])
+            self.traverse(node.value)
+
+        def visit_Slice(self, node):
+            source = self._source
+            if node.lower:
+                self.traverse(node.lower)
+            source.append(":")
+            if node.upper:
+                self.traverse(node.upper)
+            if node.step:
+                source.append(":")
+                self.traverse(node.step)
+
+        def visit_Dict(self, node):
+            source = self._source
+            source.append("{")
+            comma = False
+            for key, value in zip(node.keys, node.values):
+                if comma:
+                    source.append(", ")
+                else:
+                    comma = True
+                if key is None:
+                    # (dictionary unpacking: {**d})
+                    source.append("**")
+                    self._precedences[value] = _EXPR
+                else:
+                    self.traverse(key)
+                    source.append(": ")
+                self.traverse(value)
+            source.append("}")
+
+        def visit_Import(self, node):
+            self.fill("import " + ", ".join(
+                alias.name + " as " + alias.asname if alias.asname else alias.name
+                for alias in node.names))
+
+        if hasattr(_Standard, "do_visit_try"):  # 3.11+ (try and try* share it)
+            def do_visit_try(self, node):
+                self.fill("try")
+                self._body(node.body)
+                for handler in node.handlers:
+                    self.traverse(handler)
+                if node.orelse:
+                    self.fill("else")
+                    self._body(node.orelse)
+                if node.finalbody:
+                    self.fill("finally")
+                    self._body(node.finalbody)
+
+        def visit_ExceptHandler(self, node):
+            # (3.9/3.10 have no except*, nor the flag)
+            self.fill("except*" if getattr(self, "_in_try_star", False) else "except")
+            if node.type:
+                self._source.append(" ")
+                self.traverse(node.type)
+            if node.name:
+                self._source.append(" as " + node.name)
+            self._body(node.body)
+
+        def visit_ClassDef(self, node):
+            source = self._source
+            if source:
+                source.append("\n")  # (maybe_newline)
+            for decorator in node.decorator_list:
+                self.fill("@")
+                self.traverse(decorator)
+            self.fill("class " + node.name)
+            if _TYPE_PARAMS and hasattr(node, "type_params"):
+                self._type_params_helper(node.type_params)
+            if node.bases or node.keywords:
+                source.append("(")
+                comma = False
+                for item in node.bases + node.keywords:
+                    if comma:
+                        source.append(", ")
+                    else:
+                        comma = True
+                    self.traverse(item)
+                source.append(")")
+            source.append(":")
+            self._indent += 1
+            self._write_docstring_and_traverse_body(node)
+            self._indent -= 1
+
+        def visit_With(self, node, keyword="with "):
+            self.fill(keyword)
+            source = self._source
+            comma = False
+            for item in node.items:
+                if comma:
+                    source.append(", ")
+                else:
+                    comma = True
+                self.traverse(item.context_expr)
+                if item.optional_vars:
+                    source.append(" as ")
+                    self.traverse(item.optional_vars)
+            self._body(node.body, self.get_type_comment(node))
+
+        def visit_AsyncWith(self, node):
+            self.visit_With(node, "async with ")
+
+        def visit_Yield(self, node):
+            source = self._source
+            parens = self._precedences.get(node, _TEST) > _YIELD
+            value = node.value
+            if not value:
+                source.append("(yield)" if parens else "yield")
+                return
+            source.append("(yield " if parens else "yield ")
+            self._precedences[value] = _ATOM
+            self.traverse(value)
+            if parens:
+                source.append(")")
+
+        def visit_ListComp(self, node, start="[", end="]"):
+            source = self._source
+            source.append(start)
+            self.traverse(node.elt)
+            for generator in node.generators:
+                self.visit_comprehension(generator)
+            source.append(end)
+
+        def visit_GeneratorExp(self, node):
+            self.visit_ListComp(node, "(", ")")
+
+        def visit_SetComp(self, node):
+            self.visit_ListComp(node, "{", "}")
+
+        def visit_comprehension(self, node):
+            if getattr(node, BREAK_BEFORE_FOR, False) or any(getattr(node, BREAK_BEFORE_IFS, ())):
+                # (line breaks: line_breaks.py)
+                return _LaidOutUnparser.visit_comprehension(self, node)
+            source = self._source
+            precedences = self._precedences
+            source.append(" async for " if node.is_async else " for ")
+            target = node.target
+            if target.__class__ is _Name:
+                source.append(target.id + " in ")
+            else:
+                precedences[target] = _TUPLE
+                self.traverse(target)
+                source.append(" in ")
+            precedences[node.iter] = _TEST_NEXT
+            for condition in node.ifs:
+                precedences[condition] = _TEST_NEXT
+            self.traverse(node.iter)
+            for condition in node.ifs:
+                source.append(" if ")
+                self.traverse(condition)
+
+        def visit_JoinedStr(self, node):
+            text = None if getattr(self, "_avoid_backslashes", False) else \
+                self._plain_fstring(node)
+            if text is None:
+                return _LaidOutUnparser.visit_JoinedStr(self, node)
+            self._source.append(text)
+
+        def _plain_fstring(self, node):
+            """The text of an f-string with nothing to escape or quote: no quote, backslash or
+            unprintable character in its text or in what its fields write, and format specs
+            of plain text only; None for any other. Every checked version writes such an
+            f-string between single quotes as it is (braces of its text doubled); the
+            others go to the standard writer, with its choice of quotes."""
+            parts = ["f'"]
+            for value in node.values:
+                if value.__class__ is _Constant:
+                    piece = _plain_text(value.value)
+                    if piece is None:
+                        return None
+                    parts.append(piece)
+                    continue
+                if value.__class__ is not _FormattedValue:
+                    return None
+                conversion = value.conversion
+                if conversion != -1 and conversion not in _CONVERSIONS:
+                    return None
+                inner = value.value
+                if inner.__class__ is _Name:
+                    expression = inner.id
+                else:
+                    _FSTRINGS.depth = getattr(_FSTRINGS, "depth", 0) + 1
+                    try:
+                        unparser = _Unparser()
+                        unparser._precedences[inner] = _TEST_NEXT
+                        unparser.traverse(inner)
+                    finally:
+                        _FSTRINGS.depth -= 1
+                    expression = "".join(unparser._source)
+                    if "'" in expression or '"' in expression or "\\" in expression or \
+                            not expression.isprintable():
+                        return None
+                    if expression[:1] == "{":
+                        expression = " " + expression  # (not "{{", an escaped brace)
+                parts.append("{" + expression)
+                if conversion != -1:
+                    parts.append(_CONVERSIONS[conversion])
+                spec = value.format_spec
+                if spec:
+                    if spec.__class__ is not _JoinedStr:
+                        return None
+                    parts.append(":")
+                    for piece in spec.values:
+                        piece = _plain_text(piece.value) if piece.__class__ is _Constant \
+                            else None
+                        if piece is None:
+                            return None
+                        parts.append(piece)
+                parts.append("}")
+            parts.append("'")
+            return "".join(parts)
 
         def visit_arguments(self, node):
             source = self._source
@@ -530,7 +974,9 @@ if _CHECKED:
 
     def unparse(node):
         """``ast.unparse(node)``, faster (see module docstring)."""
-        return _Unparser().visit(node)
+        unparser = _Unparser()
+        unparser.traverse(node)  # (what visit does, on the unparser's fresh _source)
+        return "".join(unparser._source)
 
     NEEDS_LINENO = False  # (see get_type_comment)
 elif _LaidOutUnparser is not None:

@@ -1460,6 +1460,8 @@ def exception_entries(code, offset_to_index):
     (before 3.11: the regions of the SETUP_* blocks, see legacy_blocks.py)."""
     if PY < (3, 11):
         return _legacy_entries(code, offset_to_index)
+    if not code.co_exceptiontable:
+        return []  # (most code objects: no table to decode)
     rows = exception_table(code)
     if not rows:
         return []

@@ -172,10 +172,24 @@ def _inner(stmt, lines):
             for block in blocks]
 
 
+# the commonest nodes that hold no node (a Name's ctx is not read here): names, constants,
+# operators
+_LEAVES = frozenset([ast.Name, ast.Constant] + [
+    cls for base in (ast.operator, ast.cmpop, ast.unaryop, ast.boolop)
+    for cls in base.__subclasses__()])
+_FIELDS = {}  # node class -> the fields that may hold nodes (not ctx), as emit.child_nodes
+
+
 class _Lines(object):
     """(first line, last line, holds a statement with NOPs of its own) of a node and all
     inside it, worked out once per node for the whole body: asking each statement at each
-    nesting level with a walk of its own was quadratic in the nesting."""
+    nesting level with a walk of its own was quadratic in the nesting.
+
+    The lines of a statement that makes NOPs of its own, or holds one, are never read
+    (:func:`_block` and :func:`_line_before` stop at it, and every statement around it holds
+    it too): it is (None, None, True), found without reading the rest of it. That spares
+    the walk over nested function bodies, ``try`` and ``while`` statements, at every level
+    of the nesting."""
 
     def __init__(self):
         self._memo = {}
@@ -185,27 +199,48 @@ class _Lines(object):
         found = memo.get(id(node))
         if found is not None:
             return found
+        if isinstance(node, _OWN_NOPS):
+            found = memo[id(node)] = _OWN
+            return found
         # min and max of ``_line`` over the subtree: statements inside are asked (and kept)
         # one by one, what else is inside is read in one loop (deep expressions need no
         # recursion); only statements make NOPs of their own
         low = high = getattr(node, "_line", None)
-        own = isinstance(node, _OWN_NOPS)
         todo = child_nodes(node)
-        stmt = ast.stmt
+        stmt, node_type, leaves, fields_of = ast.stmt, ast.AST, _LEAVES, _FIELDS
         while todo:
             current = todo.pop()
-            if isinstance(current, stmt) or id(current) in memo:
+            if isinstance(current, stmt):
                 child_low, child_high, child_own = self.of(current)
-                own = own or child_own
+                if child_own:
+                    found = memo[id(node)] = _OWN
+                    return found
             else:
+                # (an expression asked before, an if's test, is read again: the same lines)
                 child_low = child_high = getattr(current, "_line", None)
-                todo.extend(child_nodes(current))
+                cls = current.__class__
+                if cls not in leaves:
+                    # (child_nodes, written out: this loop meets every node of the body)
+                    fields = fields_of.get(cls)
+                    if fields is None:
+                        fields = fields_of[cls] = tuple(f for f in cls._fields if f != "ctx")
+                    for field in fields:
+                        value = getattr(current, field, None)
+                        if value.__class__ is list:
+                            for item in value:
+                                if isinstance(item, node_type):
+                                    todo.append(item)
+                        elif isinstance(value, node_type):
+                            todo.append(value)
             if child_low is not None and (low is None or child_low < low):
                 low = child_low
             if child_high is not None and (high is None or child_high > high):
                 high = child_high
-        found = memo[id(node)] = (low, high, own)
+        found = memo[id(node)] = (low, high, False)
         return found
+
+
+_OWN = (None, None, True)  # (_Lines.of: a statement with NOPs of its own, or holding one)
 
 
 def break_line_at(walker, k):

@@ -34,6 +34,8 @@ from . import recognisers  # noqa: F401 (fills the registry: registry.py)
 from .statements import Context, StatementWalker
 
 CO_OPTIMIZED = 0x01
+# 3.12+ definitions carry type parameters (``def f[T]``); the nodes are built without them
+_TYPE_PARAMS = hasattr(ast, "TypeAlias")
 
 
 class CodeWalker(StatementWalker):
@@ -106,7 +108,7 @@ def compiled_layout(instrs, entries):
     return list(instrs), list(entries)
 
 
-def _walk_relaid(code, kind, session, walker, state, error):
+def _walk_relaid(code, kind, session, walker, taken, error):
     """(walker, statements) of the first other layout of the same program whose walk
     succeeds, tried when the walk of the first layout fails; ``error`` when none applies or
     none succeeds:
@@ -115,7 +117,11 @@ def _walk_relaid(code, kind, session, walker, state, error):
       cold_blocks.py's compensation;
     - generated code may jump over a handler laid out mid-code (generated_layout.py);
     - 3.12+ handlers laid out after the code that follows them, those that can go back put
-      back at the end of their statements, the others left at the end."""
+      back at the end of their statements, the others left at the end.
+
+    ``taken`` is what the session held before the first walk (``_session_state``): that
+    walk was a trial, and its temporaries and stubs go before another layout is read (the
+    first walker itself is dropped, so nothing else of its state needs putting back)."""
     layouts = [move_jumped_over_handlers, restore_handler_order]
     if walker.source_order:
         layouts = [compiled_layout, move_jumped_over_handlers]
@@ -123,7 +129,7 @@ def _walk_relaid(code, kind, session, walker, state, error):
         relaid = CodeWalker(code, kind, session, relayout=relayout)
         if not relaid.relaid:
             continue
-        walker.restore(state)  # the reading before was a trial: its temporaries and stubs go
+        _restore_session(session, taken)
         try:
             return relaid, relaid.walk(0, relaid.n, [], Context())[0]
         except DecompilationError:
@@ -131,16 +137,30 @@ def _walk_relaid(code, kind, session, walker, state, error):
     raise error
 
 
+def _session_state(session):
+    """What a walk takes from the session as it goes and a failed first walk must give back
+    (its part of statements.WalkState: the walker is replaced, the session goes on)."""
+    return session.temp_count, dict(session.fallbacks)
+
+
+def _restore_session(session, taken):
+    temp_count, fallbacks = taken
+    session.temp_count = temp_count
+    if session.fallbacks != fallbacks:
+        session.fallbacks.clear()
+        session.fallbacks.update(fallbacks)
+
+
 def decompile_body(code, kind=None, session=None):
     """The body of ``code`` as a list of ``ast.stmt``."""
     kind = kind or code_kind(code)
     session = session or Session()
     walker = CodeWalker(code, kind, session)
-    state = walker.fork()
+    taken = _session_state(session)
     try:
         stmts, _ = walker.walk(0, walker.n, [], Context())
     except DecompilationError as error:
-        walker, stmts = _walk_relaid(code, kind, session, walker, state, error)
+        walker, stmts = _walk_relaid(code, kind, session, walker, taken, error)
     if kind == "function":
         walker.end_with_detached_exit(stmts)
     if (PROFILE.return_const or PROFILE.implicit_return_at_end_only) and \
@@ -215,15 +235,18 @@ def _unused_free_variables(code, walker):
 
 def definition_for(code, fname=None, session=None):
     """A statement that defines ``code`` when compiled (def, class or an expression)."""
-    kind = code_kind(code)
-    session = session or Session()
+    return _definition(code, code_kind(code), fname, session or Session())
+
+
+def _definition(code, kind, fname, session):
+    """definition_for, ``code``'s kind given."""
     if kind == "module":
         return decompile_body(code, kind, session)
     if kind == "class":
         body = decompile_body(code, kind, session)
         node = ast.ClassDef(name=fname or code.co_name, bases=[], keywords=[], body=body or [ast.Pass()],
                             decorator_list=[])
-        if hasattr(ast, "TypeAlias"):
+        if _TYPE_PARAMS:
             node.type_params = (type_params.standalone_class_params(code)
                                 if type_params.TYPE_PARAMS.id in code.co_freevars else [])
         return [node]
@@ -242,9 +265,11 @@ def definition_for(code, fname=None, session=None):
                 return owner
         is_async = bool(code.co_flags & (CO_COROUTINE | CO_ASYNC_GENERATOR))
         node_type = ast.AsyncFunctionDef if is_async else ast.FunctionDef
-        node = node_type(name=fname or code.co_name, args=arguments_of(code), body=body or [ast.Pass()],
-                         decorator_list=[], returns=None, type_comment=None)
-        if hasattr(ast, "TypeAlias"):
+        # (fields by position, ast's _fields order: (name, args, body, decorator_list,
+        # returns, type_comment), the same on every version; a third of the keywords' cost)
+        node = node_type(fname or code.co_name, arguments_of(code), body or [ast.Pass()],
+                         [], None, None)
+        if _TYPE_PARAMS:
             node.type_params = []
         return [node]
     # lambdas and comprehensions are expressions: build them through the walker that would
@@ -333,6 +358,13 @@ def wrap_for_closure(code, stmts):
     """Enclose ``stmts`` in the functions, classes, lambdas or comprehensions its qualified name
     says it lives in, so free variables are cells again and ``co_qualname`` comes back the same.
     The nearest enclosing function (or lambda, or comprehension) owns the cells."""
+    return _wrap_for_closure(code, code_kind(code), stmts)
+
+
+def _wrap_for_closure(code, kind, stmts):
+    """wrap_for_closure, ``code``'s kind given."""
+    if not code.co_freevars and kind in ("function", "lambda"):
+        return stmts  # (the usual case, what the first test below finds, asked first)
     # cells the compiler makes for a class body: the class statement makes them again
     parents = None
     class_cells = _CLASS_CELLS
@@ -346,7 +378,6 @@ def wrap_for_closure(code, stmts):
     if type_params.TYPE_PARAMS.id in cells:  # a generic class body: its brackets make these
         made = set(p.name for p in type_params.standalone_class_params(code))
         cells = [v for v in cells if v != type_params.TYPE_PARAMS.id and v not in made]
-    kind = code_kind(code)
     if not cells and kind in ("function", "lambda") and not _CLASS_CELLS.intersection(
             code.co_freevars):
         # Nothing to capture: a top-level def of its own name (``exec(src, ns); ns[name]``
@@ -377,14 +408,14 @@ def wrap_for_closure(code, stmts):
             body = [_function(pname, prefix + body, asynchronous)]
             asynchronous = False
         else:
-            if code_kind(code) == "function" and not _CLASS_CELLS.intersection(code.co_freevars):
+            if kind == "function" and not _CLASS_CELLS.intersection(code.co_freevars):
                 continue  # a method needs its class only for the class cells
             if _unmangled_private_names(code):
                 # generated code (Dynamo's __compiled_fn_*) uses private-looking names the
                 # class would mangle; a class named only with underscores mangles nothing
                 pname = "_"
             node = ast.ClassDef(name=pname, bases=[], keywords=[], body=body, decorator_list=[])
-            if hasattr(ast, "TypeAlias"):
+            if _TYPE_PARAMS:
                 node.type_params = []
                 if cells and "__classdict__" in code.co_freevars and \
                         not any(is_function for _, is_function in parents):
@@ -415,7 +446,7 @@ def _function(fname, body, asynchronous=False):
     node_type = ast.AsyncFunctionDef if asynchronous else ast.FunctionDef
     node = node_type(name=fname, args=arguments_of_empty(), body=body, decorator_list=[],
                      returns=None, type_comment=None)
-    if hasattr(ast, "TypeAlias"):
+    if _TYPE_PARAMS:
         node.type_params = []
     return node
 
@@ -514,6 +545,9 @@ def _best_attempt(code, indent, temp_prefix, name, strict, function, generated):
             return choices.Attempt(decisions, None, error=exc)
         text = reindent(source, indent) + "\n"
         checked = check(named, text, session)
+        if not checked[0] and not session.fallbacks:
+            # exact, no stub (the usual case): what the lines below make, made directly
+            return choices.Attempt(decisions, frozenset(), (session, stmts, text, notes, checked))
         failed = dict((id(d.code), d.code) for d in checked[0] if d.code is not named)
         failed.update((key, item.code) for key, item in session.fallbacks.items())
         if any(d.code is named for d in checked[0]):
@@ -531,7 +565,7 @@ def _best_attempt(code, indent, temp_prefix, name, strict, function, generated):
         return _best_attempt(nested, indent, temp_prefix, None, strict, None, generated)
 
     first = attempt(choices.Decisions())
-    if first.failed == frozenset():
+    if first.failed is not None and not first.failed:
         return first
     # not exact: other readings where the walk met a choice (choices.py)
     return choices.retry(attempt, first, alone, id(code))
@@ -567,12 +601,13 @@ def _render(code, name, temp_prefix, strict, function, validate, generated, deci
     session.decisions = decisions
     session.validate = validate
     session.generated = generated
-    stmts = definition_for(code, name, session)
+    kind = code_kind(code)
+    stmts = _definition(code, kind, name, session)
     notes = []
     if function is not None:
         notes = apply_signature(stmts, function, name or code.co_name)
-    if code_kind(code) != "module":
-        stmts = wrap_for_closure(code, stmts)
+    if kind != "module":
+        stmts = _wrap_for_closure(code, kind, stmts)
         stmts = _module_imports(session.imported_names, session.module_names) + stmts
         if code.co_flags & CO_FUTURE_ANNOTATIONS:
             # annotations were compiled as strings: only this import does that again
@@ -589,7 +624,7 @@ def _may_hold_mangled_names(code):
     name is ``_`` + the class name without its leading underscores + ``__name``, and names
     ending in ``__`` are never mangled, so dunder names (``__init__``) do not count."""
     for name_ in code.co_names + code.co_varnames + code.co_freevars + code.co_cellvars:
-        if name_[:1] == "_" and name_[1:2] != "_" and "__" in name_[2:] and \
-                not name_.endswith("__"):
+        if "__" in name_ and name_[:1] == "_" and name_[1:2] != "_" and "__" in name_[2:] and \
+                not name_.endswith("__"):  # (the first test, the cheapest, rules out most)
             return True
     return any(_may_hold_mangled_names(c) for c in code.co_consts if hasattr(c, "co_code"))

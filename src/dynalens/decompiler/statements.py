@@ -382,8 +382,6 @@ class WalkState(object):
     __slots__ = ("made", "copied", "disordered", "annotations_found", "returning_copies",
                  "cold_joins", "temp_count", "dicts")
 
-    _WALKER_DICTS = ("cleanup_starts", "fallthrough")  # changed in place during a walk
-
     def __init__(self, walker):
         self.made, self.copied, self.disordered = walker.made, walker.copied, walker.disordered
         self.annotations_found = getattr(walker, "annotations_found", None)
@@ -392,11 +390,15 @@ class WalkState(object):
         self.cold_joins = set(cold_joins) if isinstance(cold_joins, set) else cold_joins
         session = getattr(walker, "session", None)
         self.temp_count = getattr(session, "temp_count", None)
-        dicts = [getattr(walker, name) for name in self._WALKER_DICTS]
+        # the dicts changed in place during a walk (a trial is taken every few instructions:
+        # written out, not looped over)
+        cleanups, fallthrough = walker.cleanup_starts, walker.fallthrough
         fallbacks = getattr(session, "fallbacks", None)
-        if fallbacks is not None:
-            dicts.append(fallbacks)
-        self.dicts = [(target, dict(target)) for target in dicts]
+        if fallbacks is None:
+            self.dicts = ((cleanups, dict(cleanups)), (fallthrough, dict(fallthrough)))
+        else:
+            self.dicts = ((cleanups, dict(cleanups)), (fallthrough, dict(fallthrough)),
+                          (fallbacks, dict(fallbacks)))
 
     def restore(self, walker):
         walker.made, walker.copied, walker.disordered = self.made, self.copied, self.disordered
@@ -429,6 +431,10 @@ WORK_PER_INSTRUCTION = 200
 WORK_FLOOR = 20000
 
 
+def _entry_length(entry):
+    return entry.end - entry.start
+
+
 class StatementWalker(StackMachine):
     """Walks instruction ranges into statements; one instance per code object."""
 
@@ -443,7 +449,7 @@ class StatementWalker(StackMachine):
         self.work_limit = WORK_FLOOR + WORK_PER_INSTRUCTION * self.n
         self.decompile_nested = decompile_nested
         self.handler_at = [None] * self.n
-        for e in sorted(entries, key=lambda e: e.end - e.start, reverse=True):
+        for e in sorted(entries, key=_entry_length, reverse=True) if entries else ():
             for k in range(e.start, min(e.end, self.n)):
                 self.handler_at[k] = e
         self.lines = instruction_lines(code, instrs)  # (line_breaks.py, loop_exits.py)
@@ -705,6 +711,10 @@ class StatementWalker(StackMachine):
         return result
 
     _try_starts = None  # exception entry -> try_starts()[entry], worked out on the first walk
+    # where a loop or an empty try may start (while_loops, back_jumps, empty_tries), in one
+    # set for walk() to ask, made on the first walk: those are found before walking (a
+    # back jump dropped since stays in it, and _structure_at, asking again, declines there)
+    _heads = None
 
     def try_starts(self):
         """{exception entry: the frozenset of the handlers that :meth:`try_here` would read
@@ -759,9 +769,11 @@ class StatementWalker(StackMachine):
             n = self.n
             detached, cleanups = self.exits.ends, self.cleanup_starts
             plain = not ctx.finally_copies and not ctx.handler_name
-            handler_at, while_loops, back_jumps = self.handler_at, self.while_loops, \
-                self.back_jumps
-            empty_tries = self.empty_tries
+            handler_at = self.handler_at
+            heads = self._heads
+            if heads is None:
+                heads = self._heads = frozenset(self.while_loops).union(self.back_jumps,
+                                                                         self.empty_tries)
             lines = self.lines
             expr = ast.expr
             try_starts = self.try_starts() if not chunk_mode and self.entries else None
@@ -776,8 +788,7 @@ class StatementWalker(StackMachine):
                 # a try with an empty body (empty_tries.py)
                 if not chunk_mode and ((i < n and handler_at[i] is not None and
                                         not try_starts[handler_at[i]] <= open_) or
-                                       i in while_loops or i in back_jumps or
-                                       i in empty_tries):
+                                       i in heads):
                     nxt = self._structure_at(i, stack, out, ctx)
                     if nxt is not None and nxt == i and self.empty_try_read_at == i:
                         self.empty_try_read_at = None  # (empty_tries.py) on with i

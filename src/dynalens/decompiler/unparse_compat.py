@@ -13,6 +13,8 @@ Pure Python, no dependency: the ``astunparse`` backport would add two packages (
 import ast
 import math
 
+from .fast_unparse import unparse as _native
+
 # Binding strength, weakest first.  A child weaker than its context gets parentheses.
 (TEST, OR, AND, NOT, CMP, BOR, BXOR, BAND, SHIFT, ARITH, TERM, FACTOR, POWER, AWAIT,
  ATOM) = range(3, 18)
@@ -35,8 +37,9 @@ class UnparseError(ValueError):
 def to_source(node):
     """``ast.unparse`` where it exists (3.9+; fast_unparse.py's, same text), this module's
     writer on 3.8."""
-    from .fast_unparse import unparse as native
-    return native(node) if native is not None else unparse(node)
+    if _native is not None:
+        return _native(node)
+    return unparse(node)
 
 
 def unparse(node):

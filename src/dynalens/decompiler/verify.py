@@ -283,13 +283,23 @@ def check_tree(code, source, temporaries=False, skip=()):
     except Exception as exc:
         return [Difference(code, None, 1, "%s: %s: %s" % (
             SOURCE_DOES_NOT_COMPILE, type(exc).__name__, exc))], found
-    candidates = [module] if code.co_name == "<module>" else _find_candidates(module, code)
-    if not candidates:
-        return [Difference(code, None, 1, "no code object named %r in the recompiled source"
-                           % (_qualname(code),))], found
     cache = shared_cache("normalized")  # each code object is normalized once, whatever is
     if cache is None:                   # compared after (and in all of a decompile() call)
         cache = {}
+    if code.co_name == "<module>":
+        candidates = [module]
+    else:
+        if not skip:
+            # the usual case: the first candidate _find_candidates would give, a code object
+            # the module makes with the same qualified name, matches; found without the
+            # breadth-first walk of every code object in the recompiled source
+            first = _first_exact_candidate(module, code)
+            if first is not None and _Comparer(code, first, cache).run() is None:
+                return [], found
+        candidates = _find_candidates(module, code)
+    if not candidates:
+        return [Difference(code, None, 1, "no code object named %r in the recompiled source"
+                           % (_qualname(code),))], found
     if not skip:  # the usual case: one comparison of the whole tree says it all
         for candidate in candidates:
             if _Comparer(code, candidate, cache).run() is None:
@@ -352,6 +362,17 @@ def _nested_codes(code):
     for const in code.co_consts:
         if isinstance(const, _CodeType):
             yield const
+
+
+def _first_exact_candidate(module, code):
+    """The first code object made by ``module`` itself whose name and qualified name are
+    ``code``'s (None when there is none): then also the first of :func:`_find_candidates`,
+    whose breadth-first order starts with those."""
+    name, qualname = code.co_name, _qualname(code)
+    for current in _nested_codes(module):
+        if current.co_name == name and _qualname(current) == qualname:
+            return current
+    return None
 
 
 def _find_candidates(module, code):
@@ -676,12 +697,15 @@ def _describe(ins, key):
     return ("%s %s" % (ins.opname, text)).rstrip()
 
 
+_DOCSTRING_IN_CONSTS = sys.version_info < (3, 14)  # (later: only with _CO_HAS_DOCSTRING)
+
+
 def _docstring(code):
     """A function's docstring (None without one). A class body's first constant is its
     ``__qualname__``, not a docstring: its docstring is an instruction, compared as such."""
     if code.co_flags & _CO_HAS_DOCSTRING:
         return code.co_consts[0]
-    if (sys.version_info < (3, 14) and code.co_flags & _CO_NEWLOCALS
+    if (_DOCSTRING_IN_CONSTS and code.co_flags & _CO_NEWLOCALS
             and not code.co_name.startswith("<") and code.co_consts
             and isinstance(code.co_consts[0], str)):
         return code.co_consts[0]
@@ -719,20 +743,32 @@ class _Comparer(object):
 
 
     def _compare(self, expected, got, where, recurse=True):
-        prefix = "in %s" % where
         if expected.co_name != got.co_name:
-            return "%s: expected code named %r, got %r" % (prefix, expected.co_name, got.co_name)
-        for field in ("co_argcount", "co_posonlyargcount", "co_kwonlyargcount"):
-            want, have = getattr(expected, field, 0), getattr(got, field, 0)
+            return "in %s: expected code named %r, got %r" % (where, expected.co_name,
+                                                              got.co_name)
+        if _argument_counts(expected) != _argument_counts(got):
+            for field in _ARGUMENT_COUNTS:
+                want, have = getattr(expected, field), getattr(got, field)
+                if want != have:
+                    return "in %s: expected %s=%d, got %d" % (where, field, want, have)
+        # (the usual case first: the same flags, bytes, names and constants; the flags and
+        # docstrings asked about below then agree, a docstring being a string constant read
+        # by the flags; a 3.14+ docstring flag takes the long way, constant 0 being read
+        # whatever it is)
+        shortcut = expected.co_flags == got.co_flags and \
+            not expected.co_flags & _CO_HAS_DOCSTRING
+        identical = shortcut and _identical(expected, got)
+        if not identical:
+            want, have = expected.co_flags & _FLAG_MASK, got.co_flags & _FLAG_MASK
             if want != have:
-                return "%s: expected %s=%d, got %d" % (prefix, field, want, have)
-        want, have = expected.co_flags & _FLAG_MASK, got.co_flags & _FLAG_MASK
-        if want != have:
-            return "%s: expected flags %s, got %s" % (prefix, _flag_text(want), _flag_text(have))
-        want, have = _docstring(expected), _docstring(got)
-        if want != have:
-            return "%s: expected docstring %r, got %r" % (prefix, _short(want), _short(have))
-        if _identical(expected, got):
+                return "in %s: expected flags %s, got %s" % (where, _flag_text(want),
+                                                             _flag_text(have))
+            want, have = _docstring(expected), _docstring(got)
+            if want != have:
+                return "in %s: expected docstring %r, got %r" % (where, _short(want),
+                                                                 _short(have))
+            identical = not shortcut and _identical(expected, got)
+        if identical:
             # the same bytes, names and constants: nothing to normalize (most of the time,
             # decompiled output is laid out so that the compiler makes the very same bytes)
             if recurse:
@@ -744,6 +780,7 @@ class _Comparer(object):
                             return nested
             return None
 
+        prefix = "in %s" % where
         left = self._normalized(expected, self.top_name)
         right = self._normalized(got, self.got_top_name)
         for number in range(max(len(left.keys), len(right.keys))):
@@ -803,6 +840,11 @@ def _reach(instructions, number, lkey, rkey):
 _KEY_CONTEXT = frozenset(["STORE_NAME", "MAKE_FUNCTION"])
 _KEY_SPECIAL = frozenset(["BUILD_TUPLE"]) | frozenset(_BORROW)
 _SUPERINSTRUCTIONS_HERE = any(name in dis.opmap for name in _SUPERINSTRUCTIONS)
+
+# (the argument counts this version's code objects have, compared in one call)
+_ARGUMENT_COUNTS = tuple(field for field in ("co_argcount", "co_posonlyargcount",
+                                             "co_kwonlyargcount") if hasattr(_CodeType, field))
+_argument_counts = operator.attrgetter(*_ARGUMENT_COUNTS)
 
 _SAME_FIELDS = ("co_code", "co_names", "co_varnames", "co_cellvars", "co_freevars",
                 "co_exceptiontable")
