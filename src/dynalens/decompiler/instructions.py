@@ -353,12 +353,16 @@ class _LegacyState(object):
             # target is where the else ends
             self.reachable = dict(self.reachable)
             last_back = {}
-            for raw in raws:
-                if raw.opname == "JUMP_ABSOLUTE" and raw.offset in self.reachable and \
-                        raw.argval < raw.offset:
+            # (what the two passes below read: the JUMP_ABSOLUTEs alone)
+            absolute = [k for k, raw in enumerate(raws) if raw.opname == "JUMP_ABSOLUTE"]
+            for k in absolute:
+                raw = raws[k]
+                if raw.offset in self.reachable and raw.argval < raw.offset:
                     last_back[raw.argval] = raw.offset
             handlers = set(raw.argval for raw in raws if raw.opname == "SETUP_FINALLY")
-            for k in range(1, len(raws)):
+            for k in absolute:
+                if k < 1:
+                    continue
                 raw = raws[k]
                 body_exit = _else_break_exit(raws, k, self.reachable, handlers)
                 if body_exit is not None:
