@@ -413,8 +413,8 @@ def decode(code):
 
 # -- for instructions._normalize_code, which reads co_code with these same tables (3.11-3.13)
 
-(PLAIN, CONST, NAME, JABS, JREL, JBACK, LOCAL) = (_PLAIN, _CONST, _NAME, _JABS, _JREL, _JBACK,
-                                                 _LOCAL)
+(PLAIN, CONST, NAME, JABS, JREL, JBACK, LOCAL, GLOBAL, ATTR) = (
+    _PLAIN, _CONST, _NAME, _JABS, _JREL, _JBACK, _LOCAL, _GLOBAL, _ATTR)
 INT_OVERFLOW = _INT_OVERFLOW
 if _CHECKED:
     KIND, CACHES, HAS_ARG, OPNAME = _KIND, _CACHES, _HAS_ARG, _OPNAME

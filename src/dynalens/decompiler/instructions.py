@@ -23,6 +23,7 @@ import threading
 
 from . import decode as _decoding
 from .decode import RAW_TUPLES, carried_lines, decode, exception_table, unit_lines
+from .legacy_blocks import block_stacks, inlined_exits, raw_position, unthread_with_stacks
 
 _UNKNOWN = dis.UNKNOWN if hasattr(dis, "UNKNOWN") else None  # (3.11's unresolved constants)
 
@@ -344,7 +345,6 @@ class _LegacyState(object):
     """What the translation of one 3.8-3.10 instruction needs from the ones before it."""
 
     def __init__(self, raws):
-        from .legacy_blocks import inlined_exits
         retarget, reachable = legacy_layout(raws)
         self.retarget, self.reachable = dict(retarget), dict(reachable)  # (changed below)
         if PY < (3, 10):
@@ -575,14 +575,12 @@ def _async_for_setups(raws):
     """Offsets of the SETUP_FINALLY that opens each 3.8-3.10 ``async for`` step (its handler is
     END_ASYNC_FOR): dropped, so the loop starts at GET_ANEXT as on 3.11."""
     found = set()
-    setups = [raw for raw in raws if raw.opname == "SETUP_FINALLY"]
-    if not setups:
-        return found
-    by_offset = dict((raw.offset, raw) for raw in raws)
-    for raw in setups:
-        handler = by_offset.get(raw.argval)
-        if handler is not None and handler.opname == "END_ASYNC_FOR":
-            found.add(raw.offset)
+    for raw in raws:
+        if raw.opname == "SETUP_FINALLY":
+            k = raw_position(raws, raw.argval)  # (the handler, where an instruction is there)
+            if k < len(raws) and raws[k].offset == raw.argval and \
+                    raws[k].opname == "END_ASYNC_FOR":
+                found.add(raw.offset)
     return found
 
 
@@ -691,7 +689,6 @@ def legacy_layout(raws):
     block_stacks() with them) for ``raws``, worked out once per list of raw instructions
     within :class:`shared_disassembly` (the instruction pass, the exception regions and the
     dead-return check all need them). Callers must not change either."""
-    from .legacy_blocks import block_stacks, unthread_with_stacks
     cache = shared_cache("legacy layout")
     entry = cache.get(id(raws)) if cache is not None else None
     if entry is None or entry[0] is not raws:
@@ -946,7 +943,7 @@ def _normalize_code(code):
     local_name = code._varname_from_oparg
     (by_opcode, opnames, extended,
      int_overflow, plain, local, name_kind, const_kind, jrel, jback, jabs, load_const, call,
-     end_for, send) = _OPCODE_TABLES
+     end_for, send, global_kind, attr_kind, nb_ops) = _OPCODE_TABLES
     only_load_const = PY == (3, 11)  # (as decode: 3.11's dis resolves LOAD_CONST only)
     jump_after_caches = PY >= (3, 12)
     carry_lines = _LINE_NUMBERS
@@ -1039,6 +1036,8 @@ def _normalize_code(code):
                 argval = target
             elif kind == jabs:
                 target = argval = arg * 2
+            elif kind == global_kind or kind == attr_kind:
+                argval = names[arg >> 1]  # (as other_argval: the low bit is a flag)
             else:
                 argval = _decoding.other_argval(kind, arg, names, local_name)
         index = len(out)
@@ -1058,6 +1057,36 @@ def _normalize_code(code):
             last.target = last.original_target = None
             last.index = index
             last.is_target = False
+            append(last)
+        elif action >= _GLOBAL_OP:
+            # (what _normalize_one makes of these common ones, without a record: see
+            # _INLINE_TRANSLATED)
+            if action == _GLOBAL_OP:
+                if arg & 1:  # (the NULL it pushes made explicit, on its side of the global)
+                    if NULL_FIRST:
+                        append(Instr("PUSH_NULL", None, None, offset, line, index))
+                        last = Instr("LOAD_GLOBAL", arg, argval, offset, line, index + 1)
+                    else:
+                        append(Instr("LOAD_GLOBAL", arg, argval, offset, line, index))
+                        last = Instr("PUSH_NULL", None, None, offset, line, index + 1)
+                else:
+                    last = Instr("LOAD_GLOBAL", arg, argval, offset, line, index)
+            elif action == _ATTR_OP:
+                last = Instr("LOAD_METHOD" if arg & 1 else "LOAD_ATTR", arg, argval, offset,
+                             line, index)
+            elif action == _BINARY_OP:
+                last = Instr("BINARY_OP", arg, nb_ops[arg], offset, line, index)
+            elif action == _COMPARE_OP:
+                if isinstance(argval, str) and argval.startswith("bool("):
+                    argval = argval[5:-1]
+                last = Instr("COMPARE_OP", arg, argval, offset, line, index)
+            elif action == _RETURN_CONST_OP:
+                if argval is None and sends:  # (LOAD_CONST None may start a SEND loop)
+                    firsts.append(index)
+                append(Instr("LOAD_CONST", arg, argval, offset, line, index))
+                last = Instr("RETURN_VALUE", None, None, offset, line, index + 1)
+            else:  # _RETURN_OP
+                last = Instr("RETURN_VALUE", None, "split", offset, line, index)
             append(last)
         else:
             name = opnames[op]
@@ -1082,39 +1111,6 @@ def _normalize_code(code):
                 if cells and new_op == "LOAD_FAST" and argval in cells:
                     new_op = "LOAD_CLOSURE"  # (see _cell_loads)
                 last = Instr(new_op, arg, argval, offset, line, index)
-                append(last)
-            elif name == "LOAD_GLOBAL" and arg is not None and arg & 1:
-                # (as _normalize_one: the NULL it pushes made explicit, on its side of the
-                # global)
-                if NULL_FIRST:
-                    append(Instr("PUSH_NULL", None, None, offset, line, index))
-                    last = Instr("LOAD_GLOBAL", arg, argval, offset, line, index + 1)
-                else:
-                    append(Instr("LOAD_GLOBAL", arg, argval, offset, line, index))
-                    last = Instr("PUSH_NULL", None, None, offset, line, index + 1)
-                append(last)
-            elif name in _INLINE_TRANSLATED:
-                # (what _normalize_one makes of these common ones, without a record: see
-                # _INLINE_TRANSLATED)
-                if name == "LOAD_ATTR":
-                    last = Instr("LOAD_METHOD" if arg & 1 else "LOAD_ATTR", arg, argval, offset,
-                                 line, index)
-                elif name == "RETURN_CONST":
-                    if argval is None and sends:  # (LOAD_CONST None may start a SEND loop)
-                        firsts.append(index)
-                    append(Instr("LOAD_CONST", arg, argval, offset, line, index))
-                    last = Instr("RETURN_VALUE", None, None, offset, line, index + 1)
-                elif name == "RETURN_VALUE":
-                    last = Instr("RETURN_VALUE", None, "split", offset, line, index)
-                elif name == "BINARY_OP":
-                    last = Instr("BINARY_OP", arg, _decoding.NB_OPS[arg], offset, line,
-                                 index)
-                elif name == "COMPARE_OP":
-                    if isinstance(argval, str) and argval.startswith("bool("):
-                        argval = argval[5:-1]
-                    last = Instr("COMPARE_OP", arg, argval, offset, line, index)
-                else:  # LOAD_GLOBAL without the NULL
-                    last = Instr(name, arg, argval, offset, line, index)
                 append(last)
             else:
                 raw = _decoding.record(code, name, op, arg, argval, kind, offset,
@@ -1267,8 +1263,13 @@ _CHAIN_COMPARES = frozenset(["COMPARE_OP", "IS_OP", "CONTAINS_OP"])
 
 # Per opcode, what _normalize_code does with it (3.11-3.13): _PLAIN_OP, only renamed (the
 # normalized name; the commonest case, made without any test by name), _DROPPED_OP (no
-# instruction, the offset pending), or _OTHER_OP (each test of the general path in turn)
-_PLAIN_OP, _DROPPED_OP, _OTHER_OP = 0, 1, 2
+# instruction, the offset pending), one of _INLINE_TRANSLATED's (from _GLOBAL_OP on), or
+# _OTHER_OP (each test of the general path in turn)
+(_PLAIN_OP, _DROPPED_OP, _OTHER_OP, _GLOBAL_OP, _ATTR_OP, _BINARY_OP, _COMPARE_OP,
+ _RETURN_CONST_OP, _RETURN_OP) = range(9)
+_INLINE_ACTIONS = {"LOAD_GLOBAL": _GLOBAL_OP, "LOAD_ATTR": _ATTR_OP, "BINARY_OP": _BINARY_OP,
+                   "COMPARE_OP": _COMPARE_OP, "RETURN_CONST": _RETURN_CONST_OP,
+                   "RETURN_VALUE": _RETURN_OP}
 
 
 def _opcode_tables():
@@ -1285,6 +1286,8 @@ def _opcode_tables():
             action = _OTHER_OP  # (after END_FOR: see normalize)
         elif name not in _TRANSLATED or name in _RENAMED_HERE or name == "CALL":
             action = _PLAIN_OP  # (CALL: when no KW_NAMES is pending)
+        elif name in _INLINE_TRANSLATED:
+            action = _INLINE_ACTIONS[name]
         else:
             action = _OTHER_OP
         actions.append(action)
@@ -1304,7 +1307,8 @@ _OPCODE_TABLES = ((list(zip(_decoding.HAS_ARG, _decoding.CACHES, _decoding.KIND,
                    _decoding.OPNAME, _decoding.EXTENDED_ARG, _decoding.INT_OVERFLOW,
                    _decoding.PLAIN, _decoding.LOCAL, _decoding.NAME, _decoding.CONST,
                    _decoding.JREL, _decoding.JBACK, _decoding.JABS, _decoding.LOAD_CONST,
-                   dis.opmap["CALL"], dis.opmap.get("END_FOR"), bytes([dis.opmap["SEND"]]))
+                   dis.opmap["CALL"], dis.opmap.get("END_FOR"), bytes([dis.opmap["SEND"]]),
+                   _decoding.GLOBAL, _decoding.ATTR, _decoding.NB_OPS)
                   if _READS_CODE else None)
 
 
