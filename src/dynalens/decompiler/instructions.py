@@ -1500,8 +1500,10 @@ def _legacy_entries(code, offset_to_index):
         first = offset_to_index.get(raw.offset, end_index)
         nxt = raws[k + 1].offset if k + 1 < len(raws) else len(code.co_code)
         last = offset_to_index.get(nxt, end_index)
-        for index in range(first, last):
-            handler_of[index] = (_index_at(offset_to_index, blocks[-1], end_index), len(blocks))
+        if first < last:
+            handler = (_index_at(offset_to_index, blocks[-1], end_index), len(blocks))
+            for index in range(first, last):
+                handler_of[index] = handler
     entries = []
     for index in sorted(handler_of):
         target, depth = handler_of[index]
