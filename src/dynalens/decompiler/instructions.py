@@ -847,13 +847,18 @@ def _normalize_legacy_tuples(code, raws):
     append = out.append
     carried = None
     carried_at = {}  # (the line each instruction is on, for instruction_lines: see _CARRIED)
+    firsts = []  # (where an idiom of _collapse may start, as _normalize_code notes them)
+    # (a SEND loop, LOAD_CONST None; YIELD_FROM, only where a YIELD_FROM is: the byte may be
+    # an argument's, which only asks _collapse to look)
+    sends = _YIELD_FROM_BYTE in code.co_code
+    collapse_starts = _COLLAPSE_STARTS
     for raw in raws:
         name, opcode, arg, argval, _, offset, starts, _, jump_target, _, _ = raw
         if starts is not None:
             carried = starts
         carried_at[offset] = carried
-        pending.append(offset)
         if offset not in reachable or offset in async_for or offset in exit_copy_rest:
+            pending.append(offset)
             continue  # (legacy.skips)
         index = len(out)
         state = legacy
@@ -863,7 +868,7 @@ def _normalize_legacy_tuples(code, raws):
             state = None
         if state is None and (name not in translated or name in renamed_here):
             ins = make(Instr)  # (as _normalize_code: the fields set here, without a call)
-            ins.op = renamed.get(name, name)
+            ins.op = new_op = renamed.get(name, name)
             ins.arg = arg
             ins.argval = argval
             ins.offset = offset
@@ -872,28 +877,39 @@ def _normalize_legacy_tuples(code, raws):
             ins.index = index
             ins.is_target = False
             append(ins)
+            if new_op in collapse_starts and (new_op != "LOAD_CONST" or argval is None and sends):
+                firsts.append(index)
         elif state is None and name in dropped:
+            pending.append(offset)
             continue  # (_normalize_one's [] for it: the offset stays pending)
         elif state is None and name in binary:
             append(Instr("BINARY_OP", None, binary[name], offset, starts, index))
         else:
             new = _normalize_one(raw, kw_names_pending, consts, state)
             if not new:
+                pending.append(offset)
                 continue
             for ins in new:
+                if ins.op in collapse_starts and (
+                        ins.op != "LOAD_CONST" or ins.argval is None and sends):
+                    firsts.append(len(out))
                 ins.index = len(out)
                 append(ins)
-        for off in pending:
-            offset_to_index[off] = index
-        pending = []
+        if pending:
+            for off in pending:
+                offset_to_index[off] = index
+            pending = []
+        offset_to_index[offset] = index
         if opcode in jump_opcodes or offset in retarget:
             target = jump_target if jump_target is not None else argval
             raw_jump_targets.append((out[-1], retarget.get(offset, target)))
     cache = shared_cache(_CARRIED)
     if cache is not None:
         cache[id(code)] = (code, carried_at)
-    return _finish_normalize(code, out, offset_to_index, pending, raw_jump_targets)
+    return _finish_normalize(code, out, offset_to_index, pending, raw_jump_targets, firsts)
 
+
+_YIELD_FROM_BYTE = bytes([dis.opmap["YIELD_FROM"]]) if "YIELD_FROM" in dis.opmap else None
 
 # Opnames in _TRANSLATED that _normalize_one only renames on this version, whatever their
 # argument: LOAD_ATTR before 3.12 (no method bit in it), RETURN_VALUE where no RETURN_CONST
