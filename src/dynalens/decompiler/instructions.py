@@ -848,6 +848,8 @@ def _normalize_legacy_tuples(code, raws):
     carried = None
     carried_at = {}  # (the line each instruction is on, for instruction_lines: see _CARRIED)
     firsts = []  # (where an idiom of _collapse may start, as _normalize_code notes them)
+    only_renamed = _LEGACY_ONLY_RENAMED
+    armed = False  # (whether _normalize_legacy may have kept a state for the next one)
     # (a SEND loop, LOAD_CONST None; YIELD_FROM, only where a YIELD_FROM is: the byte may be
     # an argument's, which only asks _collapse to look)
     sends = _YIELD_FROM_BYTE in code.co_code
@@ -861,14 +863,14 @@ def _normalize_legacy_tuples(code, raws):
             pending.append(offset)
             continue  # (legacy.skips)
         index = len(out)
-        state = legacy
-        if name not in legacy_names and offset not in legacy_offsets:
-            # (see normalize)
-            legacy.rot_four = legacy.dup_top = legacy.rot_three = None
-            state = None
-        if state is None and (name not in translated or name in renamed_here):
+        new_op = only_renamed.get(name)
+        if new_op is not None and offset not in legacy_offsets:
+            # (as below: no legacy translation, the states kept for one instruction forgotten)
+            if armed:
+                legacy.rot_four = legacy.dup_top = legacy.rot_three = None
+                armed = False
             ins = make(Instr)  # (as _normalize_code: the fields set here, without a call)
-            ins.op = new_op = renamed.get(name, name)
+            ins.op = new_op
             ins.arg = arg
             ins.argval = argval
             ins.offset = offset
@@ -879,13 +881,30 @@ def _normalize_legacy_tuples(code, raws):
             append(ins)
             if new_op in collapse_starts and (new_op != "LOAD_CONST" or argval is None and sends):
                 firsts.append(index)
-        elif state is None and name in dropped:
+            if pending:
+                for off in pending:
+                    offset_to_index[off] = index
+                pending = []
+            offset_to_index[offset] = index
+            if opcode in jump_opcodes or offset in retarget:
+                target = jump_target if jump_target is not None else argval
+                raw_jump_targets.append((ins, retarget.get(offset, target)))
+            continue
+        state = legacy
+        if name not in legacy_names and offset not in legacy_offsets:
+            # (see normalize)
+            if armed:
+                legacy.rot_four = legacy.dup_top = legacy.rot_three = None
+                armed = False
+            state = None
+        if state is None and name in dropped:
             pending.append(offset)
             continue  # (_normalize_one's [] for it: the offset stays pending)
         elif state is None and name in binary:
             append(Instr("BINARY_OP", None, binary[name], offset, starts, index))
         else:
             new = _normalize_one(raw, kw_names_pending, consts, state)
+            armed = armed or state is not None  # (_normalize_legacy may keep a state)
             if not new:
                 pending.append(offset)
                 continue
@@ -925,6 +944,11 @@ _RENAMED_HERE = frozenset((["LOAD_ATTR"] if PY < (3, 12) else []) +
 _LEGACY_RENAMED_HERE = _RENAMED_HERE | frozenset(["LOAD_GLOBAL"])
 _LEGACY_BINARY = dict([("BINARY_" + name, symbol) for name, symbol in _BINARY.items()] +
                       [("INPLACE_" + name, symbol + "=") for name, symbol in _BINARY.items()])
+# Before 3.11: opname -> its normalized name, for those _normalize_legacy_tuples only renames
+# (neither translated by _normalize_legacy nor by _normalize_one; any opcode's name)
+_LEGACY_ONLY_RENAMED = dict(
+    (name, _RENAMED.get(name, name)) for name in set(dis.opname) | set(dis.opmap)
+    if name not in _LEGACY_NAMES and (name not in _TRANSLATED or name in _LEGACY_RENAMED_HERE))
 
 # 3.11-3.13, where decode.py reads co_code itself and no 3.14+ multi-instruction rewrite exists:
 # normalize() reads co_code straight into Instr (_normalize_code)
