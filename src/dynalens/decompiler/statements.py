@@ -1304,7 +1304,10 @@ class StatementWalker(StackMachine):
         return op.startswith("STORE_") or op in ("COPY", "UNPACK_SEQUENCE", "UNPACK_EX")
 
     def op_STORE_FAST(self, ins, stack, out):
-        group = self._store_group(ins, stack)
+        following = ins.index + 1
+        # (a group is two stores or more: most stores are followed by something else)
+        group = self._store_group(ins, stack) if following < self.n and \
+            self.instrs[following].op == "STORE_FAST" else None
         if group:
             targets, values = group
             out.append(ast.Assign(targets=[ast.Tuple(elts=targets, ctx=ast.Store())],
