@@ -133,6 +133,8 @@ try:
         _INTRINSIC_2_DESCS = list(getattr(dis, "_intrinsic_2_descs", ()))
         _FORMAT_VALUE_CONVERTERS = getattr(dis, "FORMAT_VALUE_CONVERTERS", ())
         _FUNCTION_FLAGS = getattr(dis, "FUNCTION_ATTR_FLAGS", None) or dis.MAKE_FUNCTION_FLAGS
+        # (what decode reads of each opcode, in one tuple: one look-up per instruction)
+        _BY_OPCODE = list(zip(_HAS_ARG, _CACHES, _KIND))
 except (AttributeError, KeyError, TypeError, IndexError):  # a dis without these tables
     _CHECKED = False
 
@@ -297,14 +299,22 @@ def decode(code):
         return list(dis.get_instructions(code))
     data = code.co_code
     consts, names = code.co_consts, code.co_names
-    linestarts = _line_starts(code)
+    # the line starts of _line_starts: from 3.10 on read from the ranges of co_lines() as the
+    # instructions reach them (as instructions._normalize_code does), before from dis's dict
+    pull_lines = PY >= (3, 10)
+    if pull_lines:
+        ranges = iter(code.co_lines())
+        range_end = 0  # (the end of the range last read)
+        last_line = False if PY >= (3, 13) else None  # (the last start's line)
+    else:
+        linestarts = _line_starts(code)
     if PY >= (3, 11):
         local_name = code._varname_from_oparg
         cells = None
     else:
         local_name = code.co_varnames.__getitem__
         cells = code.co_cellvars + code.co_freevars
-    kinds, caches_of, has_arg, opnames = _KIND, _CACHES, _HAS_ARG, _OPNAME
+    by_opcode, opnames = _BY_OPCODE, _OPNAME
     extended = _EXTENDED_ARG
     # (the version tests below, made once per code object rather than per instruction)
     only_load_const = PY == (3, 11)  # 3.11's dis resolves LOAD_CONST only
@@ -321,7 +331,8 @@ def decode(code):
     end = len(data)
     while offset < end:
         op = data[offset]
-        if has_arg[op]:
+        takes_arg, caches, kind = by_opcode[op]
+        if takes_arg:
             arg = data[offset + 1] | extended_arg
             if op == extended:
                 extended_arg = arg << 8
@@ -332,18 +343,33 @@ def decode(code):
         else:
             arg = None
             extended_arg = 0
-        caches = caches_of[op]
-        if carry_lines:
-            starts = offset in linestarts
-            if starts:
-                line = linestarts[offset]
-        else:
+        if not pull_lines:
             starts = linestarts.get(offset)
+        elif offset < range_end:
+            starts = False if carry_lines else None
+        else:
+            starts = False if carry_lines else None
+            for range_start, range_end, range_line in ranges:
+                # (a start at an offset no instruction is at, inside caches, is none of
+                # theirs: as a look-up of _line_starts at instruction offsets)
+                if carry_lines:
+                    if range_line is not last_line:  # (3.13's _line_starts: None is a line)
+                        last_line = range_line
+                        if range_start == offset:
+                            starts = True
+                            line = range_line
+                elif range_line is not None and range_line != last_line:
+                    last_line = range_line
+                    if range_start == offset:
+                        starts = range_line
+                if range_end > offset:
+                    break
+            else:
+                range_end = end  # (no range left)
         argval = arg
         argrepr = ""
         target = None
         if arg is not None:
-            kind = kinds[op]
             if kind == plain:
                 pass
             elif kind == local:
@@ -413,8 +439,8 @@ def decode(code):
 
 # -- for instructions._normalize_code, which reads co_code with these same tables (3.11-3.13)
 
-(PLAIN, CONST, NAME, JABS, JREL, JBACK, LOCAL) = (_PLAIN, _CONST, _NAME, _JABS, _JREL, _JBACK,
-                                                 _LOCAL)
+(PLAIN, CONST, NAME, JABS, JREL, JBACK, LOCAL, GLOBAL, ATTR) = (
+    _PLAIN, _CONST, _NAME, _JABS, _JREL, _JBACK, _LOCAL, _GLOBAL, _ATTR)
 INT_OVERFLOW = _INT_OVERFLOW
 if _CHECKED:
     KIND, CACHES, HAS_ARG, OPNAME = _KIND, _CACHES, _HAS_ARG, _OPNAME

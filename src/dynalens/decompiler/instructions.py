@@ -23,6 +23,7 @@ import threading
 
 from . import decode as _decoding
 from .decode import RAW_TUPLES, carried_lines, decode, exception_table, unit_lines
+from .legacy_blocks import block_stacks, inlined_exits, raw_position, unthread_with_stacks
 
 _UNKNOWN = dis.UNKNOWN if hasattr(dis, "UNKNOWN") else None  # (3.11's unresolved constants)
 
@@ -165,8 +166,9 @@ def raw_lines(raws):
 
 
 # shared_cache name: id(code) -> (code, the carried line at each instruction's offset), kept
-# by _normalize_code (3.11/3.12), which reads every line start anyway: instruction_lines
-# then needs no second pass over ``co_lines()`` (decode.unit_lines) for the walker's lines
+# by _normalize_code (3.11/3.12) and _normalize_legacy_tuples (3.8-3.10), which read every
+# line start anyway: instruction_lines then needs no second pass over ``co_lines()``
+# (decode.unit_lines) or the raw instructions for the walker's lines
 _CARRIED = "carried lines"
 
 
@@ -343,7 +345,6 @@ class _LegacyState(object):
     """What the translation of one 3.8-3.10 instruction needs from the ones before it."""
 
     def __init__(self, raws):
-        from .legacy_blocks import inlined_exits
         retarget, reachable = legacy_layout(raws)
         self.retarget, self.reachable = dict(retarget), dict(reachable)  # (changed below)
         if PY < (3, 10):
@@ -352,12 +353,16 @@ class _LegacyState(object):
             # target is where the else ends
             self.reachable = dict(self.reachable)
             last_back = {}
-            for raw in raws:
-                if raw.opname == "JUMP_ABSOLUTE" and raw.offset in self.reachable and \
-                        raw.argval < raw.offset:
+            # (what the two passes below read: the JUMP_ABSOLUTEs alone)
+            absolute = [k for k, raw in enumerate(raws) if raw.opname == "JUMP_ABSOLUTE"]
+            for k in absolute:
+                raw = raws[k]
+                if raw.offset in self.reachable and raw.argval < raw.offset:
                     last_back[raw.argval] = raw.offset
             handlers = set(raw.argval for raw in raws if raw.opname == "SETUP_FINALLY")
-            for k in range(1, len(raws)):
+            for k in absolute:
+                if k < 1:
+                    continue
                 raw = raws[k]
                 body_exit = _else_break_exit(raws, k, self.reachable, handlers)
                 if body_exit is not None:
@@ -570,14 +575,12 @@ def _async_for_setups(raws):
     """Offsets of the SETUP_FINALLY that opens each 3.8-3.10 ``async for`` step (its handler is
     END_ASYNC_FOR): dropped, so the loop starts at GET_ANEXT as on 3.11."""
     found = set()
-    setups = [raw for raw in raws if raw.opname == "SETUP_FINALLY"]
-    if not setups:
-        return found
-    by_offset = dict((raw.offset, raw) for raw in raws)
-    for raw in setups:
-        handler = by_offset.get(raw.argval)
-        if handler is not None and handler.opname == "END_ASYNC_FOR":
-            found.add(raw.offset)
+    for raw in raws:
+        if raw.opname == "SETUP_FINALLY":
+            k = raw_position(raws, raw.argval)  # (the handler, where an instruction is there)
+            if k < len(raws) and raws[k].offset == raw.argval and \
+                    raws[k].opname == "END_ASYNC_FOR":
+                found.add(raw.offset)
     return found
 
 
@@ -686,7 +689,6 @@ def legacy_layout(raws):
     block_stacks() with them) for ``raws``, worked out once per list of raw instructions
     within :class:`shared_disassembly` (the instruction pass, the exception regions and the
     dead-return check all need them). Callers must not change either."""
-    from .legacy_blocks import block_stacks, unthread_with_stacks
     cache = shared_cache("legacy layout")
     entry = cache.get(id(raws)) if cache is not None else None
     if entry is None or entry[0] is not raws:
@@ -841,39 +843,92 @@ def _normalize_legacy_tuples(code, raws):
     consts = code.co_consts
     translated, renamed, jump_opcodes = _TRANSLATED, _RENAMED, _JUMP_OPCODES
     renamed_here, dropped, binary = _LEGACY_RENAMED_HERE, _DROPPED, _LEGACY_BINARY
+    make = object.__new__
     append = out.append
+    carried = None
+    carried_at = {}  # (the line each instruction is on, for instruction_lines: see _CARRIED)
+    firsts = []  # (where an idiom of _collapse may start, as _normalize_code notes them)
+    only_renamed = _LEGACY_ONLY_RENAMED
+    armed = False  # (whether _normalize_legacy may have kept a state for the next one)
+    # (a SEND loop, LOAD_CONST None; YIELD_FROM, only where a YIELD_FROM is: the byte may be
+    # an argument's, which only asks _collapse to look)
+    sends = _YIELD_FROM_BYTE in code.co_code
+    collapse_starts = _COLLAPSE_STARTS
     for raw in raws:
         name, opcode, arg, argval, _, offset, starts, _, jump_target, _, _ = raw
-        pending.append(offset)
+        if starts is not None:
+            carried = starts
+        carried_at[offset] = carried
         if offset not in reachable or offset in async_for or offset in exit_copy_rest:
+            pending.append(offset)
             continue  # (legacy.skips)
         index = len(out)
+        new_op = only_renamed.get(name)
+        if new_op is not None and offset not in legacy_offsets:
+            # (as below: no legacy translation, the states kept for one instruction forgotten)
+            if armed:
+                legacy.rot_four = legacy.dup_top = legacy.rot_three = None
+                armed = False
+            ins = make(Instr)  # (as _normalize_code: the fields set here, without a call)
+            ins.op = new_op
+            ins.arg = arg
+            ins.argval = argval
+            ins.offset = offset
+            ins.line = starts
+            ins.target = ins.original_target = None
+            ins.index = index
+            ins.is_target = False
+            append(ins)
+            if new_op in collapse_starts and (new_op != "LOAD_CONST" or argval is None and sends):
+                firsts.append(index)
+            if pending:
+                for off in pending:
+                    offset_to_index[off] = index
+                pending = []
+            offset_to_index[offset] = index
+            if opcode in jump_opcodes or offset in retarget:
+                target = jump_target if jump_target is not None else argval
+                raw_jump_targets.append((ins, retarget.get(offset, target)))
+            continue
         state = legacy
         if name not in legacy_names and offset not in legacy_offsets:
             # (see normalize)
-            legacy.rot_four = legacy.dup_top = legacy.rot_three = None
+            if armed:
+                legacy.rot_four = legacy.dup_top = legacy.rot_three = None
+                armed = False
             state = None
-        if state is None and (name not in translated or name in renamed_here):
-            append(Instr(renamed.get(name, name), arg, argval, offset, starts, index))
-        elif state is None and name in dropped:
+        if state is None and name in dropped:
+            pending.append(offset)
             continue  # (_normalize_one's [] for it: the offset stays pending)
         elif state is None and name in binary:
             append(Instr("BINARY_OP", None, binary[name], offset, starts, index))
         else:
             new = _normalize_one(raw, kw_names_pending, consts, state)
+            armed = armed or state is not None  # (_normalize_legacy may keep a state)
             if not new:
+                pending.append(offset)
                 continue
             for ins in new:
+                if ins.op in collapse_starts and (
+                        ins.op != "LOAD_CONST" or ins.argval is None and sends):
+                    firsts.append(len(out))
                 ins.index = len(out)
                 append(ins)
-        for off in pending:
-            offset_to_index[off] = index
-        pending = []
+        if pending:
+            for off in pending:
+                offset_to_index[off] = index
+            pending = []
+        offset_to_index[offset] = index
         if opcode in jump_opcodes or offset in retarget:
             target = jump_target if jump_target is not None else argval
             raw_jump_targets.append((out[-1], retarget.get(offset, target)))
-    return _finish_normalize(code, out, offset_to_index, pending, raw_jump_targets)
+    cache = shared_cache(_CARRIED)
+    if cache is not None:
+        cache[id(code)] = (code, carried_at)
+    return _finish_normalize(code, out, offset_to_index, pending, raw_jump_targets, firsts)
 
+
+_YIELD_FROM_BYTE = bytes([dis.opmap["YIELD_FROM"]]) if "YIELD_FROM" in dis.opmap else None
 
 # Opnames in _TRANSLATED that _normalize_one only renames on this version, whatever their
 # argument: LOAD_ATTR before 3.12 (no method bit in it), RETURN_VALUE where no RETURN_CONST
@@ -889,6 +944,11 @@ _RENAMED_HERE = frozenset((["LOAD_ATTR"] if PY < (3, 12) else []) +
 _LEGACY_RENAMED_HERE = _RENAMED_HERE | frozenset(["LOAD_GLOBAL"])
 _LEGACY_BINARY = dict([("BINARY_" + name, symbol) for name, symbol in _BINARY.items()] +
                       [("INPLACE_" + name, symbol + "=") for name, symbol in _BINARY.items()])
+# Before 3.11: opname -> its normalized name, for those _normalize_legacy_tuples only renames
+# (neither translated by _normalize_legacy nor by _normalize_one; any opcode's name)
+_LEGACY_ONLY_RENAMED = dict(
+    (name, _RENAMED.get(name, name)) for name in set(dis.opname) | set(dis.opmap)
+    if name not in _LEGACY_NAMES and (name not in _TRANSLATED or name in _LEGACY_RENAMED_HERE))
 
 # 3.11-3.13, where decode.py reads co_code itself and no 3.14+ multi-instruction rewrite exists:
 # normalize() reads co_code straight into Instr (_normalize_code)
@@ -923,7 +983,7 @@ def _normalize_code(code):
     local_name = code._varname_from_oparg
     (by_opcode, opnames, extended,
      int_overflow, plain, local, name_kind, const_kind, jrel, jback, jabs, load_const, call,
-     end_for, send) = _OPCODE_TABLES
+     end_for, send, global_kind, attr_kind, nb_ops) = _OPCODE_TABLES
     only_load_const = PY == (3, 11)  # (as decode: 3.11's dis resolves LOAD_CONST only)
     jump_after_caches = PY >= (3, 12)
     carry_lines = _LINE_NUMBERS
@@ -1016,6 +1076,8 @@ def _normalize_code(code):
                 argval = target
             elif kind == jabs:
                 target = argval = arg * 2
+            elif kind == global_kind or kind == attr_kind:
+                argval = names[arg >> 1]  # (as other_argval: the low bit is a flag)
             else:
                 argval = _decoding.other_argval(kind, arg, names, local_name)
         index = len(out)
@@ -1035,6 +1097,36 @@ def _normalize_code(code):
             last.target = last.original_target = None
             last.index = index
             last.is_target = False
+            append(last)
+        elif action >= _GLOBAL_OP:
+            # (what _normalize_one makes of these common ones, without a record: see
+            # _INLINE_TRANSLATED)
+            if action == _GLOBAL_OP:
+                if arg & 1:  # (the NULL it pushes made explicit, on its side of the global)
+                    if NULL_FIRST:
+                        append(Instr("PUSH_NULL", None, None, offset, line, index))
+                        last = Instr("LOAD_GLOBAL", arg, argval, offset, line, index + 1)
+                    else:
+                        append(Instr("LOAD_GLOBAL", arg, argval, offset, line, index))
+                        last = Instr("PUSH_NULL", None, None, offset, line, index + 1)
+                else:
+                    last = Instr("LOAD_GLOBAL", arg, argval, offset, line, index)
+            elif action == _ATTR_OP:
+                last = Instr("LOAD_METHOD" if arg & 1 else "LOAD_ATTR", arg, argval, offset,
+                             line, index)
+            elif action == _BINARY_OP:
+                last = Instr("BINARY_OP", arg, nb_ops[arg], offset, line, index)
+            elif action == _COMPARE_OP:
+                if isinstance(argval, str) and argval.startswith("bool("):
+                    argval = argval[5:-1]
+                last = Instr("COMPARE_OP", arg, argval, offset, line, index)
+            elif action == _RETURN_CONST_OP:
+                if argval is None and sends:  # (LOAD_CONST None may start a SEND loop)
+                    firsts.append(index)
+                append(Instr("LOAD_CONST", arg, argval, offset, line, index))
+                last = Instr("RETURN_VALUE", None, None, offset, line, index + 1)
+            else:  # _RETURN_OP
+                last = Instr("RETURN_VALUE", None, "split", offset, line, index)
             append(last)
         else:
             name = opnames[op]
@@ -1059,39 +1151,6 @@ def _normalize_code(code):
                 if cells and new_op == "LOAD_FAST" and argval in cells:
                     new_op = "LOAD_CLOSURE"  # (see _cell_loads)
                 last = Instr(new_op, arg, argval, offset, line, index)
-                append(last)
-            elif name == "LOAD_GLOBAL" and arg is not None and arg & 1:
-                # (as _normalize_one: the NULL it pushes made explicit, on its side of the
-                # global)
-                if NULL_FIRST:
-                    append(Instr("PUSH_NULL", None, None, offset, line, index))
-                    last = Instr("LOAD_GLOBAL", arg, argval, offset, line, index + 1)
-                else:
-                    append(Instr("LOAD_GLOBAL", arg, argval, offset, line, index))
-                    last = Instr("PUSH_NULL", None, None, offset, line, index + 1)
-                append(last)
-            elif name in _INLINE_TRANSLATED:
-                # (what _normalize_one makes of these common ones, without a record: see
-                # _INLINE_TRANSLATED)
-                if name == "LOAD_ATTR":
-                    last = Instr("LOAD_METHOD" if arg & 1 else "LOAD_ATTR", arg, argval, offset,
-                                 line, index)
-                elif name == "RETURN_CONST":
-                    if argval is None and sends:  # (LOAD_CONST None may start a SEND loop)
-                        firsts.append(index)
-                    append(Instr("LOAD_CONST", arg, argval, offset, line, index))
-                    last = Instr("RETURN_VALUE", None, None, offset, line, index + 1)
-                elif name == "RETURN_VALUE":
-                    last = Instr("RETURN_VALUE", None, "split", offset, line, index)
-                elif name == "BINARY_OP":
-                    last = Instr("BINARY_OP", arg, _decoding.NB_OPS[arg], offset, line,
-                                 index)
-                elif name == "COMPARE_OP":
-                    if isinstance(argval, str) and argval.startswith("bool("):
-                        argval = argval[5:-1]
-                    last = Instr("COMPARE_OP", arg, argval, offset, line, index)
-                else:  # LOAD_GLOBAL without the NULL
-                    last = Instr(name, arg, argval, offset, line, index)
                 append(last)
             else:
                 raw = _decoding.record(code, name, op, arg, argval, kind, offset,
@@ -1244,8 +1303,13 @@ _CHAIN_COMPARES = frozenset(["COMPARE_OP", "IS_OP", "CONTAINS_OP"])
 
 # Per opcode, what _normalize_code does with it (3.11-3.13): _PLAIN_OP, only renamed (the
 # normalized name; the commonest case, made without any test by name), _DROPPED_OP (no
-# instruction, the offset pending), or _OTHER_OP (each test of the general path in turn)
-_PLAIN_OP, _DROPPED_OP, _OTHER_OP = 0, 1, 2
+# instruction, the offset pending), one of _INLINE_TRANSLATED's (from _GLOBAL_OP on), or
+# _OTHER_OP (each test of the general path in turn)
+(_PLAIN_OP, _DROPPED_OP, _OTHER_OP, _GLOBAL_OP, _ATTR_OP, _BINARY_OP, _COMPARE_OP,
+ _RETURN_CONST_OP, _RETURN_OP) = range(9)
+_INLINE_ACTIONS = {"LOAD_GLOBAL": _GLOBAL_OP, "LOAD_ATTR": _ATTR_OP, "BINARY_OP": _BINARY_OP,
+                   "COMPARE_OP": _COMPARE_OP, "RETURN_CONST": _RETURN_CONST_OP,
+                   "RETURN_VALUE": _RETURN_OP}
 
 
 def _opcode_tables():
@@ -1262,6 +1326,8 @@ def _opcode_tables():
             action = _OTHER_OP  # (after END_FOR: see normalize)
         elif name not in _TRANSLATED or name in _RENAMED_HERE or name == "CALL":
             action = _PLAIN_OP  # (CALL: when no KW_NAMES is pending)
+        elif name in _INLINE_TRANSLATED:
+            action = _INLINE_ACTIONS[name]
         else:
             action = _OTHER_OP
         actions.append(action)
@@ -1281,7 +1347,8 @@ _OPCODE_TABLES = ((list(zip(_decoding.HAS_ARG, _decoding.CACHES, _decoding.KIND,
                    _decoding.OPNAME, _decoding.EXTENDED_ARG, _decoding.INT_OVERFLOW,
                    _decoding.PLAIN, _decoding.LOCAL, _decoding.NAME, _decoding.CONST,
                    _decoding.JREL, _decoding.JBACK, _decoding.JABS, _decoding.LOAD_CONST,
-                   dis.opmap["CALL"], dis.opmap.get("END_FOR"), bytes([dis.opmap["SEND"]]))
+                   dis.opmap["CALL"], dis.opmap.get("END_FOR"), bytes([dis.opmap["SEND"]]),
+                   _decoding.GLOBAL, _decoding.ATTR, _decoding.NB_OPS)
                   if _READS_CODE else None)
 
 
@@ -1462,6 +1529,8 @@ def _legacy_entries(code, offset_to_index):
     """One entry per run of instructions whose innermost SETUP_* block is the same."""
     raws = raw_instructions(code)
     stacks = legacy_layout(raws)[1]
+    if not any(stacks.values()):  # (no block anywhere: most code)
+        return []
     end_index = offset_to_index[len(code.co_code)]
     handler_of = {}
     for k, raw in enumerate(raws):
@@ -1471,8 +1540,10 @@ def _legacy_entries(code, offset_to_index):
         first = offset_to_index.get(raw.offset, end_index)
         nxt = raws[k + 1].offset if k + 1 < len(raws) else len(code.co_code)
         last = offset_to_index.get(nxt, end_index)
-        for index in range(first, last):
-            handler_of[index] = (_index_at(offset_to_index, blocks[-1], end_index), len(blocks))
+        if first < last:
+            handler = (_index_at(offset_to_index, blocks[-1], end_index), len(blocks))
+            for index in range(first, last):
+                handler_of[index] = handler
     entries = []
     for index in sorted(handler_of):
         target, depth = handler_of[index]

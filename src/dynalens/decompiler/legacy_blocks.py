@@ -103,7 +103,13 @@ def unthread_with_stacks(raws):
     stacks = block_stacks(raws)
     retarget = {}
     previous = {}
-    for k, raw in enumerate(raws):
+    # each pass below reads the jumps (and FOR_ITER) alone: their indexes, found once
+    jumps = [k for k, raw in enumerate(raws) if raw.opname in _UNTHREAD_READS]
+    absolute = [k for k in jumps if raws[k].opname == "JUMP_ABSOLUTE"]
+    conditionals = [k for k in jumps if raws[k].opname in _CONDITIONAL]
+    n = len(raws)
+    for k in jumps:
+        raw = raws[k]
         if raw.opname not in ("JUMP_ABSOLUTE", "JUMP_FORWARD") or raw.offset in stacks or \
                 k == 0 or raws[k - 1].opname not in ("RETURN_VALUE", "RAISE_VARARGS", "RERAISE",
                                                      "JUMP_ABSOLUTE", "JUMP_FORWARD"):
@@ -172,8 +178,9 @@ def unthread_with_stacks(raws):
     # (loops have no test at the bottom before 3.10, so no other test jumps backwards)
     last_back = {}
     revived = set(retarget.values())
-    for k, raw in enumerate(raws):
-        if raw.opname == "JUMP_ABSOLUTE" and raw.argval < raw.offset and (
+    for k in absolute:
+        raw = raws[k]
+        if raw.argval < raw.offset and (
                 raw.offset in stacks or (raw.argval in last_back and k > 0 and
                                          (raws[k - 1].offset in stacks or
                                           raws[k - 1].offset in revived) and
@@ -185,11 +192,12 @@ def unthread_with_stacks(raws):
     # (a dead one right after a written `continue` that ends the body: nothing jumps to
     # it, so an if before goes on at that continue)
     before = None
-    for raw in raws:
+    for k in jumps:
+        raw = raws[k]
         if raw.opname != "FOR_ITER" or raw.offset not in last_back:
             continue
-        if before is None:
-            before = dict((raws[k + 1].offset, raws[k]) for k in range(len(raws) - 1))
+        if before is None:  # (the instruction before each)
+            before = dict(zip([r.offset for r in raws[1:]], raws))
         end = last_back[raw.offset]
         if any(end < r.offset < raw.argval and r.offset in stacks for r in raws):
             del last_back[raw.offset]  # (live code between it and the exit: no back edge)
@@ -200,15 +208,18 @@ def unthread_with_stacks(raws):
     # that else (threaded from the if's end, the last back edge); tests nested in the if body
     # that go to the head went through it
     first_test = {}
-    for raw in raws:
+    for k in jumps:
+        raw = raws[k]
         if (raw.opname in _CONDITIONAL or raw.opname == "JUMP_IF_NOT_EXC_MATCH") and \
                 raw.offset in stacks:
             # (3.9's test of an except clause opens the next clause as 3.8's does)
             first_test.setdefault(retarget.get(raw.offset, raw.argval), raw.offset)
-    for k in range(1, len(raws) - 1):
+    for k in absolute:
         raw = raws[k]
+        if not 1 <= k < n - 1 or raw.offset not in stacks:
+            continue
         opener = first_test.get(raws[k + 1].offset)
-        if raw.opname != "JUMP_ABSOLUTE" or raw.offset not in stacks or opener is None or \
+        if opener is None or \
                 opener > raw.offset or raw.argval > raw.offset or \
                 last_back.get(raw.argval, -1) <= raw.offset or \
                 raws[k + 1].offset not in stacks and raws[k + 1].opname == "JUMP_FORWARD":
@@ -233,9 +244,9 @@ def unthread_with_stacks(raws):
     # opens: threaded to the loop head, it too first went to the try's end, the back edge
     # (as 3.8's before the next clause, above)
     cleanups = None
-    for k in range(5, len(raws) - 1):
+    for k in absolute:
         raw = raws[k]
-        if raw.opname != "JUMP_ABSOLUTE" or raw.offset not in stacks or \
+        if not 5 <= k < n - 1 or raw.offset not in stacks or \
                 raw.offset in retarget or raw.argval > raw.offset or \
                 last_back.get(raw.argval, -1) <= raw.offset or raws[k - 5].opname != "POP_BLOCK" \
                 or not _leaves_block(raws, k) or raws[k - 1].opname in _UNWINDING:
@@ -244,16 +255,17 @@ def unthread_with_stacks(raws):
             cleanups = set(r.argval for r in raws if r.opname == "SETUP_FINALLY")
         if raws[k + 1].offset in cleanups:
             retarget[raw.offset] = last_back[raw.argval]
-    for raw in raws:
-        if raw.opname in _CONDITIONAL and raw.offset in stacks and raw.argval < raw.offset and \
+    for k in conditionals:
+        raw = raws[k]
+        if raw.offset in stacks and raw.argval < raw.offset and \
                 raw.offset not in retarget and last_back.get(raw.argval, -1) > raw.offset:
             retarget[raw.offset] = last_back[raw.argval]
     # a dead jump kept above that goes back to the loop head ended an if body before its else:
     # it first went to the if's end, the loop's last back edge
     # (not after a jump forward: that ends an if body, and the dead jump is its `else:
     # continue`)
-    by_offset = dict((raw.offset, raw) for raw in raws) if retarget else {}
-    before = dict((raws[k].offset, raws[k - 1]) for k in range(1, len(raws))) if retarget else {}
+    by_offset = dict(zip([r.offset for r in raws], raws)) if retarget else {}
+    before = dict(zip([r.offset for r in raws[1:]], raws)) if retarget else {}
     for dead in set(retarget.values()):
         raw = by_offset[dead]
         if raw.offset not in stacks and raw.argval < raw.offset and \
@@ -263,12 +275,12 @@ def unthread_with_stacks(raws):
     # the same jump with no test sent back to it: dead after a continue or return, right
     # before an else body that earlier tests jump to
     tested = None  # (made at the first dead jump back: most code has none)
-    for k in range(1, len(raws) - 1):
+    for k in absolute:
         raw = raws[k]
-        if raw.opname != "JUMP_ABSOLUTE" or raw.offset in stacks:
+        if not 1 <= k < n - 1 or raw.offset in stacks:
             continue
         if tested is None:
-            tested = set(r.argval for r in raws if r.opname in _CONDITIONAL and r.offset in stacks)
+            tested = set(raws[q].argval for q in conditionals if raws[q].offset in stacks)
         if raw.offset not in retarget and raws[k - 1].offset in stacks and \
                 raws[k - 1].opname in _TERMINAL and raws[k + 1].offset in tested and \
                 raw.argval < raw.offset:
@@ -285,6 +297,9 @@ def unthread_with_stacks(raws):
 
 _TERMINAL = frozenset(["RETURN_VALUE", "RAISE_VARARGS", "RERAISE", "JUMP_ABSOLUTE",
                        "JUMP_FORWARD"])
+# what unthread_with_stacks' passes look at
+_UNTHREAD_READS = frozenset(["JUMP_ABSOLUTE", "JUMP_FORWARD", "FOR_ITER", "POP_JUMP_IF_FALSE",
+                             "POP_JUMP_IF_TRUE", "JUMP_IF_NOT_EXC_MATCH"])
 
 
 def _else_cut_short(raws, k, opener, end, stacks, retarget):
@@ -410,12 +425,14 @@ def inlined_exits(raws):
     so and repeats a later run instruction for instruction, line for line, is such a copy: it
     becomes the jump again, to the last run (the block where the source has it).
     """
-    lines = carried_lines(raw.starts_line for raw in raws)
-    key = lambda k: (raws[k].opname, raws[k].argval if not hasattr(raws[k].argval, "co_code")
-                     else id(raws[k].argval), lines[k])
     returns = [k for k, raw in enumerate(raws)
                if raw.opname in ("RETURN_VALUE", "RAISE_VARARGS")]
     starts, rest = {}, set()
+    if len(returns) < 2:  # (a copy and its original: most code has no two)
+        return starts, rest
+    lines = carried_lines(raw.starts_line for raw in raws)
+    key = lambda k: (raws[k].opname, raws[k].argval if not hasattr(raws[k].argval, "co_code")
+                     else id(raws[k].argval), lines[k])
     for n, r in enumerate(returns):
         best = None
         for r2 in returns[n + 1:]:
