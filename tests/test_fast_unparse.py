@@ -261,6 +261,7 @@ def test_starred_index_writes_as_ast_unparse():
 FSTRING_AND_BLOCK_NODES = r"""
 x = f'', f'a', f'{a}', f'{a!r}{b!s:>10}{c!a:{w}}', f'a{{b}}c{d}', f'{ {a: b} }', f'{a:%Y-%m}'
 x = f'{a.b(c)[d]} é', f"it's {a}", f'"{a}"', f'{a["k"]}', f'a\nb{c}', f'a\tb', f'{a}\\'
+x = f'a\rb{c}\n', f"'{a}' \"", f'\x00{a}', f"'''{a}", f'{a}\u2028', f'{a:\n}', f'{a:"}'
 x = f'{f"{a}"}', f'{a:{b}.{c}}', f'{a!r:^{w}}', f'''{a}
 b''', f'{x if y else z}', f'{(yield)}', f'{a, b}', f'{[i for i in j]}', f'{b"x"}'
 try:

@@ -9,6 +9,7 @@ serves ``if`` statements, ``while`` tests, conditional expressions and value-con
 """
 
 import ast
+import operator
 
 from .expressions import (ITER_SLOTS, FunctionValue, IterMarker, LoopItem, PrevExc, StackMachine,
                           UnpackBuilder, UnpackSlot, const, name)
@@ -1337,6 +1338,11 @@ def _merge_stacks(walker, stack, out, ins, branches):
     value goes into a temporary before the ``if`` (returns True: walk the branches again)
     and each branch assigns the temporaries it changes at its end.
     """
+    for _, bs in branches:
+        if len(bs) != len(stack) or not all(map(operator.is_, bs, stack)):
+            break
+    else:
+        return False  # (every branch leaves the stack it was given: nearly every if)
     live = [(stmts, bs) for stmts, bs in branches
             if not (stmts and isinstance(stmts[-1], _TERMINAL_STATEMENTS)) and
             not _left_handler(stack, bs)]

@@ -46,6 +46,7 @@ from .statements import StatementWalker
 # operation's marker (`x += 1` before its store), anything else
 _NAME, _NULL, _PLAIN_ATTR, _STATEMENT_VALUE, _AUG, _OTHER = (
     "name:", "null", "plain-attr:", "statement-value", "aug", "other")
+_SUPER = _NAME + "super"
 
 # what the look ahead does at each audited opname (see cannot_start)
 _LOAD, _CONST, _PUSH_NULL, _POPS, _ATTR, _METHOD, _COUNTED, _CALL, _CALLABLE_CALL, \
@@ -169,7 +170,7 @@ def cannot_start(walker, k, stack, limit):
             elif action == _METHOD:
                 model += [_NULL, _OTHER]
             elif action == _CALLABLE_CALL:
-                if _NAME + "super" in taken[:2]:
+                if taken[0] == _SUPER or taken[1] == _SUPER:
                     return False  # (the call may note `super`: the trial's walk must run)
                 # (expressions._callable: the callable beside NULL, a plain attribute of a
                 # name, notes the name as a module's)

@@ -14,6 +14,9 @@ folded ``return None if d else x`` stays two statements.
 import ast
 
 _BLOCKS = ("body", "orelse", "finalbody")
+# statement classes by whether they have a field that may hold statements (worked out once
+# per class: the pass looks at every statement of every body)
+_WITHOUT_BLOCKS, _WITH_BLOCKS = set(), set()
 
 
 def _is_return(stmt):
@@ -64,6 +67,15 @@ def fold_conditional_returns(stmts, propagate=True):
     folded return counts as marked (3.12/3.13: an enclosing conditional expression's branch
     has no other mark; 3.8/3.9 mark the first branch of each one themselves)."""
     for stmt in stmts:
+        cls = stmt.__class__
+        if cls in _WITHOUT_BLOCKS:
+            continue  # (most statements: an assignment, a call, a return)
+        if cls not in _WITH_BLOCKS:
+            fields = getattr(cls, "_fields", ())
+            if not any(field in fields for field in _BLOCKS + ("handlers", "cases")):
+                _WITHOUT_BLOCKS.add(cls)
+                continue
+            _WITH_BLOCKS.add(cls)
         for field in _BLOCKS:
             block = getattr(stmt, field, None)
             if isinstance(block, list) and block and isinstance(block[0], ast.stmt):

@@ -54,11 +54,14 @@ def child_nodes(node):
         value = getattr(node, field, None)
         if value.__class__ is list:
             for item in value:
-                if isinstance(item, ast.AST):
+                if isinstance(item, _AST):
                     found.append(item)
-        elif isinstance(value, ast.AST):
+        elif isinstance(value, _AST):
             found.append(value)
     return found
+
+
+_AST = ast.AST
 
 
 _BLOCK_FIELDS = {}  # node class -> (its block fields, holds handlers, holds cases) or None
@@ -78,13 +81,25 @@ def statement_blocks(stmt):
     if found is None:
         return []
     fields, handlers, cases = found
-    blocks = [getattr(stmt, field, None) for field in fields]
+    blocks = []
+    for field in fields:
+        block = getattr(stmt, field, None)
+        if block and isinstance(block, list) and isinstance(block[0], _STMT):
+            blocks.append(block)
     if handlers:
-        blocks += [handler.body for handler in getattr(stmt, "handlers", ())]
+        for handler in getattr(stmt, "handlers", ()):
+            block = handler.body
+            if block and isinstance(block, list) and isinstance(block[0], _STMT):
+                blocks.append(block)
     if cases:
-        blocks += [case.body for case in getattr(stmt, "cases", ())]
-    return [block for block in blocks if isinstance(block, list) and block and
-            isinstance(block[0], ast.stmt)]
+        for case in getattr(stmt, "cases", ()):
+            block = case.body
+            if block and isinstance(block, list) and isinstance(block[0], _STMT):
+                blocks.append(block)
+    return blocks
+
+
+_STMT = ast.stmt
 
 
 def _block_fields(cls):

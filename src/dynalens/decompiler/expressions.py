@@ -375,12 +375,14 @@ class StackMachine(object):
         stack.append(Null())
 
     def op_LOAD_ATTR(self, ins, stack, out):
-        obj = self.pop(stack, ins)
-        stack.append(ast.Attribute(obj, ins.argval, _LOAD))
+        if not stack:  # (pop(), written out in the commonest handlers)
+            self.fail("stack underflow", ins)
+        stack.append(ast.Attribute(stack.pop(), ins.argval, _LOAD))
 
     def op_LOAD_METHOD(self, ins, stack, out):
-        obj = self.pop(stack, ins)
-        attr = ast.Attribute(obj, ins.argval, _LOAD)
+        if not stack:
+            self.fail("stack underflow", ins)
+        attr = ast.Attribute(stack.pop(), ins.argval, _LOAD)
         attr._method = True
         if NULL_FIRST:
             stack.append(Null())
@@ -435,8 +437,12 @@ class StackMachine(object):
 
     # -- operators -------------------------------------------------------------------------
     def op_BINARY_OP(self, ins, stack, out):
-        right = self.pop(stack, ins)
-        left = self.pop(stack, ins)
+        if not stack:
+            self.fail("stack underflow", ins)
+        right = stack.pop()
+        if not stack:
+            self.fail("stack underflow", ins)
+        left = stack.pop()
         symbol = ins.argval
         if symbol.endswith("=") and symbol[:-1] in BINOPS:
             stack.append(AugValue(left, BINOPS[symbol[:-1]](), right))
@@ -555,9 +561,19 @@ class StackMachine(object):
         stack[-1]._owner = self.walk_serial
 
     def _items(self, stack, ins, count):
+        """The top ``count`` values, popped, bottom first (pop(), written out: every call
+        takes its arguments so)."""
         if count == 0:
             return []
-        return list(self.pop(stack, ins, count)) if count > 1 else [self.pop(stack, ins)]
+        if count > 1:
+            if len(stack) < count:
+                self.fail("stack underflow", ins)
+            values = stack[-count:]
+            del stack[-count:]
+            return values
+        if not stack:
+            self.fail("stack underflow", ins)
+        return [stack.pop()]
 
     def _elements(self, stack, ins, count):
         """A display's items as expressions: a function made for it is a lambda."""
@@ -764,8 +780,12 @@ class StackMachine(object):
         3.11/3.12 push ``NULL, callable`` or ``callable, self``; 3.13+ push
         ``callable, NULL`` or ``callable, self``.
         """
-        top = self.pop(stack, ins)
-        below = self.pop(stack, ins)
+        if not stack:
+            self.fail("stack underflow", ins)
+        top = stack.pop()
+        if not stack:
+            self.fail("stack underflow", ins)
+        below = stack.pop()
         if NULL_FIRST:
             if isinstance(below, Null):
                 self._note_plain_attribute_call(top)

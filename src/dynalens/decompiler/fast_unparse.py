@@ -162,7 +162,7 @@ if _CHECKED:
     # Names are the commonest node by far (a third of all) and take no precedence: the
     # writers below write one where they find it instead of dispatching to visit_Name, and
     # set no precedence for it (visit_Name reads none)
-    _Name = ast.Name
+    _Name, _Attribute = ast.Name, ast.Attribute
     _Tuple, _Starred, _Store = ast.Tuple, ast.Starred, ast.Store
     _DOCSTRING_HOLDERS = (ast.AsyncFunctionDef, ast.FunctionDef, ast.ClassDef, ast.Module)
     # 3.9/3.10 write a tuple in parentheses always, and a subscript's tuple without them
@@ -236,11 +236,16 @@ if _CHECKED:
     _CONVERSIONS = dict((ord(letter), "!" + letter) for letter in "sra")
 
     def _plain_text(value):
-        """An f-string's text part as written between single quotes when it needs no
-        escape and no choice of quotes (braces doubled); None otherwise."""
-        if value.__class__ is not str or "'" in value or '"' in value or "\\" in value or \
-                not value.isprintable():
+        """An f-string's text part as written when it holds no backslash and no
+        unprintable character but line breaks and tabs (escaped, as the standard writer
+        escapes them in text parts), braces doubled; None otherwise. Quotes are left in
+        (``_plain_fstring`` chooses the quote)."""
+        if value.__class__ is not str or "\\" in value:
             return None
+        if not value.isprintable():
+            if not value.replace("\n", "").replace("\t", "").replace("\r", "").isprintable():
+                return None
+            value = value.replace("\n", "\\n").replace("\t", "\\t").replace("\r", "\\r")
         return value.replace("{", "{{").replace("}", "}}")
 
     _UNARYOPS = {}
@@ -317,6 +322,8 @@ if _CHECKED:
             source = self._source
             if func.__class__ is _Name:
                 source.append(func.id + "(")
+            elif func.__class__ is _Attribute and func.value.__class__ is _Name:
+                source.append(func.value.id + "." + func.attr + "(")  # (a method call)
             else:
                 self._precedences[func] = _ATOM
                 self.traverse(func)
@@ -376,6 +383,9 @@ if _CHECKED:
                 for target in node.targets:
                     if target.__class__ is _Name:
                         source.append(target.id + " = ")
+                        continue
+                    if target.__class__ is _Attribute and target.value.__class__ is _Name:
+                        source.append(target.value.id + "." + target.attr + " = ")
                         continue
                     self._precedences[target] = _TUPLE
                     self.traverse(target)
@@ -504,11 +514,25 @@ if _CHECKED:
             if kind in _REPR_CONSTANTS or kind is str and not getattr(
                     self, "_avoid_backslashes", False):
                 # (what the standard writes for these: an optional "u", then the repr)
-                if node.kind == "u":
-                    self._source.append("u")
-                self._source.append(repr(value))
+                self._source.append("u" + repr(value) if node.kind == "u" else repr(value))
                 return
             _Standard.visit_Constant(self, node)
+
+        def _write_docstring(self, node):
+            string = node.value
+            if "\\" in string or '"""' in string or string[-1:] == '"' or \
+                    not string.replace("\n", "").replace("\t", "").isprintable():
+                return _Standard._write_docstring(self, node)
+            # nothing to escape (line breaks and tabs stay as they are in a docstring) and
+            # neither a triple double quote nor a last double quote in the way: the
+            # standard writes it between triple double quotes as it is
+            source = self._source
+            text = "    " * self._indent + ('u"""' if node.kind == "u" else '"""') + \
+                string + '"""'
+            source.append("\n" + text if source else text)
+
+        def visit_FunctionDef(self, node):
+            self._function_helper(node, "def")
 
         def visit_arg(self, node):
             self._source.append(node.arg)
@@ -821,11 +845,14 @@ if _CHECKED:
             self._source.append(text)
 
         def _plain_fstring(self, node):
-            """The text of an f-string with nothing to escape or quote: no quote, backslash or
-            unprintable character in its text or in what its fields write, and format specs
-            of plain text only; None for any other. Every checked version writes such an
-            f-string between single quotes as it is (braces of its text doubled); the
-            others go to the standard writer, with its choice of quotes."""
+            """The text of an f-string that needs no choice of its writer: text parts with
+            no backslash, no unprintable character but line breaks and tabs, and one kind of
+            quote at most; fields that write no quote, no backslash and nothing unprintable;
+            format specs of such text without quotes or line breaks. None for any other.
+            Every checked version writes such an f-string as it is (braces of its text
+            doubled, line breaks and tabs escaped) between single quotes, or double ones
+            where the text holds a single quote; the others go to the standard writer,
+            with its choice of quotes (from 3.12 quotes inside fields need not differ)."""
             parts = ["f'"]
             for value in node.values:
                 if value.__class__ is _Constant:
@@ -865,14 +892,19 @@ if _CHECKED:
                         return None
                     parts.append(":")
                     for piece in spec.values:
-                        piece = _plain_text(piece.value) if piece.__class__ is _Constant \
-                            else None
-                        if piece is None:
+                        text = piece.value if piece.__class__ is _Constant else None
+                        if text.__class__ is not str or "'" in text or '"' in text or \
+                                not text.isprintable() or "\\" in text:
                             return None
-                        parts.append(piece)
+                        parts.append(text.replace("{", "{{").replace("}", "}}"))
                 parts.append("}")
             parts.append("'")
-            return "".join(parts)
+            text = "".join(parts)
+            if "'" in text[2:-1]:
+                if '"' in text:
+                    return None
+                return 'f"' + text[2:-1] + '"'
+            return text
 
         def visit_arguments(self, node):
             source = self._source

@@ -38,12 +38,18 @@ def breaks_for_copied_exits(stmts, code):
 
 def _block(stmts, nops, top=False, after=()):
     """``after``: the statements that run when ``stmts`` ends (those after the ifs it is a
-    branch of); a loop that ends a block goes on there."""
+    branch of); a loop that ends a block goes on there. Only the first few of them are read
+    (a copied exit is short, _exit_after): they are all that is passed on, so a long block
+    costs no copy of its rest at each statement."""
     k = 0
     while k < len(stmts):
         stmt = stmts[k]
-        following = stmts[k + 1:] or list(after)
-        for block in statement_blocks(stmt):
+        blocks = statement_blocks(stmt)
+        if not blocks:
+            k += 1  # (most statements: no loop, no block that ends in one)
+            continue
+        following = stmts[k + 1:k + 1 + _MAX_COPIED_STATEMENTS] or list(after)
+        for block in blocks:
             _block(block, nops, after=following if isinstance(stmt, ast.If) else ())
         if isinstance(stmt, _LOOPS):
             exit_run = _exit_after(following)

@@ -19,6 +19,12 @@ from .emit import statement_blocks
 from .line_breaks import first_line
 
 _WITHS = (ast.With, ast.AsyncWith)
+# the statement classes that hold no block this pass reads (statement_blocks: none of the
+# fields, or a nested scope's): every statement is asked, most are one of these
+_PLAIN = frozenset(
+    cls for cls in ast.stmt.__subclasses__()
+    if issubclass(cls, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) or
+    not set(cls._fields) & {"body", "orelse", "finalbody", "handlers", "cases"})
 
 
 def merge_with_items(stmts, implicit_return_after=False):
@@ -28,6 +34,9 @@ def merge_with_items(stmts, implicit_return_after=False):
     k = 0
     while k < len(stmts):
         stmt = stmts[k]
+        if stmt.__class__ in _PLAIN:
+            k += 1  # (most statements: no block, not a with)
+            continue
         for block in statement_blocks(stmt):
             merge_with_items(block, implicit_return_after)
         if isinstance(stmt, _WITHS):

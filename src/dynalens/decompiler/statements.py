@@ -82,6 +82,10 @@ def _substitute(node, names):
     return node
 
 
+# what spill() may hold in a temporary, or whose parts (a slice: not an expression before 3.9)
+_VALUES = (ast.expr, ast.Slice)
+
+
 def _spillable(value, emitted):
     """Can this value on the stack be held in a temporary (and does it need to be)?"""
     return isinstance(value, ast.expr) and not isinstance(value, ast.Constant) and \
@@ -131,15 +135,12 @@ class ExitBlocks(object):
         blocks_at = set()
         n = len(instrs)
         self.canon = {}
-        returns = 0
-        for ins in instrs:
-            if ins.op == "RETURN_VALUE":
-                returns += 1
-        if returns < 2:
+        returns = [k for k, ins in enumerate(instrs) if ins.op == "RETURN_VALUE"]
+        if len(returns) < 2:
             # one return (the usual case): no block can be a copy of another, and no lone
             # copy follows a return (the keys are worked out if someone asks)
             return
-        keys = self._found_keys = self._keys()
+        keys = self._found_keys = self._keys(returns)
         for k in sorted(keys):
             blocks.setdefault(keys[k], []).append(k)
             blocks_at.add(k)
@@ -151,23 +152,31 @@ class ExitBlocks(object):
         # only copies of line-less blocks are the compiler's: a written statement starts a
         # line after everything before it
         written = set()
+        # jump targets that are not copies: of a jump that is not redirected to a copy's
+        # label, and where 3.8-3.11 copy no exit block with a line, of a jump over a chained
+        # comparison's cleanup (3.8/3.9 copy a lone RETURN_VALUE only, 3.10's copies are
+        # folded back, 3.11 copies line-less blocks): what it goes to is the body of
+        # `if a < b < c: return x`, also when the same `return x` came before on the same
+        # line as its own if (stringprep.in_table_a1)
+        pinned = set()
+        redirected = self._REDIRECTED
+        chains = not PROFILE.lined_exit_copies
         best = -1
-        for ins in instrs:
-            if ins.line is not None and ins.line > best:
+        for k, ins in enumerate(instrs):  # (one pass for both)
+            line = ins.line
+            if line is not None and line > best:
                 if ins.index in blocks_at:
                     written.add(ins.index)
-                best = ins.line
-        pinned = set(ins.target for ins in instrs
-                     if ins.target is not None and ins.op not in self._REDIRECTED) | written
-        if not PROFILE.lined_exit_copies:
-            # 3.8-3.11 copy no exit block with a line into a jump over a chained
-            # comparison's cleanup (3.8/3.9 copy a lone RETURN_VALUE only, 3.10's copies are
-            # folded back, 3.11 copies line-less blocks): what it goes to is the body of
-            # `if a < b < c: return x`, also when the same `return x` came before on the
-            # same line as its own if (stringprep.in_table_a1)
-            pinned.update(ins.target for k, ins in enumerate(instrs[1:-1], 1)
-                          if ins.op == "JUMP" and instrs[k + 1].op == "POP_TOP" and
-                          instrs[k - 1].op in POP_JUMPS)
+                best = line
+            target = ins.target
+            if target is not None:
+                op = ins.op
+                if op not in redirected:
+                    pinned.add(target)
+                elif chains and op == "JUMP" and 0 < k < n - 1 and \
+                        instrs[k + 1].op == "POP_TOP" and instrs[k - 1].op in POP_JUMPS:
+                    pinned.add(target)
+        pinned |= written
         labels = {}
         for key, starts in list(blocks.items()):
             starts = blocks[key] = [k for k in starts if k not in written]
@@ -213,19 +222,24 @@ class ExitBlocks(object):
         for j in set(first.values()):
             instrs[j].is_target = True
 
-    def _keys(self):
+    def _keys(self, returns=None):
         """{start: key} for every exit block: a run of at most MAX_LENGTH key operations
         ending at the first RETURN_VALUE after its start, no instruction inside it jumped to,
         no code object loaded. The key is the run's (op, type, value) items, keyed by repr
         where equal values can have different reprs; 3.12+ adds the line of a written
-        ``return value`` (see below). Read backwards from each return, each item made once."""
+        ``return value`` (see below). Read backwards from each return (``returns``: their
+        indexes, when known), each item made once."""
         instrs = self.instrs
         key_ops = self._KEY_OPS
         keys = {}
-        for q, ret in enumerate(instrs):
-            if ret.op != "RETURN_VALUE" or ret.is_target:
+        if returns is None:
+            returns = [k for k, ins in enumerate(instrs) if ins.op == "RETURN_VALUE"]
+        for q in returns:
+            ret = instrs[q]
+            if ret.is_target:
                 continue
-            items = [(ret.op, type(ret.argval), repr(ret.argval))]
+            last = (ret.op, type(ret.argval), repr(ret.argval))
+            run = ()  # the items of the run before the return, first first
             line = ret.line
             # 3.12+ copies a written `return value` with its line: the same code on another
             # line is another statement (`return fallback` in two handlers; only a line-less
@@ -241,13 +255,10 @@ class ExitBlocks(object):
                 value = ins.argval
                 kind = type(value)
                 # equal values of these types are equal reprs (not floats: 0.0 == -0.0)
-                items.append((ins.op, kind, value if kind in _SAME_AS_REPR else repr(value)))
+                run = ((ins.op, kind, value if kind in _SAME_AS_REPR else repr(value)),) + run
                 if ins.line is not None:
                     line = ins.line  # the first line of the run [k, q]
-                key = items[::-1]
-                if lined and line is not None:
-                    key[-1] += (line,)
-                keys[k] = tuple(key)
+                keys[k] = run + ((last + (line,) if lined and line is not None else last),)
                 if ins.is_target:
                     break  # (only as the run's first instruction)
         return keys
@@ -884,6 +895,12 @@ class StatementWalker(StackMachine):
         """Values still on the stack when a statement is emitted were computed *before* it
         (generated code does that; people don't): keep that order by assigning them to
         temporaries ahead of the statement."""
+        if not self.disordered:
+            for value in stack:
+                if isinstance(value, _VALUES):
+                    break
+            else:
+                return  # (only markers wait: an iterator, a with's exit... most statements)
         # a chained assignment's value stays on the stack for its next target (an expression
         # statement's value left there too is a COPY'd value: that one is spilled)
         emitted = set(id(getattr(stmt, "value", None)) for stmt in out[at:]

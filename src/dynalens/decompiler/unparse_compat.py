@@ -102,10 +102,11 @@ class _Writer(object):
         return lines or ["    " * level + "pass"]
 
     def statement(self, node, level):
-        method = getattr(self, "s_" + type(node).__name__, None)
+        method = _STATEMENT_WRITERS.get(node.__class__)
         if method is None:
-            raise UnparseError("cannot write a %s statement" % type(node).__name__)
-        return method(node, level)
+            method = _writer_of(node.__class__, "s_", "statement")
+            _STATEMENT_WRITERS[node.__class__] = method
+        return method(self, node, level)
 
     def _simple(self, text, level):
         return ["    " * level + text]
@@ -295,10 +296,11 @@ class _Writer(object):
     # -- expressions -----------------------------------------------------------------------
     def expr(self, node, context=0):
         """``node`` as text, parenthesized when it binds more weakly than ``context``."""
-        method = getattr(self, "e_" + type(node).__name__, None)
+        method = _EXPRESSION_WRITERS.get(node.__class__)
         if method is None:
-            raise UnparseError("cannot write a %s expression" % type(node).__name__)
-        text, strength = method(node)
+            method = _writer_of(node.__class__, "e_", "expression")
+            _EXPRESSION_WRITERS[node.__class__] = method
+        text, strength = method(self, node)
         return "(%s)" % text if strength < context else text
 
     def e_Name(self, node):
@@ -479,3 +481,17 @@ class _Writer(object):
                 fields.append((True, ":"))
                 self._fstring_fields(value.format_spec, fields)
             fields.append((True, "}"))
+
+
+# node class -> _Writer's unbound method for it, looked up once per class (every node is
+# written through one; building "e_" + the class name and looking it up each time was most
+# of the cost of the smallest nodes)
+_STATEMENT_WRITERS = {}
+_EXPRESSION_WRITERS = {}
+
+
+def _writer_of(node_class, prefix, what):
+    method = getattr(_Writer, prefix + node_class.__name__, None)
+    if method is None:
+        raise UnparseError("cannot write a %s %s" % (node_class.__name__, what))
+    return method

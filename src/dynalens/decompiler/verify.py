@@ -286,23 +286,25 @@ def check_tree(code, source, temporaries=False, skip=()):
     cache = shared_cache("normalized")  # each code object is normalized once, whatever is
     if cache is None:                   # compared after (and in all of a decompile() call)
         cache = {}
+    compared = None  # a candidate already compared as a whole, and found to differ
     if code.co_name == "<module>":
         candidates = [module]
     else:
-        if not skip:
-            # the usual case: the first candidate _find_candidates would give, a code object
-            # the module makes with the same qualified name, matches; found without the
-            # breadth-first walk of every code object in the recompiled source
-            first = _first_exact_candidate(module, code)
-            if first is not None and _Comparer(code, first, cache).run() is None:
+        candidates, complete = _candidates(module, code, stop_at_exact=not skip)
+        if not complete:
+            # the usual case: the first candidate, the first code object with the same
+            # qualified name, matches; the walk of every other code object in the
+            # recompiled source stopped there, and goes on only when it differs
+            if _Comparer(code, candidates[0], cache).run() is None:
                 return [], found
-        candidates = _find_candidates(module, code)
+            compared = candidates[0]
+            candidates = _find_candidates(module, code)
     if not candidates:
         return [Difference(code, None, 1, "no code object named %r in the recompiled source"
                            % (_qualname(code),))], found
     if not skip:  # the usual case: one comparison of the whole tree says it all
         for candidate in candidates:
-            if _Comparer(code, candidate, cache).run() is None:
+            if candidate is not compared and _Comparer(code, candidate, cache).run() is None:
                 return [], found
         if temporaries:
             for candidate in candidates:
@@ -364,17 +366,6 @@ def _nested_codes(code):
             yield const
 
 
-def _first_exact_candidate(module, code):
-    """The first code object made by ``module`` itself whose name and qualified name are
-    ``code``'s (None when there is none): then also the first of :func:`_find_candidates`,
-    whose breadth-first order starts with those."""
-    name, qualname = code.co_name, _qualname(code)
-    for current in _nested_codes(module):
-        if current.co_name == name and _qualname(current) == qualname:
-            return current
-    return None
-
-
 def _find_candidates(module, code):
     """Code objects in ``module`` that may stand for ``code``, most likely first.
 
@@ -382,6 +373,13 @@ def _find_candidates(module, code):
     name with a matching qualname tail (a method decompiled on its own loses its class prefix);
     then the same plain name, in breadth-first order so the shallowest comes first.
     """
+    return _candidates(module, code)[0]
+
+
+def _candidates(module, code, stop_at_exact=False):
+    """(:func:`_find_candidates`'s list, True); with ``stop_at_exact``, where some code
+    object has ``code``'s qualified name, ([the first of them], False) instead: the walk
+    ends there, at what would be the first of the list."""
     qualname = _qualname(code)
     exact, tail, named = [], [], []
     queue = list(_nested_codes(module))
@@ -390,13 +388,15 @@ def _find_candidates(module, code):
         if current.co_name == code.co_name:
             current_q = _qualname(current)
             if current_q == qualname:
+                if stop_at_exact:
+                    return [current], False
                 exact.append(current)
             elif qualname.endswith("." + current_q) or current_q.endswith("." + qualname):
                 tail.append(current)
             else:
                 named.append(current)
         queue.extend(_nested_codes(current))
-    return exact + tail + named
+    return exact + tail + named, True
 
 
 
