@@ -162,7 +162,7 @@ if _CHECKED:
     # Names are the commonest node by far (a third of all) and take no precedence: the
     # writers below write one where they find it instead of dispatching to visit_Name, and
     # set no precedence for it (visit_Name reads none)
-    _Name, _Attribute = ast.Name, ast.Attribute
+    _Name, _Attribute, _Call = ast.Name, ast.Attribute, ast.Call
     _Tuple, _Starred, _Store = ast.Tuple, ast.Starred, ast.Store
     _DOCSTRING_HOLDERS = (ast.AsyncFunctionDef, ast.FunctionDef, ast.ClassDef, ast.Module)
     # 3.9/3.10 write a tuple in parentheses always, and a subscript's tuple without them
@@ -336,6 +336,8 @@ if _CHECKED:
                     comma = True
                 if item.__class__ is _Name:
                     source.append(item.id)
+                elif item.__class__ is _Attribute and item.value.__class__ is _Name:
+                    source.append(item.value.id + "." + item.attr)
                 else:
                     self.traverse(item)
             for item in node.keywords:
@@ -361,6 +363,9 @@ if _CHECKED:
             source = self._source
             source.append("\n" + "    " * self._indent if source else "    " * self._indent)
             value = node.value
+            if value.__class__ is _Call:  # (the commonest; a call reads no precedence)
+                self.visit_Call(value)
+                return
             self._precedences[value] = _YIELD
             self.traverse(value)
 
@@ -393,6 +398,8 @@ if _CHECKED:
                 value = node.value
                 if value.__class__ is _Name:
                     source.append(value.id)
+                elif value.__class__ is _Call:
+                    self.visit_Call(value)
                 else:
                     self.traverse(value)
                 if node.type_comment is not None or self._type_ignores:
@@ -908,6 +915,19 @@ if _CHECKED:
 
         def visit_arguments(self, node):
             source = self._source
+            if not (node.posonlyargs or node.defaults or node.vararg or node.kwonlyargs or
+                    node.kwarg):
+                # (the commonest signature: positional parameters only, no defaults; what
+                # the loop below writes, as one piece where none is annotated)
+                names = []
+                for item in node.args:
+                    if item.annotation:
+                        break
+                    names.append(item.arg)
+                else:
+                    if names:  # (nothing at all for none: a lambda's buffer stays empty)
+                        source.append(", ".join(names))
+                    return
             first = True
             positional = node.posonlyargs + node.args
             defaults = [None] * (len(positional) - len(node.defaults)) + node.defaults
