@@ -8,7 +8,8 @@ import textwrap
 import pytest
 
 from dynalens.decompiler.instructions import raw_instructions
-from dynalens.decompiler.verify import SOURCE_DOES_NOT_COMPILE, VerifyResult, verify
+from dynalens.decompiler.verify import (SOURCE_DOES_NOT_COMPILE, VerifyResult, _candidates,
+                                        check_tree, verify)
 
 SAMPLE = textwrap.dedent('''
     """Module docstring."""
@@ -237,6 +238,24 @@ def test_several_candidates_prefer_the_exact_one():
               "class B:\n    def run(self):\n        return 2\n")
     assert verify(code_named(source, "B.run"), source)
     assert verify(code_named(source, "A.run"), source)
+
+
+def test_method_alone_stops_at_its_own_def():
+    # A method decompiled on its own (`C.m`) comes back as `def m`: check_tree's walk for
+    # candidates stops at that def (a qualname tail) instead of walking what it nests, and a
+    # difference is still found (the walk then goes on over every candidate).
+    source = ("class C:\n    def m(self):\n        def m():\n            return 1\n"
+              "        return [m() for _ in self]\n")
+    method = code_named(source, "C.m")
+    alone = ("def m(self):\n    def m():\n        return 1\n"
+             "    return [m() for _ in self]\n")
+    module = compile(alone, "<alone>", "exec")
+    found, complete = _candidates(module, method, stop_at_exact=True)
+    assert not complete and [c.co_name for c in found] == ["m"]
+    assert found[0] is next(c for c in module.co_consts if hasattr(c, "co_code"))
+    assert check_tree(method, alone) == ([], {})
+    differences, _ = check_tree(method, alone.replace("return 1", "return 2"))
+    assert differences and "m" in differences[0].difference
 
 
 @pytest.mark.skipif(sys.version_info < (3, 11), reason="exception tables exist from 3.11")

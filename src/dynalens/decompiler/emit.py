@@ -155,6 +155,8 @@ def strip_trailing_return(stmts):
     if not stmts:
         return
     last = stmts[-1]
+    if not isinstance(last, _STRIPPED_INSIDE):
+        return  # (the usual case, one test: a statement nothing is stripped from)
     if isinstance(last, ast.If):
         strip_trailing_return(last.body)
         strip_trailing_return(last.orelse)
@@ -187,6 +189,9 @@ def strip_trailing_return(stmts):
 
 
 _TRY_NODES = tuple(getattr(ast, n) for n in ("Try", "TryStar") if hasattr(ast, n))
+# the statements strip_trailing_return looks into
+_STRIPPED_INSIDE = (ast.If, ast.With, ast.AsyncWith) + _TRY_NODES + \
+    ((_MATCH,) if _MATCH is not None else ())
 _LEAVING = (ast.Return, ast.Raise, ast.Continue, ast.Break)
 
 

@@ -68,7 +68,8 @@ class CodeWalker(StatementWalker):
                 self.source_order = True
         StatementWalker.__init__(self, code, instrs, entries,
                                  lambda c, k: decompile_body(c, k, session))
-        self.cleanup_starts.update(exception_only_blocks(instrs, entries))
+        if PROFILE.inline_comprehensions:  # (3.12+: before, neither block is compiled)
+            self.cleanup_starts.update(exception_only_blocks(instrs, entries))
         self.kind = kind
         self.session = session
         self.decisions = session.decisions

@@ -293,8 +293,9 @@ def check_tree(code, source, temporaries=False, skip=()):
         candidates, complete = _candidates(module, code, stop_at_exact=not skip)
         if not complete:
             # the usual case: the first candidate, the first code object with the same
-            # qualified name, matches; the walk of every other code object in the
-            # recompiled source stopped there, and goes on only when it differs
+            # qualified name (or qualname tail), matches; the walk of every other code
+            # object in the recompiled source stopped there, and goes on only when it
+            # differs (any match gives the same verdict)
             if _Comparer(code, candidates[0], cache).run() is None:
                 return [], found
             compared = candidates[0]
@@ -377,9 +378,12 @@ def _find_candidates(module, code):
 
 
 def _candidates(module, code, stop_at_exact=False):
-    """(:func:`_find_candidates`'s list, True); with ``stop_at_exact``, where some code
-    object has ``code``'s qualified name, ([the first of them], False) instead: the walk
-    ends there, at what would be the first of the list."""
+    """(:func:`_find_candidates`'s list, True); with ``stop_at_exact``, ([the first code
+    object with ``code``'s qualified name or a matching qualname tail], False) where the
+    breadth-first walk meets one: the walk ends there. That one need not head the full list
+    (an exact name deeper in wins there), but check_tree's verdict does not depend on which
+    candidate matches, and a method decompiled alone (``C.m`` recompiled as ``m``) then
+    stops at its own ``def`` instead of walking every code object nested in it."""
     qualname = _qualname(code)
     exact, tail, named = [], [], []
     queue = list(_nested_codes(module))
@@ -392,6 +396,8 @@ def _candidates(module, code, stop_at_exact=False):
                     return [current], False
                 exact.append(current)
             elif qualname.endswith("." + current_q) or current_q.endswith("." + qualname):
+                if stop_at_exact:
+                    return [current], False
                 tail.append(current)
             else:
                 named.append(current)
