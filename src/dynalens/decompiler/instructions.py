@@ -352,13 +352,16 @@ class _LegacyState(object):
             # over an else branch: it keeps the if/else (elif) shape of the source, and its
             # target is where the else ends (self.reachable: a copy already, changed here)
             last_back = {}
-            # (what the two passes below read: the JUMP_ABSOLUTEs alone)
-            absolute = [k for k, raw in enumerate(raws) if raw.opname == "JUMP_ABSOLUTE"]
+            # (what the passes below read: the JUMP_ABSOLUTEs, and the SETUP_FINALLYs'
+            # handlers; found in one pass over the instructions)
+            picked = [k for k, raw in enumerate(raws) if raw.opname in _STATE_READS]
+            absolute = [k for k in picked if raws[k].opname == "JUMP_ABSOLUTE"]
+            setups = [raws[k] for k in picked if raws[k].opname == "SETUP_FINALLY"]
             for k in absolute:
                 raw = raws[k]
                 if raw.offset in self.reachable and raw.argval < raw.offset:
                     last_back[raw.argval] = raw.offset
-            handlers = set(raw.argval for raw in raws if raw.opname == "SETUP_FINALLY")
+            handlers = set(raw.argval for raw in setups)
             for k in absolute:
                 if k < 1:
                     continue
@@ -390,7 +393,11 @@ class _LegacyState(object):
                     # exit was threaded to the loop head past it
                     self.reachable[raw.offset] = self.reachable[raws[k - 1].offset]
             sent_to = set(self.retarget.values())
-            for k in range(1, len(raws)):
+            # (only dead instructions change below, and the reachable map only grows: those
+            # dead now, none at all in most code)
+            dead = [k for k, raw in enumerate(raws) if k and raw.offset not in self.reachable] \
+                if len(self.reachable) < len(raws) else ()
+            for k in dead:
                 if raws[k].offset in self.reachable or raws[k - 1].offset not in self.reachable:
                     continue
                 if raws[k].offset in sent_to and raws[k].opname == "JUMP_ABSOLUTE" and \
@@ -430,7 +437,7 @@ class _LegacyState(object):
                     self.reachable[raws[k + 5].offset] = self.reachable[raws[k - 1].offset]
         self.exit_copies, self.exit_copy_rest = inlined_exits(raws) if PY == (3, 10) else ({}, ())
         self.retarget.update(self.exit_copies)
-        self.async_for = _async_for_setups(raws)
+        self.async_for = _async_for_setups(setups if PY < (3, 10) else raws, raws)
         self.assertions = _assertion_loads(raws) if PY < (3, 9) else ()
         self.exception_match = False
         self.rot_four = None
@@ -442,6 +449,10 @@ class _LegacyState(object):
         ``RERAISE``; the recompiled source leaves them again) and ``async for``'s SETUP_FINALLY."""
         return raw.offset not in self.reachable or raw.offset in self.async_for or \
             raw.offset in self.exit_copy_rest
+
+
+# what _LegacyState's passes over 3.8/3.9 instructions read
+_STATE_READS = frozenset(["JUMP_ABSOLUTE", "SETUP_FINALLY"])
 
 
 def _else_break_exit(raws, k, reachable, handlers):
@@ -570,11 +581,12 @@ def _assertion_loads(raws):
     return found
 
 
-def _async_for_setups(raws):
+def _async_for_setups(candidates, raws):
     """Offsets of the SETUP_FINALLY that opens each 3.8-3.10 ``async for`` step (its handler is
-    END_ASYNC_FOR): dropped, so the loop starts at GET_ANEXT as on 3.11."""
+    END_ASYNC_FOR): dropped, so the loop starts at GET_ANEXT as on 3.11. ``candidates``: the
+    instructions of ``raws`` to look at (all of them, or the SETUP_FINALLYs already found)."""
     found = set()
-    for raw in raws:
+    for raw in candidates:
         if raw.opname == "SETUP_FINALLY":
             k = raw_position(raws, raw.argval)  # (the handler, where an instruction is there)
             if k < len(raws) and raws[k].offset == raw.argval and \
