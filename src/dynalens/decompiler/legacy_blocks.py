@@ -37,11 +37,15 @@ def block_stacks(raws, retarget=None):
     ``retarget`` ({jump offset: target offset}) overrides where jumps go.
     """
     retarget = retarget or {}
+    count = len(raws)
+    if count and raws[-1].offset == 2 * (count - 1) and raws[0].offset == 0:
+        # (wordcode, as always on 3.8-3.10: each instruction at twice its index, no look-up
+        # tables to build for the walk)
+        return _wordcode_block_stacks(raws, retarget)
     offsets = [raw.offset for raw in raws]
     at = dict(zip(offsets, range(len(offsets))))
     stacks = {}
     work = [(0, ())] if raws else []
-    count = len(raws)
     kind_of = _BLOCK_KIND.get
     while work:
         k, blocks = work.pop()
@@ -67,6 +71,42 @@ def block_stacks(raws, retarget=None):
                     if kind == _JUMPS_ONLY:
                         break
             k += 1
+    return stacks
+
+
+def _wordcode_block_stacks(raws, retarget):
+    """block_stacks() for instructions each at twice its index (offsets 0, 2, 4, ...: the
+    first at 0, the last at twice its index, offsets growing by at least 2)."""
+    stacks = {}
+    work = [(0, ())]
+    end = 2 * len(raws)
+    kind_of = _BLOCK_KIND.get
+    while work:
+        offset, blocks = work.pop()
+        while offset < end:
+            if offset in stacks:
+                break
+            stacks[offset] = blocks
+            raw = raws[offset >> 1]
+            kind = kind_of(raw.opname)  # (None: on to the next instruction, the most common)
+            if kind is not None:
+                if kind == _SETUP:
+                    handler = raw.argval
+                    if handler & 1 or not 0 <= handler < end:
+                        raise KeyError(handler)  # (as block_stacks' look-up)
+                    work.append((handler, blocks))
+                    blocks = blocks + (handler,)
+                elif kind == _POP_BLOCK:
+                    blocks = blocks[:-1]
+                elif kind == _ENDS:
+                    break
+                else:
+                    target = retarget.get(offset, raw.argval)
+                    if not target & 1 and 0 <= target < end:
+                        work.append((target, blocks))
+                    if kind == _JUMPS_ONLY:
+                        break
+            offset += 2
     return stacks
 
 
