@@ -23,7 +23,8 @@ import threading
 
 from . import decode as _decoding
 from .decode import RAW_TUPLES, carried_lines, decode, exception_table, unit_lines
-from .legacy_blocks import block_stacks, inlined_exits, raw_position, unthread_with_stacks
+from .legacy_blocks import (block_stacks, inlined_exits, legacy_reads, raw_position,
+                            unthread_with_stacks)
 
 _UNKNOWN = dis.UNKNOWN if hasattr(dis, "UNKNOWN") else None  # (3.11's unresolved constants)
 
@@ -345,7 +346,7 @@ class _LegacyState(object):
     """What the translation of one 3.8-3.10 instruction needs from the ones before it."""
 
     def __init__(self, raws):
-        retarget, reachable = legacy_layout(raws)
+        retarget, reachable, picked = _legacy_layout_entry(raws)
         self.retarget, self.reachable = dict(retarget), dict(reachable)  # (changed below)
         if PY < (3, 10):
             # a dead JUMP_FORWARD right after a return, raise, break or continue is the jump
@@ -353,8 +354,7 @@ class _LegacyState(object):
             # target is where the else ends (self.reachable: a copy already, changed here)
             last_back = {}
             # (what the passes below read: the JUMP_ABSOLUTEs, and the SETUP_FINALLYs'
-            # handlers; found in one pass over the instructions)
-            picked = [k for k, raw in enumerate(raws) if raw.opname in _STATE_READS]
+            # handlers; among those unthread_with_stacks read)
             absolute = [k for k in picked if raws[k].opname == "JUMP_ABSOLUTE"]
             setups = [raws[k] for k in picked if raws[k].opname == "SETUP_FINALLY"]
             for k in absolute:
@@ -449,10 +449,6 @@ class _LegacyState(object):
         ``RERAISE``; the recompiled source leaves them again) and ``async for``'s SETUP_FINALLY."""
         return raw.offset not in self.reachable or raw.offset in self.async_for or \
             raw.offset in self.exit_copy_rest
-
-
-# what _LegacyState's passes over 3.8/3.9 instructions read
-_STATE_READS = frozenset(["JUMP_ABSOLUTE", "SETUP_FINALLY"])
 
 
 def _else_break_exit(raws, k, reachable, handlers):
@@ -700,17 +696,23 @@ def legacy_layout(raws):
     block_stacks() with them) for ``raws``, worked out once per list of raw instructions
     within :class:`shared_disassembly` (the instruction pass, the exception regions and the
     dead-return check all need them). Callers must not change either."""
+    return _legacy_layout_entry(raws)[:2]
+
+
+def _legacy_layout_entry(raws):
+    """legacy_layout(), and the legacy_reads() of ``raws`` it read (3.8/3.9; None on 3.10)."""
     cache = shared_cache("legacy layout")
     entry = cache.get(id(raws)) if cache is not None else None
     if entry is None or entry[0] is not raws:
         if PY < (3, 10):
-            retarget, stacks = unthread_with_stacks(raws)
+            reads = legacy_reads(raws)
+            retarget, stacks = unthread_with_stacks(raws, reads)
             if retarget:  # (jumps sent elsewhere reach other code)
                 stacks = block_stacks(raws, retarget)
         else:
-            retarget = {}
+            retarget, reads = {}, None
             stacks = block_stacks(raws, retarget)
-        entry = (raws, (retarget, stacks))
+        entry = (raws, (retarget, stacks, reads))
         if cache is not None:
             cache[id(raws)] = entry
     return entry[1]

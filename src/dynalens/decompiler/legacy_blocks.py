@@ -140,10 +140,18 @@ def unthread(raws):
     return unthread_with_stacks(raws)[0]
 
 
-def unthread_with_stacks(raws):
+def legacy_reads(raws):
+    """The indexes of the instructions of ``raws`` whose opname is in :data:`LEGACY_READS`:
+    what the passes of :func:`unthread_with_stacks` and of instructions._LegacyState read,
+    found in one pass over the instructions."""
+    return [k for k, raw in enumerate(raws) if raw.opname in LEGACY_READS]
+
+
+def unthread_with_stacks(raws, reads=None):
     """(retarget, stacks): what :func:`unthread` returns, and the ``block_stacks(raws)`` it
     read (with no jump retargeted, that is also what ``block_stacks(raws, retarget)`` gives:
-    the caller need not walk the control flow again).
+    the caller need not walk the control flow again). ``reads``: :func:`legacy_reads` of
+    ``raws`` where the caller has it.
 
     Undo 3.8/3.9's jump threading where it left a trace: {conditional jump offset: offset
     of the unreachable unconditional jump it was first compiled to}.
@@ -159,8 +167,9 @@ def unthread_with_stacks(raws):
     stacks = block_stacks(raws)
     retarget = {}
     previous = {}
-    # each pass below reads the jumps (and FOR_ITER) alone: their indexes, found once
-    jumps = [k for k, raw in enumerate(raws) if raw.opname in _UNTHREAD_READS]
+    # each pass below reads the jumps (and FOR_ITER, and SETUP_FINALLY) alone: their indexes,
+    # found once (each pass checks the opnames it reads)
+    jumps = reads if reads is not None else legacy_reads(raws)
     absolute = [k for k in jumps if raws[k].opname == "JUMP_ABSOLUTE"]
     conditionals = [k for k in jumps if raws[k].opname in _CONDITIONAL]
     n = len(raws)
@@ -308,7 +317,7 @@ def unthread_with_stacks(raws):
                 or not _leaves_block(raws, k) or raws[k - 1].opname in _UNWINDING:
             continue
         if cleanups is None:
-            cleanups = set(r.argval for r in raws if r.opname == "SETUP_FINALLY")
+            cleanups = set(raws[q].argval for q in jumps if raws[q].opname == "SETUP_FINALLY")
         if raws[k + 1].offset in cleanups:
             retarget[raw.offset] = last_back[raw.argval]
     for k in conditionals:
@@ -354,8 +363,9 @@ def unthread_with_stacks(raws):
 _TERMINAL = frozenset(["RETURN_VALUE", "RAISE_VARARGS", "RERAISE", "JUMP_ABSOLUTE",
                        "JUMP_FORWARD"])
 # what unthread_with_stacks' passes look at
-_UNTHREAD_READS = frozenset(["JUMP_ABSOLUTE", "JUMP_FORWARD", "FOR_ITER", "POP_JUMP_IF_FALSE",
-                             "POP_JUMP_IF_TRUE", "JUMP_IF_NOT_EXC_MATCH"])
+# (and _LegacyState's: the handlers of SETUP_FINALLY)
+LEGACY_READS = frozenset(["JUMP_ABSOLUTE", "JUMP_FORWARD", "FOR_ITER", "POP_JUMP_IF_FALSE",
+                          "POP_JUMP_IF_TRUE", "JUMP_IF_NOT_EXC_MATCH", "SETUP_FINALLY"])
 
 
 def _else_cut_short(raws, k, opener, end, stacks, retarget):
