@@ -435,9 +435,15 @@ class _LegacyState(object):
                     # a named clause's exit after its raise (`except E as e: ... raise`):
                     # only the jump (where the try ends), not the name's cleanup
                     self.reachable[raws[k + 5].offset] = self.reachable[raws[k - 1].offset]
-        self.exit_copies, self.exit_copy_rest = inlined_exits(raws) if PY == (3, 10) else ({}, ())
+        if PY == (3, 10):
+            # (what inlined_exits and _async_for_setups read, found in one pass)
+            picked = [k for k, raw in enumerate(raws) if raw.opname in _EXIT_READS]
+            setups = [raws[k] for k in picked if raws[k].opname == "SETUP_FINALLY"]
+            self.exit_copies, self.exit_copy_rest = inlined_exits(raws, picked)
+        else:
+            self.exit_copies, self.exit_copy_rest = {}, ()
         self.retarget.update(self.exit_copies)
-        self.async_for = _async_for_setups(setups if PY < (3, 10) else raws, raws)
+        self.async_for = _async_for_setups(setups, raws)
         self.assertions = _assertion_loads(raws) if PY < (3, 9) else ()
         self.exception_match = False
         self.rot_four = None
@@ -449,6 +455,10 @@ class _LegacyState(object):
         ``RERAISE``; the recompiled source leaves them again) and ``async for``'s SETUP_FINALLY."""
         return raw.offset not in self.reachable or raw.offset in self.async_for or \
             raw.offset in self.exit_copy_rest
+
+
+# 3.10: what _LegacyState's passes read (inlined_exits' returns and raises, SETUP_FINALLY)
+_EXIT_READS = frozenset(["RETURN_VALUE", "RAISE_VARARGS", "SETUP_FINALLY"])
 
 
 def _else_break_exit(raws, k, reachable, handlers):

@@ -14,7 +14,6 @@ leaves them again).
 
 import dis
 
-from .decode import carried_lines
 
 SETUPS = frozenset(["SETUP_FINALLY", "SETUP_WITH", "SETUP_ASYNC_WITH"])
 # No fall-through after these.
@@ -481,9 +480,10 @@ def _body_jumps_to(raws, opener, k, stacks, retarget):
 _COPY_SIZE = 4  # 3.10's compile.c MAX_COPY_SIZE
 
 
-def inlined_exits(raws):
+def inlined_exits(raws, picked=None):
     """3.10's copies of small exit blocks: ({copy start offset: original start offset},
-    {offsets of the rest of each copy}).
+    {offsets of the rest of each copy}). ``picked``: indexes of ``raws`` that include those of
+    every ``RETURN_VALUE`` and ``RAISE_VARARGS``, where the caller has them.
 
     3.10 replaces an unconditional jump to a block of at most four instructions that ends in
     ``RETURN_VALUE`` or ``RAISE_VARARGS`` by a copy of that block, line numbers included (3.11
@@ -491,14 +491,25 @@ def inlined_exits(raws):
     so and repeats a later run instruction for instruction, line for line, is such a copy: it
     becomes the jump again, to the last run (the block where the source has it).
     """
-    returns = [k for k, raw in enumerate(raws)
-               if raw.opname in ("RETURN_VALUE", "RAISE_VARARGS")]
+    if picked is None:
+        picked = range(len(raws))
+    returns = [k for k in picked if raws[k].opname in ("RETURN_VALUE", "RAISE_VARARGS")]
     starts, rest = {}, set()
     if len(returns) < 2:  # (a copy and its original: most code has no two)
         return starts, rest
-    lines = carried_lines(raw.starts_line for raw in raws)
+    lines = {}  # (the line each instruction compared is on: carried_lines(), as asked)
+
+    def line_of(k):
+        line = lines.get(k, lines)
+        if line is lines:
+            j = k
+            while j >= 0 and raws[j].starts_line is None:
+                j -= 1
+            line = lines[k] = raws[j].starts_line if j >= 0 else None
+        return line
+
     key = lambda k: (raws[k].opname, raws[k].argval if not hasattr(raws[k].argval, "co_code")
-                     else id(raws[k].argval), lines[k])
+                     else id(raws[k].argval), line_of(k))
     for n, r in enumerate(returns):
         best = None
         for r2 in returns[n + 1:]:
