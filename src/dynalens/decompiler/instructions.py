@@ -184,6 +184,9 @@ def instruction_lines(code, instrs):
     entry = cache.get(id(code)) if cache is not None else None
     if entry is not None and entry[0] is code:
         carried_at = entry[1]
+        if carried_at is None:  # (3.8-3.10: worked out here, when asked; see _carried_at)
+            carried_at = _carried_at(raw_instructions(code))
+            cache[id(code)] = (code, carried_at)
         try:
             return [carried_at[ins.offset] for ins in instrs]
         except KeyError:  # (an offset no instruction starts at: by code unit)
@@ -194,6 +197,14 @@ def instruction_lines(code, instrs):
     raws = raw_instructions(code)
     line_at = dict(zip([raw.offset for raw in raws], raw_lines(raws)))
     return [line_at.get(ins.offset) for ins in instrs]
+
+
+def _carried_at(raws):
+    """{offset: line} of every raw instruction, the line carried from the last start (3.8-3.10:
+    normalize() notes only that the code was read, most code objects normalized (verify.py's)
+    never ask their lines)."""
+    return dict(zip([raw.offset for raw in raws],
+                    carried_lines([raw.starts_line for raw in raws])))
 
 
 def _cell_loads(new, code):
@@ -347,7 +358,9 @@ class _LegacyState(object):
 
     def __init__(self, raws):
         retarget, reachable, picked = _legacy_layout_entry(raws)
-        self.retarget, self.reachable = dict(retarget), dict(reachable)  # (changed below)
+        # (changed below: copies; 3.10 changes no reachable offset)
+        self.retarget = dict(retarget)
+        self.reachable = dict(reachable) if PY < (3, 10) else reachable
         if PY < (3, 10):
             # a dead JUMP_FORWARD right after a return, raise, break or continue is the jump
             # over an else branch: it keeps the if/else (elif) shape of the source, and its
@@ -858,8 +871,12 @@ def _normalize_legacy_tuples(code, raws):
     pending = []
     kw_names_pending = []
     legacy = _LegacyState(raws)
-    reachable, async_for, exit_copy_rest = (legacy.reachable, legacy.async_for,
-                                            legacy.exit_copy_rest)
+    # (legacy.skips: the reachable instructions but the async for SETUP_FINALLYs and the
+    # rest of 3.10's copied exits, in one map, each of those sets empty in most code)
+    kept = legacy.reachable
+    if legacy.async_for or legacy.exit_copy_rest:
+        dropped_here = set(legacy.async_for) | set(legacy.exit_copy_rest)
+        kept = {offset: blocks for offset, blocks in kept.items() if offset not in dropped_here}
     retarget = legacy.retarget
     legacy_names = _LEGACY_NAMES
     legacy_offsets = set(legacy.exit_copies) | set(legacy.assertions)
@@ -868,8 +885,6 @@ def _normalize_legacy_tuples(code, raws):
     renamed_here, dropped, binary = _LEGACY_RENAMED_HERE, _DROPPED, _LEGACY_BINARY
     make = object.__new__
     append = out.append
-    carried = None
-    carried_at = {}  # (the line each instruction is on, for instruction_lines: see _CARRIED)
     firsts = []  # (where an idiom of _collapse may start, as _normalize_code notes them)
     only_renamed = _LEGACY_ONLY_RENAMED
     armed = False  # (whether _normalize_legacy may have kept a state for the next one)
@@ -879,10 +894,7 @@ def _normalize_legacy_tuples(code, raws):
     collapse_starts = _COLLAPSE_STARTS
     for raw in raws:
         name, opcode, arg, argval, _, offset, starts, _, jump_target, _, _ = raw
-        if starts is not None:
-            carried = starts
-        carried_at[offset] = carried
-        if offset not in reachable or offset in async_for or offset in exit_copy_rest:
+        if offset not in kept:
             pending.append(offset)
             continue  # (legacy.skips)
         index = len(out)
@@ -947,7 +959,7 @@ def _normalize_legacy_tuples(code, raws):
             raw_jump_targets.append((out[-1], retarget.get(offset, target)))
     cache = shared_cache(_CARRIED)
     if cache is not None:
-        cache[id(code)] = (code, carried_at)
+        cache[id(code)] = (code, None)  # (instruction_lines works the lines out, if asked)
     return _finish_normalize(code, out, offset_to_index, pending, raw_jump_targets, firsts)
 
 
