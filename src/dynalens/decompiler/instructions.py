@@ -184,9 +184,6 @@ def instruction_lines(code, instrs):
     entry = cache.get(id(code)) if cache is not None else None
     if entry is not None and entry[0] is code:
         carried_at = entry[1]
-        if carried_at is None:  # (3.8-3.10: worked out here, when asked; see _carried_at)
-            carried_at = _carried_at(raw_instructions(code))
-            cache[id(code)] = (code, carried_at)
         try:
             return [carried_at[ins.offset] for ins in instrs]
         except KeyError:  # (an offset no instruction starts at: by code unit)
@@ -197,14 +194,6 @@ def instruction_lines(code, instrs):
     raws = raw_instructions(code)
     line_at = dict(zip([raw.offset for raw in raws], raw_lines(raws)))
     return [line_at.get(ins.offset) for ins in instrs]
-
-
-def _carried_at(raws):
-    """{offset: line} of every raw instruction, the line carried from the last start (3.8-3.10:
-    normalize() notes only that the code was read, most code objects normalized (verify.py's)
-    never ask their lines)."""
-    return dict(zip([raw.offset for raw in raws],
-                    carried_lines([raw.starts_line for raw in raws])))
 
 
 def _cell_loads(new, code):
@@ -885,6 +874,8 @@ def _normalize_legacy_tuples(code, raws):
     renamed_here, dropped, binary = _LEGACY_RENAMED_HERE, _DROPPED, _LEGACY_BINARY
     make = object.__new__
     append = out.append
+    carried = None
+    carried_at = {}  # (the line each instruction is on, for instruction_lines: see _CARRIED)
     firsts = []  # (where an idiom of _collapse may start, as _normalize_code notes them)
     only_renamed = _LEGACY_ONLY_RENAMED
     armed = False  # (whether _normalize_legacy may have kept a state for the next one)
@@ -894,6 +885,9 @@ def _normalize_legacy_tuples(code, raws):
     collapse_starts = _COLLAPSE_STARTS
     for raw in raws:
         name, opcode, arg, argval, _, offset, starts, _, jump_target, _, _ = raw
+        if starts is not None:
+            carried = starts
+        carried_at[offset] = carried
         if offset not in kept:
             pending.append(offset)
             continue  # (legacy.skips)
@@ -959,7 +953,7 @@ def _normalize_legacy_tuples(code, raws):
             raw_jump_targets.append((out[-1], retarget.get(offset, target)))
     cache = shared_cache(_CARRIED)
     if cache is not None:
-        cache[id(code)] = (code, None)  # (instruction_lines works the lines out, if asked)
+        cache[id(code)] = (code, carried_at)
     return _finish_normalize(code, out, offset_to_index, pending, raw_jump_targets, firsts)
 
 
