@@ -296,6 +296,8 @@ class _Writer(object):
     # -- expressions -----------------------------------------------------------------------
     def expr(self, node, context=0):
         """``node`` as text, parenthesized when it binds more weakly than ``context``."""
+        if node.__class__ is _NAME:
+            return node.id  # (the most common expression: an atom, never parenthesized)
         method = _EXPRESSION_WRITERS.get(node.__class__)
         if method is None:
             method = _writer_of(node.__class__, "e_", "expression")
@@ -487,6 +489,7 @@ class _Writer(object):
 # written through one; building "e_" + the class name and looking it up each time was most
 # of the cost of the smallest nodes)
 _STATEMENT_WRITERS = {}
+_NAME = ast.Name
 _EXPRESSION_WRITERS = {}
 
 
