@@ -284,6 +284,8 @@ class _Writer(object):
 
     def target(self, node):
         """An assignment / for / with / del target: names, attributes, subscripts, unpacking."""
+        if node.__class__ is _NAME:
+            return node.id  # (the most common: as expr() writes it)
         if isinstance(node, (ast.Tuple, ast.List)):
             inner = ", ".join(self.target(e) for e in node.elts)
             if isinstance(node, ast.List):
@@ -310,6 +312,8 @@ class _Writer(object):
 
     def e_Constant(self, node):
         value = node.value
+        if value.__class__ in _REPR_ATOMS:
+            return repr(value), ATOM  # (most constants: what _constant writes, an atom)
         text = _constant(value)
         if isinstance(value, (int, float, complex)) and not isinstance(value, bool):
             if text.startswith("-") or text.startswith("(") and not isinstance(value, complex):
@@ -490,6 +494,8 @@ class _Writer(object):
 # of the cost of the smallest nodes)
 _STATEMENT_WRITERS = {}
 _NAME = ast.Name
+# constants of these exact types: written as repr() writes them, an atom (see e_Constant)
+_REPR_ATOMS = frozenset([str, bytes, bool, type(None)])
 _EXPRESSION_WRITERS = {}
 
 
