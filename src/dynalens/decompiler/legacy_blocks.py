@@ -41,6 +41,12 @@ def block_stacks(raws, retarget=None):
         # (wordcode, as always on 3.8-3.10: each instruction at twice its index, no look-up
         # tables to build for the walk)
         return _wordcode_block_stacks(raws, retarget)
+    return _indexed_block_stacks(raws, retarget)
+
+
+def _indexed_block_stacks(raws, retarget):
+    """block_stacks() for any offsets: the walk goes by index, through a map of offsets."""
+    count = len(raws)
     offsets = [raw.offset for raw in raws]
     at = dict(zip(offsets, range(len(offsets))))
     stacks = {}
