@@ -148,9 +148,16 @@ def _last_warm_protected(walker, h, start):
     if found is None:
         cold = cold_code(walker)
         found = start
-        for k in range(start, min(h, walker.n)):
-            if k not in cold and any(e.target == h for e in walker.chain(k)):
-                found = k + 1
+        chain = walker.chain
+        for k in range(min(h, walker.n) - 1, start - 1, -1):  # (the last one: from the end)
+            if k not in cold:
+                for e in chain(k):
+                    if e.target == h:
+                        found = k + 1
+                        break
+                else:
+                    continue
+                break
         memo[(h, start)] = found
     return found
 
