@@ -350,8 +350,7 @@ class _LegacyState(object):
         if PY < (3, 10):
             # a dead JUMP_FORWARD right after a return, raise, break or continue is the jump
             # over an else branch: it keeps the if/else (elif) shape of the source, and its
-            # target is where the else ends
-            self.reachable = dict(self.reachable)
+            # target is where the else ends (self.reachable: a copy already, changed here)
             last_back = {}
             # (what the two passes below read: the JUMP_ABSOLUTEs alone)
             absolute = [k for k, raw in enumerate(raws) if raw.opname == "JUMP_ABSOLUTE"]
@@ -1286,7 +1285,7 @@ def _fold_popped_tests(out, jumps, firsts):
                 pop.op == "POP_TOP" and cond.target is not None and cond.target > k + 2 and \
                 cond.target < len(out) and out[cond.target].op == "POP_TOP":
             if targeted is None:
-                targeted = set(ins.target for ins in jumps)
+                targeted = {ins.target for ins in jumps}
             if k + 2 not in targeted and not drop & {k, k + 1, k + 2}:
                 cond.target += 1
                 drop.update((k, k + 2))
@@ -1407,7 +1406,7 @@ def _collapse(out, offset_to_index, jumps, firsts=None):
             ins.argval is None or ins.op != "LOAD_CONST")]
     drop = _fold_popped_tests(out, jumps, firsts)
     expanded = False
-    targeted = set(ins.target for ins in jumps) if PY >= (3, 12) \
+    targeted = {ins.target for ins in jumps} if PY >= (3, 12) \
         else None  # (only 3.12+'s expanded jumps ask)
     if drop:
         firsts = sorted(set(firsts) | drop)

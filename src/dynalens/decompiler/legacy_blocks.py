@@ -38,11 +38,11 @@ def block_stacks(raws, retarget=None):
     """
     retarget = retarget or {}
     offsets = [raw.offset for raw in raws]
-    at = {offset: k for k, offset in enumerate(offsets)}
+    at = dict(zip(offsets, range(len(offsets))))
     stacks = {}
     work = [(0, ())] if raws else []
     count = len(raws)
-    jumps, unconditional = _JUMP_OPCODES, _UNCONDITIONAL
+    kind_of = _BLOCK_KIND.get
     while work:
         k, blocks = work.pop()
         while k < count:
@@ -51,22 +51,38 @@ def block_stacks(raws, retarget=None):
                 break
             stacks[offset] = blocks
             raw = raws[k]
-            name = raw.opname
-            after = blocks
-            if name in SETUPS:
-                work.append((at[raw.argval], blocks))
-                after = blocks + (raw.argval,)
-            elif name == "POP_BLOCK":
-                after = blocks[:-1]
-            elif raw.opcode in jumps:
-                target = retarget.get(offset, raw.argval)
-                if target in at:
-                    work.append((at[target], blocks))
-            if name in unconditional:
-                break
-            blocks = after
+            kind = kind_of(raw.opname)  # (None: on to the next instruction, the most common)
+            if kind is not None:
+                if kind == _SETUP:
+                    work.append((at[raw.argval], blocks))
+                    blocks = blocks + (raw.argval,)
+                elif kind == _POP_BLOCK:
+                    blocks = blocks[:-1]
+                elif kind == _ENDS:
+                    break
+                else:
+                    target = retarget.get(offset, raw.argval)
+                    if target in at:
+                        work.append((at[target], blocks))
+                    if kind == _JUMPS_ONLY:
+                        break
             k += 1
     return stacks
+
+
+# What an instruction does to block_stacks' walk, by opname: opens a block, pops one, may jump
+# (and goes on), only jumps, or ends the path; any other goes on to the next instruction.
+_SETUP, _POP_BLOCK, _MAY_JUMP, _JUMPS_ONLY, _ENDS = range(5)
+_BLOCK_KIND = {}
+for _name, _opcode in dis.opmap.items():
+    if _name in SETUPS:
+        _BLOCK_KIND[_name] = _SETUP
+    elif _name == "POP_BLOCK":
+        _BLOCK_KIND[_name] = _POP_BLOCK
+    elif _opcode in _JUMP_OPCODES:
+        _BLOCK_KIND[_name] = _JUMPS_ONLY if _name in _UNCONDITIONAL else _MAY_JUMP
+    elif _name in _UNCONDITIONAL:
+        _BLOCK_KIND[_name] = _ENDS
 
 
 _CONDITIONAL = frozenset(["POP_JUMP_IF_FALSE", "POP_JUMP_IF_TRUE"])
