@@ -8,15 +8,20 @@ the list/set/dict being built (LIST_APPEND / SET_ADD / MAP_ADD) is the element: 
 Anywhere else these opcodes are what the walker core makes of them.
 """
 
-from .expressions import IterMarker, name
+from ast import Name
+
+from .expressions import LOAD, IterMarker, name
 from .statements import AppendStmt, StatementWalker
 
 
 def op_LOAD_FAST(walker, ins, stack, out):
-    if ins.argval == ".0" and walker.kind == "comprehension":
+    identifier = ins.argval
+    if identifier[:1] != ".":
+        stack.append(Name(identifier, LOAD))  # (name(), written out: the commonest load)
+    elif identifier == ".0" and walker.kind == "comprehension":
         stack.append(IterMarker(name(".0")))
     else:
-        stack.append(name(ins.argval))
+        stack.append(name(identifier))
 
 
 def _element(walker, ins, stack, out, key=False):

@@ -200,6 +200,7 @@ CMPOPS = {
 # One Load context for every node made here, as ast.parse shares one (it has no fields: no
 # node changes it, a node that stores gets an ast.Store() of its own).
 _LOAD = ast.Load()
+LOAD = _LOAD  # (comprehension_bodies.op_LOAD_FAST makes its names without name())
 
 
 def name(identifier, ctx=None):
@@ -305,6 +306,8 @@ class StackMachine(object):
             ins.op if ins is not None else None)
 
     def pop(self, stack, ins, n=1):
+        # (the commonest handlers write this out: `if not stack: fail; stack.pop()`, the
+        # same failure at the same point, without a call per value)
         if len(stack) < n:
             self.fail("stack underflow", ins)
         if n == 1:
@@ -330,7 +333,10 @@ class StackMachine(object):
         stack.append(name(ins.argval))
 
     def _load_global(self, ins, stack, out):
-        node = name(ins.argval)
+        identifier = ins.argval
+        # (name(), written out for the commonest loads: only a compiler-made name, `.x`,
+        # needs its check)
+        node = ast.Name(identifier, _LOAD) if identifier[:1] != "." else name(identifier)
         node._global = True
         stack.append(node)
 
@@ -490,29 +496,45 @@ class StackMachine(object):
         return TypeAliasValue(elts[0].value, lam.body)
 
     def op_COMPARE_OP(self, ins, stack, out):
-        right = self.pop(stack, ins)
-        left = self.pop(stack, ins)
+        if not stack:
+            self.fail("stack underflow", ins)
+        right = stack.pop()
+        if not stack:
+            self.fail("stack underflow", ins)
+        left = stack.pop()
         op = CMPOPS.get(ins.argval)
         if op is None:
             self.fail("unknown comparison %r" % ins.argval, ins)
         stack.append(ast.Compare(left=left, ops=[op()], comparators=[right]))
 
     def op_IS_OP(self, ins, stack, out):
-        right = self.pop(stack, ins)
-        left = self.pop(stack, ins)
+        if not stack:
+            self.fail("stack underflow", ins)
+        right = stack.pop()
+        if not stack:
+            self.fail("stack underflow", ins)
+        left = stack.pop()
         op = ast.IsNot() if ins.arg else ast.Is()
         stack.append(ast.Compare(left=left, ops=[op], comparators=[right]))
 
     def op_CONTAINS_OP(self, ins, stack, out):
-        right = self.pop(stack, ins)
-        left = self.pop(stack, ins)
+        if not stack:
+            self.fail("stack underflow", ins)
+        right = stack.pop()
+        if not stack:
+            self.fail("stack underflow", ins)
+        left = stack.pop()
         op = ast.NotIn() if ins.arg else ast.In()
         stack.append(ast.Compare(left=left, ops=[op], comparators=[right]))
 
     # -- subscripts ------------------------------------------------------------------------
     def op_BINARY_SUBSCR(self, ins, stack, out):
-        index = self.pop(stack, ins)
-        container = self.pop(stack, ins)
+        if not stack:
+            self.fail("stack underflow", ins)
+        index = stack.pop()
+        if not stack:
+            self.fail("stack underflow", ins)
+        container = stack.pop()
         stack.append(ast.Subscript(value=container, slice=self._slice_expr(index), ctx=ast.Load()))
 
     @staticmethod

@@ -1285,7 +1285,9 @@ class StatementWalker(StackMachine):
         out.append(ast.Assign(targets=[target], value=self.value(value, ins), lineno=0))
 
     def _store(self, target, ins, stack, out):
-        value = self.pop(stack, ins)
+        if not stack:
+            self.fail("stack underflow", ins)
+        value = stack.pop()
         if stack and stack[-1] is value and isinstance(target, ast.Name) and isinstance(value, ast.expr) \
                 and not self._next_is_store(ins.index + 1) and \
                 not (out and isinstance(out[-1], ast.Assign) and out[-1].value is value):
@@ -1302,7 +1304,10 @@ class StatementWalker(StackMachine):
         return op.startswith("STORE_") or op in ("COPY", "UNPACK_SEQUENCE", "UNPACK_EX")
 
     def op_STORE_FAST(self, ins, stack, out):
-        group = self._store_group(ins, stack)
+        following = ins.index + 1
+        # (a group is two stores or more: most stores are followed by something else)
+        group = self._store_group(ins, stack) if following < self.n and \
+            self.instrs[following].op == "STORE_FAST" else None
         if group:
             targets, values = group
             out.append(ast.Assign(targets=[ast.Tuple(elts=targets, ctx=ast.Store())],
@@ -1517,7 +1522,9 @@ class StatementWalker(StackMachine):
             stack.append(UnpackSlot(builder, k))
 
     def op_POP_TOP(self, ins, stack, out):
-        value = self.pop(stack, ins)
+        if not stack:
+            self.fail("stack underflow", ins)
+        value = stack.pop()
         if isinstance(value, ImportFromValue) and value.source.fromlist is None:
             return
         if isinstance(value, ImportValue):
@@ -1654,7 +1661,9 @@ class StatementWalker(StackMachine):
         return self._same_code(start, target, length)
 
     def op_RETURN_VALUE(self, ins, stack, out):
-        value = self.pop(stack, ins)
+        if not stack:
+            self.fail("stack underflow", ins)
+        value = stack.pop()
         if self._copied_break(ins):
             out.append(ast.Break())
             return None
