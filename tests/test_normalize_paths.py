@@ -42,3 +42,26 @@ def test_tuple_loops_equal_the_general_loop(monkeypatch):
     general = [_facts(instructions.normalize(code)) for code in codes]
     for code, a, b in zip(codes, fast, general):
         assert a == b, code.co_qualname if sys.version_info >= (3, 11) else code.co_name
+
+
+@pytest.mark.skipif(not (3, 8) <= sys.version_info[:2] <= (3, 10),
+                    reason="the block stack of 3.8-3.10 bytecode")
+def test_wordcode_block_stacks_equal_the_indexed_walk():
+    # block_stacks() walks 3.8-3.10 code by offset (each instruction at twice its index): the
+    # same stacks, in the same order, as the walk through the map of offsets, with and without
+    # the jumps unthread() sends elsewhere
+    from dynalens.decompiler import legacy_blocks
+    compared = retargeted = 0
+    for code in _codes():
+        raws = instructions.raw_instructions(code)
+        retargets = [{}]
+        if sys.version_info < (3, 10):
+            retargets.append(legacy_blocks.unthread(raws))
+        for retarget in retargets:
+            walked = legacy_blocks.block_stacks(raws, retarget)
+            indexed = legacy_blocks._indexed_block_stacks(raws, retarget)
+            assert list(walked.items()) == list(indexed.items()), code.co_name
+            compared += 1
+            retargeted += bool(retarget)
+    assert compared > 500
+    assert retargeted > 0 or sys.version_info >= (3, 10)

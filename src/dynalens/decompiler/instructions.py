@@ -23,7 +23,8 @@ import threading
 
 from . import decode as _decoding
 from .decode import RAW_TUPLES, carried_lines, decode, exception_table, unit_lines
-from .legacy_blocks import block_stacks, inlined_exits, raw_position, unthread_with_stacks
+from .legacy_blocks import (block_stacks, inlined_exits, legacy_reads, raw_position,
+                            unthread_with_stacks)
 
 _UNKNOWN = dis.UNKNOWN if hasattr(dis, "UNKNOWN") else None  # (3.11's unresolved constants)
 
@@ -345,20 +346,24 @@ class _LegacyState(object):
     """What the translation of one 3.8-3.10 instruction needs from the ones before it."""
 
     def __init__(self, raws):
-        retarget, reachable = legacy_layout(raws)
-        self.retarget, self.reachable = dict(retarget), dict(reachable)  # (changed below)
+        retarget, reachable, picked = _legacy_layout_entry(raws)
+        # (changed below: copies; 3.10 changes no reachable offset)
+        self.retarget = dict(retarget)
+        self.reachable = dict(reachable) if PY < (3, 10) else reachable
         if PY < (3, 10):
             # a dead JUMP_FORWARD right after a return, raise, break or continue is the jump
             # over an else branch: it keeps the if/else (elif) shape of the source, and its
             # target is where the else ends (self.reachable: a copy already, changed here)
             last_back = {}
-            # (what the two passes below read: the JUMP_ABSOLUTEs alone)
-            absolute = [k for k, raw in enumerate(raws) if raw.opname == "JUMP_ABSOLUTE"]
+            # (what the passes below read: the JUMP_ABSOLUTEs, and the SETUP_FINALLYs'
+            # handlers; among those unthread_with_stacks read)
+            absolute = [k for k in picked if raws[k].opname == "JUMP_ABSOLUTE"]
+            setups = [raws[k] for k in picked if raws[k].opname == "SETUP_FINALLY"]
             for k in absolute:
                 raw = raws[k]
                 if raw.offset in self.reachable and raw.argval < raw.offset:
                     last_back[raw.argval] = raw.offset
-            handlers = set(raw.argval for raw in raws if raw.opname == "SETUP_FINALLY")
+            handlers = set(raw.argval for raw in setups)
             for k in absolute:
                 if k < 1:
                     continue
@@ -390,7 +395,11 @@ class _LegacyState(object):
                     # exit was threaded to the loop head past it
                     self.reachable[raw.offset] = self.reachable[raws[k - 1].offset]
             sent_to = set(self.retarget.values())
-            for k in range(1, len(raws)):
+            # (only dead instructions change below, and the reachable map only grows: those
+            # dead now, none at all in most code)
+            dead = [k for k, raw in enumerate(raws) if k and raw.offset not in self.reachable] \
+                if len(self.reachable) < len(raws) else ()
+            for k in dead:
                 if raws[k].offset in self.reachable or raws[k - 1].offset not in self.reachable:
                     continue
                 if raws[k].offset in sent_to and raws[k].opname == "JUMP_ABSOLUTE" and \
@@ -428,9 +437,15 @@ class _LegacyState(object):
                     # a named clause's exit after its raise (`except E as e: ... raise`):
                     # only the jump (where the try ends), not the name's cleanup
                     self.reachable[raws[k + 5].offset] = self.reachable[raws[k - 1].offset]
-        self.exit_copies, self.exit_copy_rest = inlined_exits(raws) if PY == (3, 10) else ({}, ())
+        if PY == (3, 10):
+            # (what inlined_exits and _async_for_setups read, found in one pass)
+            picked = [k for k, raw in enumerate(raws) if raw.opname in _EXIT_READS]
+            setups = [raws[k] for k in picked if raws[k].opname == "SETUP_FINALLY"]
+            self.exit_copies, self.exit_copy_rest = inlined_exits(raws, picked)
+        else:
+            self.exit_copies, self.exit_copy_rest = {}, ()
         self.retarget.update(self.exit_copies)
-        self.async_for = _async_for_setups(raws)
+        self.async_for = _async_for_setups(setups, raws)
         self.assertions = _assertion_loads(raws) if PY < (3, 9) else ()
         self.exception_match = False
         self.rot_four = None
@@ -442,6 +457,10 @@ class _LegacyState(object):
         ``RERAISE``; the recompiled source leaves them again) and ``async for``'s SETUP_FINALLY."""
         return raw.offset not in self.reachable or raw.offset in self.async_for or \
             raw.offset in self.exit_copy_rest
+
+
+# 3.10: what _LegacyState's passes read (inlined_exits' returns and raises, SETUP_FINALLY)
+_EXIT_READS = frozenset(["RETURN_VALUE", "RAISE_VARARGS", "SETUP_FINALLY"])
 
 
 def _else_break_exit(raws, k, reachable, handlers):
@@ -570,11 +589,12 @@ def _assertion_loads(raws):
     return found
 
 
-def _async_for_setups(raws):
+def _async_for_setups(candidates, raws):
     """Offsets of the SETUP_FINALLY that opens each 3.8-3.10 ``async for`` step (its handler is
-    END_ASYNC_FOR): dropped, so the loop starts at GET_ANEXT as on 3.11."""
+    END_ASYNC_FOR): dropped, so the loop starts at GET_ANEXT as on 3.11. ``candidates``: the
+    instructions of ``raws`` to look at (all of them, or the SETUP_FINALLYs already found)."""
     found = set()
-    for raw in raws:
+    for raw in candidates:
         if raw.opname == "SETUP_FINALLY":
             k = raw_position(raws, raw.argval)  # (the handler, where an instruction is there)
             if k < len(raws) and raws[k].offset == raw.argval and \
@@ -688,17 +708,23 @@ def legacy_layout(raws):
     block_stacks() with them) for ``raws``, worked out once per list of raw instructions
     within :class:`shared_disassembly` (the instruction pass, the exception regions and the
     dead-return check all need them). Callers must not change either."""
+    return _legacy_layout_entry(raws)[:2]
+
+
+def _legacy_layout_entry(raws):
+    """legacy_layout(), and the legacy_reads() of ``raws`` it read (3.8/3.9; None on 3.10)."""
     cache = shared_cache("legacy layout")
     entry = cache.get(id(raws)) if cache is not None else None
     if entry is None or entry[0] is not raws:
         if PY < (3, 10):
-            retarget, stacks = unthread_with_stacks(raws)
+            reads = legacy_reads(raws)
+            retarget, stacks = unthread_with_stacks(raws, reads)
             if retarget:  # (jumps sent elsewhere reach other code)
                 stacks = block_stacks(raws, retarget)
         else:
-            retarget = {}
+            retarget, reads = {}, None
             stacks = block_stacks(raws, retarget)
-        entry = (raws, (retarget, stacks))
+        entry = (raws, (retarget, stacks, reads))
         if cache is not None:
             cache[id(raws)] = entry
     return entry[1]
@@ -834,8 +860,12 @@ def _normalize_legacy_tuples(code, raws):
     pending = []
     kw_names_pending = []
     legacy = _LegacyState(raws)
-    reachable, async_for, exit_copy_rest = (legacy.reachable, legacy.async_for,
-                                            legacy.exit_copy_rest)
+    # (legacy.skips: the reachable instructions but the async for SETUP_FINALLYs and the
+    # rest of 3.10's copied exits, in one map, each of those sets empty in most code)
+    kept = legacy.reachable
+    if legacy.async_for or legacy.exit_copy_rest:
+        dropped_here = set(legacy.async_for) | set(legacy.exit_copy_rest)
+        kept = {offset: blocks for offset, blocks in kept.items() if offset not in dropped_here}
     retarget = legacy.retarget
     legacy_names = _LEGACY_NAMES
     legacy_offsets = set(legacy.exit_copies) | set(legacy.assertions)
@@ -858,7 +888,7 @@ def _normalize_legacy_tuples(code, raws):
         if starts is not None:
             carried = starts
         carried_at[offset] = carried
-        if offset not in reachable or offset in async_for or offset in exit_copy_rest:
+        if offset not in kept:
             pending.append(offset)
             continue  # (legacy.skips)
         index = len(out)

@@ -14,7 +14,6 @@ leaves them again).
 
 import dis
 
-from .decode import carried_lines
 
 SETUPS = frozenset(["SETUP_FINALLY", "SETUP_WITH", "SETUP_ASYNC_WITH"])
 # No fall-through after these.
@@ -37,11 +36,21 @@ def block_stacks(raws, retarget=None):
     ``retarget`` ({jump offset: target offset}) overrides where jumps go.
     """
     retarget = retarget or {}
+    count = len(raws)
+    if count and raws[-1].offset == 2 * (count - 1) and raws[0].offset == 0:
+        # (wordcode, as always on 3.8-3.10: each instruction at twice its index, no look-up
+        # tables to build for the walk)
+        return _wordcode_block_stacks(raws, retarget)
+    return _indexed_block_stacks(raws, retarget)
+
+
+def _indexed_block_stacks(raws, retarget):
+    """block_stacks() for any offsets: the walk goes by index, through a map of offsets."""
+    count = len(raws)
     offsets = [raw.offset for raw in raws]
     at = dict(zip(offsets, range(len(offsets))))
     stacks = {}
     work = [(0, ())] if raws else []
-    count = len(raws)
     kind_of = _BLOCK_KIND.get
     while work:
         k, blocks = work.pop()
@@ -67,6 +76,42 @@ def block_stacks(raws, retarget=None):
                     if kind == _JUMPS_ONLY:
                         break
             k += 1
+    return stacks
+
+
+def _wordcode_block_stacks(raws, retarget):
+    """block_stacks() for instructions each at twice its index (offsets 0, 2, 4, ...: the
+    first at 0, the last at twice its index, offsets growing by at least 2)."""
+    stacks = {}
+    work = [(0, ())]
+    end = 2 * len(raws)
+    kind_of = _BLOCK_KIND.get
+    while work:
+        offset, blocks = work.pop()
+        while offset < end:
+            if offset in stacks:
+                break
+            stacks[offset] = blocks
+            raw = raws[offset >> 1]
+            kind = kind_of(raw.opname)  # (None: on to the next instruction, the most common)
+            if kind is not None:
+                if kind == _SETUP:
+                    handler = raw.argval
+                    if handler & 1 or not 0 <= handler < end:
+                        raise KeyError(handler)  # (as block_stacks' look-up)
+                    work.append((handler, blocks))
+                    blocks = blocks + (handler,)
+                elif kind == _POP_BLOCK:
+                    blocks = blocks[:-1]
+                elif kind == _ENDS:
+                    break
+                else:
+                    target = retarget.get(offset, raw.argval)
+                    if not target & 1 and 0 <= target < end:
+                        work.append((target, blocks))
+                    if kind == _JUMPS_ONLY:
+                        break
+            offset += 2
     return stacks
 
 
@@ -100,10 +145,18 @@ def unthread(raws):
     return unthread_with_stacks(raws)[0]
 
 
-def unthread_with_stacks(raws):
+def legacy_reads(raws):
+    """The indexes of the instructions of ``raws`` whose opname is in :data:`LEGACY_READS`:
+    what the passes of :func:`unthread_with_stacks` and of instructions._LegacyState read,
+    found in one pass over the instructions."""
+    return [k for k, raw in enumerate(raws) if raw.opname in LEGACY_READS]
+
+
+def unthread_with_stacks(raws, reads=None):
     """(retarget, stacks): what :func:`unthread` returns, and the ``block_stacks(raws)`` it
     read (with no jump retargeted, that is also what ``block_stacks(raws, retarget)`` gives:
-    the caller need not walk the control flow again).
+    the caller need not walk the control flow again). ``reads``: :func:`legacy_reads` of
+    ``raws`` where the caller has it.
 
     Undo 3.8/3.9's jump threading where it left a trace: {conditional jump offset: offset
     of the unreachable unconditional jump it was first compiled to}.
@@ -119,8 +172,9 @@ def unthread_with_stacks(raws):
     stacks = block_stacks(raws)
     retarget = {}
     previous = {}
-    # each pass below reads the jumps (and FOR_ITER) alone: their indexes, found once
-    jumps = [k for k, raw in enumerate(raws) if raw.opname in _UNTHREAD_READS]
+    # each pass below reads the jumps (and FOR_ITER, and SETUP_FINALLY) alone: their indexes,
+    # found once (each pass checks the opnames it reads)
+    jumps = reads if reads is not None else legacy_reads(raws)
     absolute = [k for k in jumps if raws[k].opname == "JUMP_ABSOLUTE"]
     conditionals = [k for k in jumps if raws[k].opname in _CONDITIONAL]
     n = len(raws)
@@ -268,7 +322,7 @@ def unthread_with_stacks(raws):
                 or not _leaves_block(raws, k) or raws[k - 1].opname in _UNWINDING:
             continue
         if cleanups is None:
-            cleanups = set(r.argval for r in raws if r.opname == "SETUP_FINALLY")
+            cleanups = set(raws[q].argval for q in jumps if raws[q].opname == "SETUP_FINALLY")
         if raws[k + 1].offset in cleanups:
             retarget[raw.offset] = last_back[raw.argval]
     for k in conditionals:
@@ -314,8 +368,9 @@ def unthread_with_stacks(raws):
 _TERMINAL = frozenset(["RETURN_VALUE", "RAISE_VARARGS", "RERAISE", "JUMP_ABSOLUTE",
                        "JUMP_FORWARD"])
 # what unthread_with_stacks' passes look at
-_UNTHREAD_READS = frozenset(["JUMP_ABSOLUTE", "JUMP_FORWARD", "FOR_ITER", "POP_JUMP_IF_FALSE",
-                             "POP_JUMP_IF_TRUE", "JUMP_IF_NOT_EXC_MATCH"])
+# (and _LegacyState's: the handlers of SETUP_FINALLY)
+LEGACY_READS = frozenset(["JUMP_ABSOLUTE", "JUMP_FORWARD", "FOR_ITER", "POP_JUMP_IF_FALSE",
+                          "POP_JUMP_IF_TRUE", "JUMP_IF_NOT_EXC_MATCH", "SETUP_FINALLY"])
 
 
 def _else_cut_short(raws, k, opener, end, stacks, retarget):
@@ -431,9 +486,10 @@ def _body_jumps_to(raws, opener, k, stacks, retarget):
 _COPY_SIZE = 4  # 3.10's compile.c MAX_COPY_SIZE
 
 
-def inlined_exits(raws):
+def inlined_exits(raws, picked=None):
     """3.10's copies of small exit blocks: ({copy start offset: original start offset},
-    {offsets of the rest of each copy}).
+    {offsets of the rest of each copy}). ``picked``: indexes of ``raws`` that include those of
+    every ``RETURN_VALUE`` and ``RAISE_VARARGS``, where the caller has them.
 
     3.10 replaces an unconditional jump to a block of at most four instructions that ends in
     ``RETURN_VALUE`` or ``RAISE_VARARGS`` by a copy of that block, line numbers included (3.11
@@ -441,14 +497,25 @@ def inlined_exits(raws):
     so and repeats a later run instruction for instruction, line for line, is such a copy: it
     becomes the jump again, to the last run (the block where the source has it).
     """
-    returns = [k for k, raw in enumerate(raws)
-               if raw.opname in ("RETURN_VALUE", "RAISE_VARARGS")]
+    if picked is None:
+        picked = range(len(raws))
+    returns = [k for k in picked if raws[k].opname in ("RETURN_VALUE", "RAISE_VARARGS")]
     starts, rest = {}, set()
     if len(returns) < 2:  # (a copy and its original: most code has no two)
         return starts, rest
-    lines = carried_lines(raw.starts_line for raw in raws)
+    lines = {}  # (the line each instruction compared is on: carried_lines(), as asked)
+
+    def line_of(k):
+        line = lines.get(k, lines)
+        if line is lines:
+            j = k
+            while j >= 0 and raws[j].starts_line is None:
+                j -= 1
+            line = lines[k] = raws[j].starts_line if j >= 0 else None
+        return line
+
     key = lambda k: (raws[k].opname, raws[k].argval if not hasattr(raws[k].argval, "co_code")
-                     else id(raws[k].argval), lines[k])
+                     else id(raws[k].argval), line_of(k))
     for n, r in enumerate(returns):
         best = None
         for r2 in returns[n + 1:]:

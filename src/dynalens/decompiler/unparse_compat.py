@@ -284,6 +284,8 @@ class _Writer(object):
 
     def target(self, node):
         """An assignment / for / with / del target: names, attributes, subscripts, unpacking."""
+        if node.__class__ is _NAME:
+            return node.id  # (the most common: as expr() writes it)
         if isinstance(node, (ast.Tuple, ast.List)):
             inner = ", ".join(self.target(e) for e in node.elts)
             if isinstance(node, ast.List):
@@ -296,6 +298,8 @@ class _Writer(object):
     # -- expressions -----------------------------------------------------------------------
     def expr(self, node, context=0):
         """``node`` as text, parenthesized when it binds more weakly than ``context``."""
+        if node.__class__ is _NAME:
+            return node.id  # (the most common expression: an atom, never parenthesized)
         method = _EXPRESSION_WRITERS.get(node.__class__)
         if method is None:
             method = _writer_of(node.__class__, "e_", "expression")
@@ -308,6 +312,8 @@ class _Writer(object):
 
     def e_Constant(self, node):
         value = node.value
+        if value.__class__ in _REPR_ATOMS:
+            return repr(value), ATOM  # (most constants: what _constant writes, an atom)
         text = _constant(value)
         if isinstance(value, (int, float, complex)) and not isinstance(value, bool):
             if text.startswith("-") or text.startswith("(") and not isinstance(value, complex):
@@ -487,6 +493,9 @@ class _Writer(object):
 # written through one; building "e_" + the class name and looking it up each time was most
 # of the cost of the smallest nodes)
 _STATEMENT_WRITERS = {}
+_NAME = ast.Name
+# constants of these exact types: written as repr() writes them, an atom (see e_Constant)
+_REPR_ATOMS = frozenset([str, bytes, bool, type(None)])
 _EXPRESSION_WRITERS = {}
 
 
