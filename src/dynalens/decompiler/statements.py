@@ -106,6 +106,7 @@ def _made_or(node, default):
 # the last instruction of an exit block that flowgraph.c copies into the jumps to it
 _COPIED_EXITS = frozenset(["RETURN_VALUE", "RAISE_VARARGS"])
 _SAME_AS_REPR = frozenset([str, int, bool, bytes, type(None)])
+_CODE_TYPE = type((lambda: None).__code__)  # (types.CodeType; final: no subclass)
 
 
 class ExitBlocks(object):
@@ -249,13 +250,15 @@ class ExitBlocks(object):
                 before is not None and before.op == "LOAD_CONST" and before.argval is None)
             for k in range(q - 1, max(-1, q - self.MAX_LENGTH), -1):
                 ins = instrs[k]
-                if ins.op not in key_ops or ins.op == "RETURN_VALUE" or \
-                        hasattr(ins.argval, "co_code"):
+                op = ins.op
+                if op not in key_ops or op == "RETURN_VALUE":
                     break
                 value = ins.argval
                 kind = type(value)
+                if kind is _CODE_TYPE:  # (a code object loaded; the type, not a failed hasattr)
+                    break
                 # equal values of these types are equal reprs (not floats: 0.0 == -0.0)
-                run = ((ins.op, kind, value if kind in _SAME_AS_REPR else repr(value)),) + run
+                run = ((op, kind, value if kind in _SAME_AS_REPR else repr(value)),) + run
                 if ins.line is not None:
                     line = ins.line  # the first line of the run [k, q]
                 keys[k] = run + ((last + (line,) if lined and line is not None else last),)
