@@ -70,14 +70,16 @@ def warm_code(instrs):
     n = len(instrs)
     seen = bytearray(n)
     todo = [0] if n else []
+    pop, push, no_fallthrough = todo.pop, todo.append, _NO_FALLTHROUGH
     while todo:
-        k = todo.pop()
+        k = pop()
         while k < n and not seen[k]:
             seen[k] = 1
             ins = instrs[k]
-            if ins.target is not None and ins.target < n:
-                todo.append(ins.target)
-            if ins.op in _NO_FALLTHROUGH:
+            target = ins.target
+            if target is not None and target < n:
+                push(target)
+            if ins.op in no_fallthrough:
                 break
             k += 1
     return seen
@@ -179,18 +181,27 @@ def _enclosed_in_moved(moves, segments, entries, in_place=()):
         kept = []
         for move in moves:
             start, stop = move[:2]
-            related = set()
-            for e in entries:
-                if e.start < stop and e.end > start and not start <= e.target < stop:
-                    related.add(e.target)  # protects this segment
-                if e.target == start:
-                    related.update(s for s, t in segments.items()
-                                   if e.start < t and e.end > s and s != start)
-            if all(h in where for h in related if h in segments):
+            if _all_related_move(start, stop, entries, segments, where):
                 kept.append(move)
         if len(kept) == len(moves):
             return kept
         moves = kept
+
+
+def _all_related_move(start, stop, entries, segments, where):
+    """Whether every handler segment related to the segment [start, stop) is in ``where``:
+    the handlers that protect it, and the segments its own handler protects (the first one
+    that is not ends the search)."""
+    for e in entries:
+        target = e.target
+        if e.start < stop and e.end > start and not start <= target < stop and \
+                target in segments and target not in where:
+            return False  # (protects this segment)
+        if target == start:
+            for s, t in segments.items():
+                if e.start < t and e.end > s and s != start and s not in where:
+                    return False
+    return True
 
 
 def _statement_end(instrs, region, warm_end, join):
@@ -380,10 +391,14 @@ def reorder(instrs, entries, moves, reuse=False):
             dropped[stop - 1] = join
     landing = {}  # join -> the jump to it added in front of its segment
     order = []
-    for k in range(len(instrs)):
-        if k in moved:
-            continue
-        for start, stop in at_join.get(k, ()):
+    n = len(instrs)
+    done = 0  # the instructions before it are in order, those not moved in their place
+    for k in sorted(at_join):
+        if not 0 <= k < n or k in moved:
+            continue  # (no place to go back to)
+        order.extend([j for j in range(done, k) if j not in moved])
+        done = k
+        for start, stop in at_join[k]:
             if order and not isinstance(order[-1], NewJump) and (
                     instrs[order[-1]].op not in _NO_FALLTHROUGH or k in loop_exits.values()):
                 # (a loop in the statement exits to the jump over its handler, as before
@@ -391,6 +406,6 @@ def reorder(instrs, entries, moves, reuse=False):
                 landing[k] = NewJump(k, order[-1], k)
                 order.append(landing[k])
             order.extend(j for j in range(start, stop) if j not in dropped)
-        order.append(k)
+    order.extend([j for j in range(done, n) if j not in moved])
     retarget = dict((k, landing[join]) for k, join in loop_exits.items() if join in landing)
     return apply_order(instrs, entries, order, dropped, retarget, reuse)

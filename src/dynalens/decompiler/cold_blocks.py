@@ -8,7 +8,6 @@ end; the blocks with no statement form at all are listed here once per code obje
 """
 
 import itertools
-import operator
 
 from .block_order import _NO_FALLTHROUGH, warm_code
 from .instructions import POP_JUMPS
@@ -52,7 +51,11 @@ def exception_only_code(instrs):
     reaches from the start: the handlers and cleanups of the exception table (the
     complement of block_order.warm_code)."""
     seen = warm_code(instrs)
-    return set(itertools.compress(range(len(seen)), map(operator.not_, seen)))  # (in C)
+    return set(itertools.compress(range(len(seen)), seen.translate(_NOT)))  # (in C)
+
+
+# warm_code's bytes turned over: 1 where it has 0 (the cold indexes), 0 where it has 1
+_NOT = bytes([1, 0]) + bytes(254)
 
 
 # ``try`` and ``with`` whose handlers 3.12+ moved past the code that follows them.
@@ -148,9 +151,16 @@ def _last_warm_protected(walker, h, start):
     if found is None:
         cold = cold_code(walker)
         found = start
-        for k in range(start, min(h, walker.n)):
-            if k not in cold and any(e.target == h for e in walker.chain(k)):
-                found = k + 1
+        chain = walker.chain
+        for k in range(min(h, walker.n) - 1, start - 1, -1):  # (the last one: from the end)
+            if k not in cold:
+                for e in chain(k):
+                    if e.target == h:
+                        found = k + 1
+                        break
+                else:
+                    continue
+                break
         memo[(h, start)] = found
     return found
 

@@ -37,55 +37,71 @@ def apply_order(instrs, entries, order, redirect=None, retarget=None, reuse=Fals
         start, end = max(e.start, 0), min(e.end, n)
         if start < end:
             handler[start:end] = [(e.target, e.depth, e.lasti)] * (end - start)
-    position_of = {}  # old index -> new position
+    count = len(order)
+    # old index -> new position (one left out of ``order`` keeps its own index as before)
+    position_of = list(range(n))
     added = {}        # id(NewJump) -> new position
     for position, item in enumerate(order):
-        if isinstance(item, NewJump):
+        if item.__class__ is NewJump:
             added[id(item)] = position
         else:
             position_of[item] = position
+    redirect = redirect or {}
 
     def new_index(old):
-        while old in (redirect or ()):
+        while old in redirect:
             old = redirect[old]
             if isinstance(old, NewJump):
                 return added[id(old)]
-        return position_of.get(old, len(order) if old >= n else old)
+        if 0 <= old < n:
+            return position_of[old]
+        return count if old >= n else old
 
+    new_jump = NewJump
+    handlers = [handler[item] if item.__class__ is not new_jump else
+                None if item.handler_of is None else handler[item.handler_of]
+                for item in order]
+    origin = [item if item.__class__ is not new_jump else None for item in order]
     result = []
-    handlers = []
-    origin = []
+    append = result.append
     for position, item in enumerate(order):
-        if isinstance(item, NewJump):
+        if item.__class__ is new_jump:
             like = instrs[item.like]
             ins = Instr("JUMP", None, None, like.offset, like.line)
             ins.target = new_index(item.target)
-            handlers.append(None if item.handler_of is None else handler[item.handler_of])
-            origin.append(None)
         else:
             old = instrs[item]
             target, original_target = old.target, old.original_target
             if reuse:
+                # (the old jump fields are replaced below where they were set, and stay
+                # None where they were None)
                 ins = old
-                ins.target = ins.original_target = None
                 ins.is_target = False
             else:
                 ins = Instr(old.op, old.arg, old.argval, old.offset, old.line)
             if retarget and item in retarget:
                 ins.target = added[id(retarget[item])]
             elif target is not None:
-                ins.target = new_index(target)
+                ins.target = position_of[target] if 0 <= target < n and \
+                    target not in redirect else new_index(target)
             if original_target is not None:
                 ins.original_target = new_index(original_target)
-            handlers.append(handler[item])
-            origin.append(item)
         ins.index = position
-        result.append(ins)
+        append(ins)
     for ins in result:
-        if ins.target is not None and ins.target < len(result):
-            result[ins.target].is_target = True
+        target = ins.target
+        if target is not None and target < count:
+            result[target].is_target = True
     new_entries = []
+    previous = None  # the handler of the position before: the last entry ends there
     for position, where in enumerate(handlers):
+        if where is previous:
+            # (one old entry's positions share one tuple: the entry made for the position
+            # before goes on; None, no handler, goes on without one)
+            if where is not None:
+                new_entries[-1].end = position + 1
+            continue
+        previous = where
         if where is None:
             continue
         target = new_index(where[0])

@@ -54,7 +54,7 @@ def _block(stmts, nops, top=False, after=()):
         if isinstance(stmt, _LOOPS):
             exit_run = _exit_after(following)
             if exit_run:
-                _breaks(stmt, exit_run, _line(exit_run[0]))
+                _breaks(stmt, exit_run, None)
             elif k + 1 == len(stmts) and top and _endless(stmt):
                 exit_run = _copied_exit(stmt, nops)
                 if exit_run:
@@ -78,11 +78,18 @@ def _exit_after(after):
 
 def _breaks(loop, exit_run, exit_line):
     """Each run of statements ending a block of ``loop``'s body that copies ``exit_run``
-    (same code, starting on the same line) becomes ``break``."""
-    if exit_line is None:
+    (same code, starting on the same line) becomes ``break``. ``exit_line``: the line of
+    ``exit_run``, None to work it out here, only where the body has a block ending in a
+    return (most loops have none, and the line is a walk of the statement)."""
+    candidates = _candidates(loop.body)
+    if not candidates:
         return
+    if exit_line is None:
+        exit_line = _line(exit_run[0])
+        if exit_line is None:
+            return
     count = len(exit_run)
-    for block, _ in _candidates(loop.body):
+    for block, _ in candidates:
         run = block[-count:]
         if len(run) == count and _line(run[0]) == exit_line and _same(run, exit_run):
             block[-count:] = [ast.copy_location(ast.Break(), run[0])]
