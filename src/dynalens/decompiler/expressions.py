@@ -325,7 +325,10 @@ class StackMachine(object):
     # -- loads -----------------------------------------------------------------------------
     def op_LOAD_CONST(self, ins, stack, out):
         value = ins.argval
-        if hasattr(value, "co_code"):
+        kind = value.__class__
+        if kind in _PLAIN_CONSTANTS or kind is int and value >= 0:
+            stack.append(ast.Constant(value))  # (const()'s first case, without the call)
+        elif hasattr(value, "co_code"):
             stack.append(CodeConst(value))
         else:
             stack.append(const(value))
@@ -931,8 +934,11 @@ class StackMachine(object):
             args[0].decorators.insert(0, func)
             stack.append(args[0])
             return
-        func = self.value(func, ins)
-        args = [self.value(a, ins) for a in args]
+        # (value(), whose first case, a node, is nearly every argument, asked only of others)
+        node_type = ast.AST
+        if not isinstance(func, node_type):
+            func = self.value(func, ins)
+        args = [a if isinstance(a, node_type) else self.value(a, ins) for a in args]
         for kw in keywords:
             kw.value = self.value(kw.value, ins)
         stack.append(ast.Call(func, args, keywords))
