@@ -50,6 +50,31 @@ def test_a_chain_runs_its_steps_until_one_does_the_work():
         chain(declines)("walker", 1)
 
 
+def test_a_chain_of_four_argument_steps_passes_each_its_arguments():
+    # (the store chain's form: its steps are called with the arguments spelled out)
+    calls = []
+
+    def declines(walker, target, value, out, ins):
+        calls.append(("declines", walker, target, value, out, ins))
+        return DECLINE
+
+    def works(walker, target, value, out, ins):
+        calls.append(("works", walker, target, value, out, ins))
+        return (target, value)
+
+    assert chain(declines, works)("walker", "t", "v", "o", "i") == ("t", "v")
+    assert calls == [("declines", "walker", "t", "v", "o", "i"),
+                     ("works", "walker", "t", "v", "o", "i")]
+    with pytest.raises(AssertionError):
+        chain(declines)("walker", 1, 2, 3, 4)
+
+    def takes_a_default(walker, target, value, out, ins=None):
+        return ins
+
+    # a step with a default keeps the general form: the default still applies
+    assert chain(takes_a_default)("walker", 1, 2, 3) is None
+
+
 def test_stores_and_structure_points_are_in_the_written_order():
     assert [step.__name__ for step in STRUCTURE_POINTS] == [
         "try_here", "tested_while_here", "while_true_here", "enclosed_tested_while_here"]

@@ -53,7 +53,7 @@ def negate(expr):
         op = flip.get(type(expr.ops[0]))
         if op is not None:
             return ast.Compare(left=expr.left, ops=[op()], comparators=expr.comparators)
-    return ast.UnaryOp(op=ast.Not(), operand=expr)
+    return ast.UnaryOp(ast.Not(), expr)  # (positional: cheaper than keywords)
 
 
 def _holds_folding_not(expr):
@@ -1086,7 +1086,7 @@ def if_statement(walker, test, true, false, stack, out, ins):
         body_end = end
     if _merge_stacks(walker, stack, out, ins, [(body, body_stack), (orelse, else_stack)]):
         return if_statement(walker, test, true, false, stack, out, ins)
-    node = ast.If(test=test, body=body or [ast.Pass()], orelse=orelse)
+    node = ast.If(test, body or [ast.Pass()], orelse)
     if PROFILE.keeps_dead_code and not orelse and true < body_end and \
             walker.instrs[body_end - 1].op in _ELSE_JUMP_KEPT:
         # (read by legacy_structure.else_for_dead_return: an else was flattened after it)
@@ -1338,11 +1338,13 @@ def _merge_stacks(walker, stack, out, ins, branches):
     value goes into a temporary before the ``if`` (returns True: walk the branches again)
     and each branch assigns the temporaries it changes at its end.
     """
+    depth = len(stack)
     for _, bs in branches:
-        if len(bs) != len(stack) or not all(map(operator.is_, bs, stack)):
+        if len(bs) != depth or (depth and not all(map(operator.is_, bs, stack))):
             break
     else:
-        return False  # (every branch leaves the stack it was given: nearly every if)
+        return False  # (every branch leaves the stack it was given: nearly every if; most
+        # often an empty one, which needs no comparison)
     live = [(stmts, bs) for stmts, bs in branches
             if not (stmts and isinstance(stmts[-1], _TERMINAL_STATEMENTS)) and
             not _left_handler(stack, bs)]

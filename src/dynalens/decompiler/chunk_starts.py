@@ -108,6 +108,7 @@ def cannot_start(walker, k, stack, limit):
     if limit > walker.n:
         return False  # (past the end the walk would not stop)
     handler_name, copies = ctx.handler_name, ctx.finally_copies
+    skipping = handler_name or copies  # (asked once, not at every instruction)
     for value in reversed(stack):
         # the walk numbers the values it finds unnumbered on top of the stack (_made): a
         # trial does that too, and a look ahead must leave things as the trial would
@@ -127,10 +128,12 @@ def cannot_start(walker, k, stack, limit):
         action = actions.get(ins.op)
         if action is None or j in detached or j in cleanups:
             return False  # (conditional jumps are never audited: the trial decides)
-        if (handler_name or copies) and _skipped(walker, j, handler_name, copies):
+        if skipping and _skipped(walker, j, handler_name, copies):
             return False
         if action == _LOAD:
-            loaded = "AssertionError" if ins.op == "LOAD_ASSERTION_ERROR" else str(ins.argval)
+            loaded = ins.argval
+            if loaded.__class__ is not str:
+                loaded = "AssertionError" if ins.op == "LOAD_ASSERTION_ERROR" else str(loaded)
             if loaded[:1] == ".":
                 return False  # (a compiler-made name: the walk fails there, or marks .0)
             model.append(_NAME + loaded)

@@ -220,7 +220,8 @@ _PLAIN_CONSTANTS = frozenset([str, bytes, bool, type(None)])  # written as they 
 def const(value):
     kind = type(value)
     if kind in _PLAIN_CONSTANTS or kind is int and value >= 0:
-        return ast.Constant(value=value)  # (most constants: none of the cases below)
+        return ast.Constant(value)  # (most constants: none of the cases below; positional:
+        # a third cheaper than the keyword, as for every node made per instruction here)
     if isinstance(value, frozenset):
         if not value:
             return ast.Call(func=name("frozenset"), args=[], keywords=[])
@@ -324,7 +325,10 @@ class StackMachine(object):
     # -- loads -----------------------------------------------------------------------------
     def op_LOAD_CONST(self, ins, stack, out):
         value = ins.argval
-        if hasattr(value, "co_code"):
+        kind = value.__class__
+        if kind in _PLAIN_CONSTANTS or kind is int and value >= 0:
+            stack.append(ast.Constant(value))  # (const()'s first case, without the call)
+        elif hasattr(value, "co_code"):
             stack.append(CodeConst(value))
         else:
             stack.append(const(value))
@@ -456,11 +460,11 @@ class StackMachine(object):
         op = BINOPS.get(symbol)
         if op is None:
             self.fail("unknown binary operator %r" % symbol, ins)
-        stack.append(ast.BinOp(left=left, op=op(), right=right))
+        stack.append(ast.BinOp(left, op(), right))
 
     def _unary(op):
         def handler(self, ins, stack, out):
-            stack.append(ast.UnaryOp(op=op(), operand=self.pop(stack, ins)))
+            stack.append(ast.UnaryOp(op(), self.pop(stack, ins)))
         return handler
 
     op_UNARY_NEGATIVE = _unary(ast.USub)
@@ -505,7 +509,7 @@ class StackMachine(object):
         op = CMPOPS.get(ins.argval)
         if op is None:
             self.fail("unknown comparison %r" % ins.argval, ins)
-        stack.append(ast.Compare(left=left, ops=[op()], comparators=[right]))
+        stack.append(ast.Compare(left, [op()], [right]))
 
     def op_IS_OP(self, ins, stack, out):
         if not stack:
@@ -515,7 +519,7 @@ class StackMachine(object):
             self.fail("stack underflow", ins)
         left = stack.pop()
         op = ast.IsNot() if ins.arg else ast.Is()
-        stack.append(ast.Compare(left=left, ops=[op], comparators=[right]))
+        stack.append(ast.Compare(left, [op], [right]))
 
     def op_CONTAINS_OP(self, ins, stack, out):
         if not stack:
@@ -525,7 +529,7 @@ class StackMachine(object):
             self.fail("stack underflow", ins)
         left = stack.pop()
         op = ast.NotIn() if ins.arg else ast.In()
-        stack.append(ast.Compare(left=left, ops=[op], comparators=[right]))
+        stack.append(ast.Compare(left, [op], [right]))
 
     # -- subscripts ------------------------------------------------------------------------
     def op_BINARY_SUBSCR(self, ins, stack, out):
@@ -535,7 +539,7 @@ class StackMachine(object):
         if not stack:
             self.fail("stack underflow", ins)
         container = stack.pop()
-        stack.append(ast.Subscript(value=container, slice=self._slice_expr(index), ctx=ast.Load()))
+        stack.append(ast.Subscript(container, self._slice_expr(index), _LOAD))
 
     @staticmethod
     def _slice_expr(index):
@@ -572,10 +576,10 @@ class StackMachine(object):
 
     # -- containers ------------------------------------------------------------------------
     def op_BUILD_TUPLE(self, ins, stack, out):
-        stack.append(ast.Tuple(elts=self._elements(stack, ins, ins.argval), ctx=ast.Load()))
+        stack.append(ast.Tuple(self._elements(stack, ins, ins.argval), _LOAD))
 
     def op_BUILD_LIST(self, ins, stack, out):
-        stack.append(ast.List(elts=self._elements(stack, ins, ins.argval), ctx=ast.Load()))
+        stack.append(ast.List(self._elements(stack, ins, ins.argval), _LOAD))
         stack[-1]._owner = self.walk_serial
 
     def op_BUILD_SET(self, ins, stack, out):
@@ -604,7 +608,7 @@ class StackMachine(object):
 
     def op_BUILD_MAP(self, ins, stack, out):
         flat = self._elements(stack, ins, 2 * ins.argval)
-        stack.append(ast.Dict(keys=flat[0::2], values=flat[1::2]))
+        stack.append(ast.Dict(flat[0::2], flat[1::2]))
         stack[-1]._owner = self.walk_serial
 
     def op_BUILD_CONST_KEY_MAP(self, ins, stack, out):
@@ -930,8 +934,11 @@ class StackMachine(object):
             args[0].decorators.insert(0, func)
             stack.append(args[0])
             return
-        func = self.value(func, ins)
-        args = [self.value(a, ins) for a in args]
+        # (value(), whose first case, a node, is nearly every argument, asked only of others)
+        node_type = ast.AST
+        if not isinstance(func, node_type):
+            func = self.value(func, ins)
+        args = [a if isinstance(a, node_type) else self.value(a, ins) for a in args]
         for kw in keywords:
             kw.value = self.value(kw.value, ins)
         stack.append(ast.Call(func, args, keywords))

@@ -24,7 +24,7 @@ unparser (``INLINE_BODY``, fast_unparse.py).
 
 import ast
 
-from .emit import child_nodes, statement_blocks
+from .emit import statement_blocks
 from .line_breaks import INLINE_BODY
 from .decode import holds_nop, nop_lines
 from .instructions import raw_instructions, raw_lines
@@ -34,6 +34,11 @@ _OWN_NOPS = (ast.Pass, ast.Break, ast.Continue, ast.While, ast.Try, ast.Function
              ast.AsyncFunctionDef, ast.ClassDef) + tuple(
                  getattr(ast, name) for name in ("TryStar",) if hasattr(ast, name))
 
+
+# statements that hold no block of statements (and are no try)
+_BLOCKLESS = frozenset([ast.Expr, ast.Return, ast.Assign, ast.AugAssign, ast.AnnAssign,
+                        ast.Raise, ast.Delete, ast.Import, ast.ImportFrom, ast.Global,
+                        ast.Nonlocal, ast.Assert, ast.Pass, ast.Break, ast.Continue])
 
 # statements a `try:` line may hold as its whole body
 _SIMPLE = (ast.Expr, ast.Return, ast.Assign, ast.AugAssign, ast.AnnAssign, ast.Raise,
@@ -142,14 +147,15 @@ def _block(stmts, low, free, nops, lines=None):
     lines = lines or _Lines()
     previous = low
     for k, stmt in enumerate(stmts):
-        for block, header in _inner(stmt, lines):
-            _block(block, header, free, nops, lines)
-        if isinstance(stmt, ast.Try) and len(stmt.body) == 1 and \
-                isinstance(stmt.body[0], _SIMPLE) and previous is not None:
-            start = lines.of(stmt.body[0])[0]
-            if start is not None and start > previous and \
-                    not nops.any_between(previous, start):
-                setattr(stmt, INLINE_BODY, True)
+        if stmt.__class__ not in _BLOCKLESS:  # (most statements: no block, not a try)
+            for block, header in _inner(stmt, lines):
+                _block(block, header, free, nops, lines)
+            if isinstance(stmt, ast.Try) and len(stmt.body) == 1 and \
+                    isinstance(stmt.body[0], _SIMPLE) and previous is not None:
+                start = lines.of(stmt.body[0])[0]
+                if start is not None and start > previous and \
+                        not nops.any_between(previous, start):
+                    setattr(stmt, INLINE_BODY, True)
         start, last, own_nops = lines.of(stmt)
         if own_nops:
             previous = None  # (its NOPs may lie anywhere after it)
@@ -177,7 +183,9 @@ def _inner(stmt, lines):
 _LEAVES = frozenset([ast.Name, ast.Constant] + [
     cls for base in (ast.operator, ast.cmpop, ast.unaryop, ast.boolop)
     for cls in base.__subclasses__()])
-_FIELDS = {}  # node class -> the fields that may hold nodes (not ctx), as emit.child_nodes
+_FIELDS = {}  # node class -> the fields that may hold nodes, as emit.child_nodes, less _NO_LINES
+# fields that never hold an expression (nor anything holding one): the context, operators
+_NO_LINES = frozenset(["ctx", "op", "ops"])
 
 
 class _Lines(object):
@@ -204,38 +212,51 @@ class _Lines(object):
             return found
         # min and max of ``_line`` over the subtree: statements inside are asked (and kept)
         # one by one, what else is inside is read in one loop (deep expressions need no
-        # recursion); only statements make NOPs of their own
-        low = high = getattr(node, "_line", None)
-        todo = child_nodes(node)
+        # recursion); only statements make NOPs of their own. Only expressions carry a
+        # ``_line`` (the walk stamps them): operator fields are not read (_FIELDS)
+        low = high = None
+        todo = [node]
         stmt, node_type, leaves, fields_of = ast.stmt, ast.AST, _LEAVES, _FIELDS
         while todo:
             current = todo.pop()
-            if isinstance(current, stmt):
+            cls = current.__class__
+            if cls in leaves:
+                line = getattr(current, "_line", None)
+                if line is not None:
+                    if low is None or line < low:
+                        low = line
+                    if high is None or line > high:
+                        high = line
+                continue
+            if current is not node and isinstance(current, stmt):
                 child_low, child_high, child_own = self.of(current)
                 if child_own:
                     found = memo[id(node)] = _OWN
                     return found
-            else:
-                # (an expression asked before, an if's test, is read again: the same lines)
-                child_low = child_high = getattr(current, "_line", None)
-                cls = current.__class__
-                if cls not in leaves:
-                    # (child_nodes, written out: this loop meets every node of the body)
-                    fields = fields_of.get(cls)
-                    if fields is None:
-                        fields = fields_of[cls] = tuple(f for f in cls._fields if f != "ctx")
-                    for field in fields:
-                        value = getattr(current, field, None)
-                        if value.__class__ is list:
-                            for item in value:
-                                if isinstance(item, node_type):
-                                    todo.append(item)
-                        elif isinstance(value, node_type):
-                            todo.append(value)
-            if child_low is not None and (low is None or child_low < low):
-                low = child_low
-            if child_high is not None and (high is None or child_high > high):
-                high = child_high
+                if child_low is not None and (low is None or child_low < low):
+                    low = child_low
+                if child_high is not None and (high is None or child_high > high):
+                    high = child_high
+                continue
+            # (an expression asked before, an if's test, is read again: the same lines)
+            line = getattr(current, "_line", None)
+            if line is not None:
+                if low is None or line < low:
+                    low = line
+                if high is None or line > high:
+                    high = line
+            # (emit.child_nodes, written out: this loop meets every node of the body)
+            fields = fields_of.get(cls)
+            if fields is None:
+                fields = fields_of[cls] = tuple(f for f in cls._fields if f not in _NO_LINES)
+            for field in fields:
+                value = getattr(current, field, None)
+                if value.__class__ is list:
+                    for item in value:
+                        if isinstance(item, node_type):
+                            todo.append(item)
+                elif isinstance(value, node_type):
+                    todo.append(value)
         found = memo[id(node)] = (low, high, False)
         return found
 

@@ -66,7 +66,21 @@ DECLINE = object()
 
 def chain(*steps):
     """One function running ``steps`` (each ``step(walker, *args)``) in order until one does
-    not return :data:`DECLINE`; the last step must never decline."""
+    not return :data:`DECLINE`; the last step must never decline.
+
+    Steps that all take four arguments besides the walker (the store chain, ENTRY.assign:
+    every store of every walk) are called with them spelled out: a call through ``*args``
+    packs a tuple, and on 3.11+ runs the step in a fresh interpreter call rather than inline,
+    which made the chain's own line 1.7% of a 3.11 decompilation."""
+    if all(_positional_count(step) == 5 for step in steps):
+        def run4(walker, a, b, c, d):
+            for step in steps:
+                result = step(walker, a, b, c, d)
+                if result is not DECLINE:
+                    return result
+            raise AssertionError("the last step of a chain declined")
+        return run4
+
     def run(walker, *args):
         for step in steps:
             result = step(walker, *args)
@@ -74,3 +88,13 @@ def chain(*steps):
                 return result
         raise AssertionError("the last step of a chain declined")
     return run
+
+
+def _positional_count(step):
+    """How many arguments plain function ``step`` takes, when exactly that many (no defaults,
+    no ``*args``, no keyword-only ones); None for anything else."""
+    code = getattr(step, "__code__", None)
+    if code is None or getattr(step, "__defaults__", None) or code.co_kwonlyargcount or \
+            code.co_flags & 0x0C:  # (CO_VARARGS, CO_VARKEYWORDS)
+        return None
+    return code.co_argcount

@@ -1285,7 +1285,8 @@ class StatementWalker(StackMachine):
         if out and isinstance(out[-1], ast.Assign) and out[-1].value is value:
             out[-1].targets.append(target)
             return
-        out.append(ast.Assign(targets=[target], value=self.value(value, ins), lineno=0))
+        # (positional: a third cheaper than keywords, here and in the commonest statements)
+        out.append(ast.Assign([target], self.value(value, ins), lineno=0))
 
     def _store(self, target, ins, stack, out):
         if not stack:
@@ -1573,7 +1574,7 @@ class StatementWalker(StackMachine):
             # exit push None, jump to their join and pop it there. Written out it would be a
             # stray `None` line; left out, the source compiles the same
             return
-        out.append(ast.Expr(value=self.value(value, ins)))
+        out.append(ast.Expr(self.value(value, ins)))
 
     def _repeated_store(self, k):
         """The ``STORE_FAST`` that the ``POP_TOP`` before ``k`` stands in for: 3.13+ turns the
@@ -1670,7 +1671,7 @@ class StatementWalker(StackMachine):
         if self._copied_break(ins):
             out.append(ast.Break())
             return None
-        node = ast.Return(value=self.value(value, ins))
+        node = ast.Return(self.value(value, ins))
         k = ins.index - 1
         while k > 1 and self.instrs[k].op == "POP_TOP" and self.instrs[k - 1].op == "SWAP":
             k -= 2  # (in a loop: the value swapped over the iterator, which is popped; a
