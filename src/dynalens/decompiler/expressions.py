@@ -307,7 +307,7 @@ class StackMachine(object):
             ins.op if ins is not None else None)
 
     def pop(self, stack, ins, n=1):
-        # (the commonest handlers write this out: `if not stack: fail; stack.pop()`, the
+        # (the commonest handlers write this out, the length test and then the pops: the
         # same failure at the same point, without a call per value)
         if len(stack) < n:
             self.fail("stack underflow", ins)
@@ -447,11 +447,9 @@ class StackMachine(object):
 
     # -- operators -------------------------------------------------------------------------
     def op_BINARY_OP(self, ins, stack, out):
-        if not stack:
+        if len(stack) < 2:
             self.fail("stack underflow", ins)
         right = stack.pop()
-        if not stack:
-            self.fail("stack underflow", ins)
         left = stack.pop()
         symbol = ins.argval
         if symbol.endswith("=") and symbol[:-1] in BINOPS:
@@ -500,11 +498,9 @@ class StackMachine(object):
         return TypeAliasValue(elts[0].value, lam.body)
 
     def op_COMPARE_OP(self, ins, stack, out):
-        if not stack:
+        if len(stack) < 2:
             self.fail("stack underflow", ins)
         right = stack.pop()
-        if not stack:
-            self.fail("stack underflow", ins)
         left = stack.pop()
         op = CMPOPS.get(ins.argval)
         if op is None:
@@ -512,32 +508,26 @@ class StackMachine(object):
         stack.append(ast.Compare(left, [op()], [right]))
 
     def op_IS_OP(self, ins, stack, out):
-        if not stack:
+        if len(stack) < 2:
             self.fail("stack underflow", ins)
         right = stack.pop()
-        if not stack:
-            self.fail("stack underflow", ins)
         left = stack.pop()
         op = ast.IsNot() if ins.arg else ast.Is()
         stack.append(ast.Compare(left, [op], [right]))
 
     def op_CONTAINS_OP(self, ins, stack, out):
-        if not stack:
+        if len(stack) < 2:
             self.fail("stack underflow", ins)
         right = stack.pop()
-        if not stack:
-            self.fail("stack underflow", ins)
         left = stack.pop()
         op = ast.NotIn() if ins.arg else ast.In()
         stack.append(ast.Compare(left, [op], [right]))
 
     # -- subscripts ------------------------------------------------------------------------
     def op_BINARY_SUBSCR(self, ins, stack, out):
-        if not stack:
+        if len(stack) < 2:
             self.fail("stack underflow", ins)
         index = stack.pop()
-        if not stack:
-            self.fail("stack underflow", ins)
         container = stack.pop()
         stack.append(ast.Subscript(container, self._slice_expr(index), _LOAD))
 
@@ -806,11 +796,9 @@ class StackMachine(object):
         3.11/3.12 push ``NULL, callable`` or ``callable, self``; 3.13+ push
         ``callable, NULL`` or ``callable, self``.
         """
-        if not stack:
+        if len(stack) < 2:
             self.fail("stack underflow", ins)
         top = stack.pop()
-        if not stack:
-            self.fail("stack underflow", ins)
         below = stack.pop()
         if NULL_FIRST:
             if isinstance(below, Null):

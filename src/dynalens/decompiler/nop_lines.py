@@ -220,15 +220,8 @@ class _Lines(object):
         while todo:
             current = todo.pop()
             cls = current.__class__
-            if cls in leaves:
-                line = getattr(current, "_line", None)
-                if line is not None:
-                    if low is None or line < low:
-                        low = line
-                    if high is None or line > high:
-                        high = line
-                continue
-            if current is not node and isinstance(current, stmt):
+            leaf = cls in leaves
+            if not leaf and current is not node and isinstance(current, stmt):
                 child_low, child_high, child_own = self.of(current)
                 if child_own:
                     found = memo[id(node)] = _OWN
@@ -245,6 +238,8 @@ class _Lines(object):
                     low = line
                 if high is None or line > high:
                     high = line
+            if leaf:
+                continue
             # (emit.child_nodes, written out: this loop meets every node of the body)
             fields = fields_of.get(cls)
             if fields is None:
