@@ -48,5 +48,17 @@ def test_the_copies_import_themselves_not_the_installed_package(tmp_path):
 
 def test_a_spec_that_is_neither_folder_nor_revision_is_named(tmp_path):
     with pytest.raises(SystemExit) as info:
-        interleaved.package_source("no-such-revision-xyz", str(tmp_path))
+        interleaved.package_source("no-such-revision-xyz", str(tmp_path), "base")
     assert "no-such-revision-xyz" in str(info.value)
+
+
+def test_one_revision_given_twice_is_two_copies(tmp_path):
+    """`interleaved.py HEAD HEAD` is the noise check (two identical copies); both sides used to
+    be written to one folder, so the second failed with FileExistsError."""
+    if not os.path.isdir(os.path.join(ROOT, ".git")):
+        pytest.skip("not a git checkout: revisions cannot be written out")
+    base = interleaved.package_source("HEAD", str(tmp_path), "base")
+    head = interleaved.package_source("HEAD", str(tmp_path), "head")
+    assert base != head
+    assert os.path.isfile(os.path.join(base, "dynalens", "decompiler", "render.py"))
+    assert os.path.isfile(os.path.join(head, "dynalens", "decompiler", "render.py"))
