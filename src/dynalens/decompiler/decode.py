@@ -135,6 +135,7 @@ try:
         _FUNCTION_FLAGS = getattr(dis, "FUNCTION_ATTR_FLAGS", None) or dis.MAKE_FUNCTION_FLAGS
         # (what decode reads of each opcode, in one tuple: one look-up per instruction)
         _BY_OPCODE = list(zip(_HAS_ARG, _CACHES, _KIND))
+        _SIZES = [2 + 2 * caches for caches in _CACHES]  # (bytes, by opcode: the next's offset)
 except (AttributeError, KeyError, TypeError, IndexError):  # a dis without these tables
     _CHECKED = False
 
@@ -239,8 +240,13 @@ _NOP_BYTE = bytes([_NOP]) if _NOP is not None else None
 def holds_nop(code):
     """Whether ``code`` has a NOP instruction: its opcode at the start of a code unit (every
     other byte of ``co_code``; an inline cache's units hold CACHE, 0). Most code has none,
-    and then the lines of its NOPs need no reading (nop_lines.py)."""
-    return _NOP_BYTE is not None and _NOP_BYTE in code.co_code[::2]
+    and then the lines of its NOPs need no reading (nop_lines.py). (The opcode's byte is in
+    no position of most ``co_code``: that search comes first and spares the copy of every
+    other byte.)"""
+    if _NOP_BYTE is None:
+        return False
+    data = code.co_code
+    return _NOP_BYTE in data and _NOP_BYTE in data[::2]
 
 
 def nop_lines(code):
@@ -253,8 +259,9 @@ def nop_lines(code):
     only to find the NOPs was a fifth of what that pass cost."""
     if not _CHECKED or PY < (3, 10):
         return None
-    data, caches_of = code.co_code, _CACHES
+    data, sizes, nop = code.co_code, _SIZES, _NOP
     nops, other = [], set()
+    add = other.add
     carry = PY < (3, 13)  # before 3.13 an instruction without a line has the one before's
     line = None
     offset = 0  # the next instruction's (a range may end inside an instruction's caches)
@@ -263,14 +270,17 @@ def nop_lines(code):
             line = given
         if offset < start:
             offset = start
+        if line is None:  # (nothing to note: only the instructions passed over)
+            while offset < end:
+                offset += sizes[data[offset]]
+            continue
         while offset < end:
             op = data[offset]
-            if line is not None:
-                if op == _NOP:
-                    nops.append(line)
-                else:
-                    other.add(line)
-            offset += 2 + 2 * caches_of[op]
+            if op == nop:
+                nops.append(line)
+            else:
+                add(line)
+            offset += sizes[op]
     return nops, other
 
 

@@ -169,7 +169,10 @@ def raw_lines(raws):
 # shared_cache name: id(code) -> (code, the carried line at each instruction's offset), kept
 # by _normalize_code (3.11/3.12) and _normalize_legacy_tuples (3.8-3.10), which read every
 # line start anyway: instruction_lines then needs no second pass over ``co_lines()``
-# (decode.unit_lines) or the raw instructions for the walker's lines
+# (decode.unit_lines) or the raw instructions for the walker's lines. A list indexed by byte
+# offset (None between instructions): a store and a look-up by a small int index cost about
+# half what a dict's do, and the dict grew by resizing (every instruction of every code
+# object decompiled goes through both)
 _CARRIED = "carried lines"
 
 
@@ -183,11 +186,10 @@ def instruction_lines(code, instrs):
     cache = shared_cache(_CARRIED)
     entry = cache.get(id(code)) if cache is not None else None
     if entry is not None and entry[0] is code:
+        # (every normalized instruction has the offset of a raw one, which the list holds a
+        # line for: relayouts and _collapse copy the offset of an instruction they replace)
         carried_at = entry[1]
-        try:
-            return [carried_at[ins.offset] for ins in instrs]
-        except KeyError:  # (an offset no instruction starts at: by code unit)
-            pass
+        return [carried_at[ins.offset] for ins in instrs]
     by_unit = unit_lines(code)
     if by_unit is not None:
         return [by_unit[ins.offset // 2] for ins in instrs]
@@ -700,7 +702,10 @@ def shared_cache(name):
     cache = getattr(_SHARED, "cache", None)
     if cache is None:
         return None
-    return cache.setdefault(name, {})
+    named = cache.get(name)
+    if named is None:  # (not setdefault: its new dict would be made on every call)
+        named = cache[name] = {}
+    return named
 
 
 def legacy_layout(raws):
@@ -857,7 +862,6 @@ def _normalize_legacy_tuples(code, raws):
     out = []
     offset_to_index = {}
     raw_jump_targets = []
-    pending = []
     kw_names_pending = []
     legacy = _LegacyState(raws)
     # (legacy.skips: the reachable instructions but the async for SETUP_FINALLYs and the
@@ -875,7 +879,8 @@ def _normalize_legacy_tuples(code, raws):
     make = object.__new__
     append = out.append
     carried = None
-    carried_at = {}  # (the line each instruction is on, for instruction_lines: see _CARRIED)
+    # (the line each instruction is on, for instruction_lines: see _CARRIED)
+    carried_at = [None] * len(code.co_code)
     firsts = []  # (where an idiom of _collapse may start, as _normalize_code notes them)
     only_renamed = _LEGACY_ONLY_RENAMED
     armed = False  # (whether _normalize_legacy may have kept a state for the next one)
@@ -889,7 +894,7 @@ def _normalize_legacy_tuples(code, raws):
             carried = starts
         carried_at[offset] = carried
         if offset not in kept:
-            pending.append(offset)
+            offset_to_index[offset] = len(out)  # (see _normalize_code)
             continue  # (legacy.skips)
         index = len(out)
         new_op = only_renamed.get(name)
@@ -910,10 +915,6 @@ def _normalize_legacy_tuples(code, raws):
             append(ins)
             if new_op in collapse_starts and (new_op != "LOAD_CONST" or argval is None and sends):
                 firsts.append(index)
-            if pending:
-                for off in pending:
-                    offset_to_index[off] = index
-                pending = []
             offset_to_index[offset] = index
             if opcode in jump_opcodes or offset in retarget:
                 target = jump_target if jump_target is not None else argval
@@ -927,15 +928,15 @@ def _normalize_legacy_tuples(code, raws):
                 armed = False
             state = None
         if state is None and name in dropped:
-            pending.append(offset)
-            continue  # (_normalize_one's [] for it: the offset stays pending)
+            offset_to_index[offset] = index
+            continue  # (_normalize_one's [] for it)
         elif state is None and name in binary:
             append(Instr("BINARY_OP", None, binary[name], offset, starts, index))
         else:
             new = _normalize_one(raw, kw_names_pending, consts, state)
             armed = armed or state is not None  # (_normalize_legacy may keep a state)
             if not new:
-                pending.append(offset)
+                offset_to_index[offset] = index
                 continue
             for ins in new:
                 if ins.op in collapse_starts and (
@@ -943,10 +944,6 @@ def _normalize_legacy_tuples(code, raws):
                     firsts.append(len(out))
                 ins.index = len(out)
                 append(ins)
-        if pending:
-            for off in pending:
-                offset_to_index[off] = index
-            pending = []
         offset_to_index[offset] = index
         if opcode in jump_opcodes or offset in retarget:
             target = jump_target if jump_target is not None else argval
@@ -954,7 +951,7 @@ def _normalize_legacy_tuples(code, raws):
     cache = shared_cache(_CARRIED)
     if cache is not None:
         cache[id(code)] = (code, carried_at)
-    return _finish_normalize(code, out, offset_to_index, pending, raw_jump_targets, firsts)
+    return _finish_normalize(code, out, offset_to_index, (), raw_jump_targets, firsts)
 
 
 _YIELD_FROM_BYTE = bytes([dis.opmap["YIELD_FROM"]]) if "YIELD_FROM" in dis.opmap else None
@@ -1024,16 +1021,18 @@ def _normalize_code(code):
     out = []
     append = out.append
     firsts = []  # (the indexes where an idiom _collapse folds may start)
+    # (a dropped instruction's offset maps to the next kept one's index: the length of ``out``
+    # when it is dropped, as nothing is made before that one)
     offset_to_index = {}
     raw_jump_targets = []
-    pending = []
     kw_names_pending = []
     extended_arg = 0
     line = carried = None
-    # (before 3.13: the line each instruction is on, for instruction_lines: see _CARRIED)
-    carried_at = {} if not carry_lines else None
     offset = 0
     end = len(data)
+    # (before 3.13: the line each instruction is on, for instruction_lines: see _CARRIED)
+    carried_cache = shared_cache(_CARRIED) if not carry_lines else None
+    carried_at = [None] * end if carried_cache is not None else None
     # the line starts of decode._line_starts, read here from the ranges of co_lines() as the
     # instructions reach them: most ranges hold one instruction, and a dict of the starts
     # would be a second pass, and a look-up per instruction
@@ -1043,7 +1042,7 @@ def _normalize_code(code):
     start_at = -1  # (the offset of the last line start an instruction was at)
     while offset < end:
         op = data[offset]
-        takes_arg, caches, kind, action, new_op, starts, jumps = by_opcode[op]
+        takes_arg, size, kind, action, new_op, starts, jumps = by_opcode[op]
         if takes_arg:
             arg = data[offset + 1] | extended_arg
             if op == extended:
@@ -1079,12 +1078,12 @@ def _normalize_code(code):
                 range_end = end  # (no range left)
         elif not carry_lines:
             line = None
-        if carried_at is not None:
-            carried_at[offset] = carried
-        if action == 1:  # _DROPPED_OP (what _normalize_one drops: the offset stays pending)
-            pending.append(offset)
-            offset += 2 + 2 * caches
+        if action == 1:  # _DROPPED_OP (what _normalize_one drops)
+            offset_to_index[offset] = len(out)
+            offset += size
             continue
+        if carried_at is not None:  # (no instruction has a dropped one's offset)
+            carried_at[offset] = carried
         argval = arg
         target = None
         if arg is None:
@@ -1099,9 +1098,9 @@ def _normalize_code(code):
             elif kind == const_kind:
                 argval = _UNKNOWN if only_load_const and op != load_const else consts[arg]
             elif kind == jrel or kind == jback:
-                target = offset + 2 + (arg if kind == jrel else -arg) * 2
-                if jump_after_caches:  # relative to the end of the instruction's caches
-                    target += caches * 2
+                # (relative to the end of the instruction's caches on 3.12+)
+                target = offset + (size if jump_after_caches else 2) + \
+                    (arg if kind == jrel else -arg) * 2
                 argval = target
             elif kind == jabs:
                 target = argval = arg * 2
@@ -1159,7 +1158,7 @@ def _normalize_code(code):
             append(last)
         else:
             name = opnames[op]
-            if name == "TO_BOOL" and _lone_to_bool(data, offset + 2 + 2 * caches, opnames):
+            if name == "TO_BOOL" and _lone_to_bool(data, offset + size, opnames):
                 # `not not x` (see _lone_to_bool)
                 append(Instr("UNARY_NOT", None, None, offset, line, index))
                 last = Instr("UNARY_NOT", None, None, offset, line, index + 1)
@@ -1169,8 +1168,8 @@ def _normalize_code(code):
                     offset >= 2 and data[offset - 2] == end_for):
                 # dropped (TO_BOOL), or END_FOR's POP_TOP / POP_ITER (see normalize; END_FOR
                 # has neither argument nor caches: the code unit before is the instruction)
-                pending.append(offset)
-                offset += 2 + 2 * caches
+                offset_to_index[offset] = index
+                offset += size
                 continue
             elif name not in _TRANSLATED or name in _RENAMED_HERE or \
                     (name == "CALL" and not kw_names_pending):
@@ -1187,8 +1186,8 @@ def _normalize_code(code):
                                        line if carry_lines else None, target)
                 new = _normalize_one(raw, kw_names_pending, consts)
                 if not new:
-                    pending.append(offset)
-                    offset += 2 + 2 * caches
+                    offset_to_index[offset] = index
+                    offset += size
                     continue
                 if cells:
                     _cell_loads(new, code)
@@ -1199,19 +1198,13 @@ def _normalize_code(code):
                     ins.index = len(out)
                     append(ins)
                 last = new[-1]
-        if pending:
-            for off in pending:
-                offset_to_index[off] = index
-            pending = []
         offset_to_index[offset] = index
         if jumps:
             raw_jump_targets.append((last, target if target is not None else argval))
-        offset += 2 + 2 * caches
+        offset += size
     if carried_at is not None:
-        cache = shared_cache(_CARRIED)
-        if cache is not None:
-            cache[id(code)] = (code, carried_at)
-    return _finish_normalize(code, out, offset_to_index, pending, raw_jump_targets, firsts)
+        carried_cache[id(code)] = (code, carried_at)
+    return _finish_normalize(code, out, offset_to_index, (), raw_jump_targets, firsts)
 
 
 def _lone_to_bool(data, following, opnames):
@@ -1369,9 +1362,10 @@ def _opcode_tables():
 
 
 # what _normalize_code reads, in one tuple (set up once per code object: most are small); by
-# opcode, in one tuple each: whether it takes an argument, its caches, its argument's kind,
-# then _opcode_tables' facts
-_OPCODE_TABLES = ((list(zip(_decoding.HAS_ARG, _decoding.CACHES, _decoding.KIND,
+# opcode, in one tuple each: whether it takes an argument, its size in bytes with its caches
+# (the step to the next instruction), its argument's kind, then _opcode_tables' facts
+_OPCODE_TABLES = ((list(zip(_decoding.HAS_ARG, [2 + 2 * caches for caches in _decoding.CACHES],
+                            _decoding.KIND,
                             *_opcode_tables())),
                    _decoding.OPNAME, _decoding.EXTENDED_ARG, _decoding.INT_OVERFLOW,
                    _decoding.PLAIN, _decoding.LOCAL, _decoding.NAME, _decoding.CONST,
