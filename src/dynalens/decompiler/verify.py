@@ -471,11 +471,13 @@ class _Normalized(object):
             name = names[number]
             following = names[number + 1] if number + 1 < count else None
             if following in _KEY_CONTEXT or name in _KEY_SPECIAL:
-                keys[number] = self._key(ins, number, kept, top_name, strict)
+                keys[number] = self._key(ins, number, kept, top_name, strict, code.co_consts)
                 continue
             # (_key's last three cases, which read nothing around the instruction)
             if ins.opcode in const_ops:
                 value = ins.argval
+                if value is _UNRESOLVED:
+                    value = code.co_consts[ins.arg]
                 kind = type(value)
                 keys[number] = (name, (kind.__module__, kind.__qualname__, value)
                                 if kind in plain else _const_key(value))
@@ -507,7 +509,7 @@ class _Normalized(object):
             for start, stop, handler, depth, lasti in ranges)
 
     @staticmethod
-    def _key(ins, number, kept, top_name, strict=False):
+    def _key(ins, number, kept, top_name, strict=False, consts=()):
         """The comparison key of the non-jump ``kept[number]`` (``__init__`` writes the
         cases that read no neighbour and no special opname itself)."""
         following = kept[number + 1] if number + 1 < len(kept) else None
@@ -523,6 +525,8 @@ class _Normalized(object):
             return (_BORROW[ins.opname], _const_key(ins.argval), ins.argrepr)
         if ins.opcode in _CONST_OPS:
             value = ins.argval
+            if value is _UNRESOLVED:
+                value = consts[ins.arg]
             if isinstance(value, str) and following is not None and (
                     following.opname == "STORE_NAME" and following.argval == "__qualname__"
                     or sys.version_info < (3, 11) and following.opname == "MAKE_FUNCTION"):
@@ -534,6 +538,10 @@ class _Normalized(object):
         # method bit, COMPARE_OP's bool conversion); it never holds offsets for non-jumps.
         return (ins.opname, _const_key(ins.argval), ins.argrepr)
 
+
+# What 3.11's dis (and decode.py with it) gives as the value of a constant instruction other than
+# LOAD_CONST: KW_NAMES, whose tuple of keyword names the keys must still hold.
+_UNRESOLVED = getattr(dis, "UNKNOWN", object())
 
 # 3.14+ LOAD_FAST_BORROW skips a reference count where the compiler proves it safe; its
 # analysis runs on the control-flow graph, which follows layout. Same value, same behaviour.
@@ -704,7 +712,8 @@ def _drop_jumps(names, targets, handlers, alive, final):
     return changed
 
 
-def _describe(ins, key):
+def _describe(ins, key, code):
+    """``ins`` (of ``code``) with comparison key ``key``, for a difference's text."""
     if ins is None:
         return "end of code"
     if len(key) == 3 and key[1] == "->":
@@ -713,7 +722,10 @@ def _describe(ins, key):
         return ins.opname
     if isinstance(ins.argval, _CodeType):
         return "%s <code %s>" % (ins.opname, _qualname(ins.argval))
-    text = ins.argrepr if ins.opcode not in _CONST_OPS else repr(ins.argval)
+    if ins.opcode in _CONST_OPS:
+        text = repr(code.co_consts[ins.arg] if ins.argval is _UNRESOLVED else ins.argval)
+    else:
+        text = ins.argrepr
     if not text:  # IS_OP, CONTAINS_OP, CALL ...: the number is the argument
         text = repr(ins.argval)
     if len(text) > 60:
@@ -828,7 +840,7 @@ class _Comparer(object):
                 if number < len(left.instructions):
                     self.at = left.instructions[number].offset
                 return "%s at instruction #%d: expected %s, got %s" % (
-                    prefix, number, _describe(lins, lkey), _describe(rins, rkey))
+                    prefix, number, _describe(lins, lkey, expected), _describe(rins, rkey, got))
             ins = left.instructions[number]
             if recurse and isinstance(ins.argval, _CodeType):
                 nested = self._compare(ins.argval, right.instructions[number].argval,
