@@ -138,6 +138,17 @@ def test_changed_constant_is_reported_with_both_values():
     assert "got" in result.difference and "3" in result.difference
 
 
+def test_changed_keyword_name_is_reported_with_both_names():
+    """A call's keyword names are a constant every version compares (3.11's ``dis`` leaves
+    KW_NAMES's tuple unresolved: the comparison reads it from co_consts itself)."""
+    source = "def f(g):\n    x = 1\n    return g(1, key=x)\n"
+    code = code_named(source, "f")
+    assert verify(code, source)
+    result = verify(code, source.replace("key=", "other="))
+    assert not result
+    assert "'key'" in result.difference and "'other'" in result.difference
+
+
 def test_local_versus_global_name_is_reported():
     code = code_named("def f(x):\n    return x\n", "f")
     result = verify(code, "def f(y):\n    return x\n")

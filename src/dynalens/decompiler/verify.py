@@ -25,6 +25,13 @@ what the interpreter will actually *do*:
 
 Handed the true source, or ``ast.unparse`` of it, this is exact on the whole stdlib.
 
+Normalizing is the slow part, and most comparisons need none: code objects with the same
+bytes, names and constants (``_same_tree`` for a whole tree, ``_identical`` for one), or with
+the same instructions and constants in other ``co_consts`` slots (``_constants_moved``),
+cannot differ once normalized. A fast path only ever says "no difference" and leaves every
+other verdict to the normalized comparison; tests/test_verify_fast_paths.py holds each to
+the normalized verdict on real code.
+
 ``strict=True`` drops the last group of rewrites: line-number NOPs are kept, superinstructions
 and borrowed loads stay as compiled, and jumps are compared in the form the compiler left them.
 What the compiler decided from the line layout then counts, so source whose statements and
@@ -189,6 +196,8 @@ def verify(code, source, temporaries=False, reserved=None, strict=False):
                                 "recompiled source" % (_qualname(code),))
     first = None
     for candidate in candidates:
+        if _same_tree(code, candidate):  # (the same bytes throughout: exact, strict or not)
+            return VerifyResult(True, None, candidate, how="bytecode")
         difference = _remembered(("bytecode", strict), code, candidate, (), lambda: _Comparer(
             code, candidate, strict=strict).run())
         if difference is None:
@@ -283,23 +292,24 @@ def check_tree(code, source, temporaries=False, skip=()):
     except Exception as exc:
         return [Difference(code, None, 1, "%s: %s: %s" % (
             SOURCE_DOES_NOT_COMPILE, type(exc).__name__, exc))], found
-    cache = shared_cache("normalized")  # each code object is normalized once, whatever is
-    if cache is None:                   # compared after (and in all of a decompile() call)
-        cache = {}
     compared = None  # a candidate already compared as a whole, and found to differ
     if code.co_name == "<module>":
-        candidates = [module]
+        candidates, complete = [module], True
     else:
         candidates, complete = _candidates(module, code, stop_at_exact=not skip)
-        if not complete:
-            # the usual case: the first candidate, the first code object with the same
-            # qualified name (or qualname tail), matches; the walk of every other code
-            # object in the recompiled source stopped there, and goes on only when it
-            # differs (any match gives the same verdict)
-            if _Comparer(code, candidates[0], cache).run() is None:
-                return [], found
-            compared = candidates[0]
-            candidates = _find_candidates(module, code)
+        # the usual case: the first candidate, the first code object with the same qualified
+        # name (or qualname tail), matches; the walk of every other code object in the
+        # recompiled source stopped there, and goes on only when it differs (any match
+        # gives the same verdict). Most often every code object in it has its original's
+        # very bytes, names and constants (_same_tree).
+        if not complete and _same_tree(code, candidates[0]):
+            return [], found
+    cache = _normalized_cache()
+    if not complete:
+        if _Comparer(code, candidates[0], cache).run() is None:
+            return [], found
+        compared = candidates[0]
+        candidates = _find_candidates(module, code)
     if not candidates:
         return [Difference(code, None, 1, "no code object named %r in the recompiled source"
                            % (_qualname(code),))], found
@@ -315,6 +325,13 @@ def check_tree(code, source, temporaries=False, skip=()):
     differences = []
     _check_pair(code, candidate, temporaries, skip, found, differences, cache)
     return differences, found
+
+
+def _normalized_cache():
+    """Where check_tree's comparisons keep normalized code objects: each is normalized once,
+    whatever is compared after (and, within shared_disassembly, in all of a decompile())."""
+    cache = shared_cache("normalized")
+    return {} if cache is None else cache
 
 
 def _check_pair(expected, got, temporaries, skip, found, out, cache):
@@ -385,11 +402,12 @@ def _candidates(module, code, stop_at_exact=False):
     candidate matches, and a method decompiled alone (``C.m`` recompiled as ``m``) then
     stops at its own ``def`` instead of walking every code object nested in it."""
     qualname = _qualname(code)
+    name = code.co_name
     exact, tail, named = [], [], []
-    queue = list(_nested_codes(module))
-    while queue:
-        current = queue.pop(0)
-        if current.co_name == code.co_name:
+    code_type = _CodeType
+    queue = [const for const in module.co_consts if type(const) is code_type]
+    for current in queue:  # (breadth-first: the list grows behind the loop, which reads on)
+        if current.co_name == name:
             current_q = _qualname(current)
             if current_q == qualname:
                 if stop_at_exact:
@@ -401,7 +419,7 @@ def _candidates(module, code, stop_at_exact=False):
                 tail.append(current)
             else:
                 named.append(current)
-        queue.extend(_nested_codes(current))
+        queue += [const for const in current.co_consts if type(const) is code_type]
     return exact + tail + named, True
 
 
@@ -453,11 +471,13 @@ class _Normalized(object):
             name = names[number]
             following = names[number + 1] if number + 1 < count else None
             if following in _KEY_CONTEXT or name in _KEY_SPECIAL:
-                keys[number] = self._key(ins, number, kept, top_name, strict)
+                keys[number] = self._key(ins, number, kept, top_name, strict, code.co_consts)
                 continue
             # (_key's last three cases, which read nothing around the instruction)
             if ins.opcode in const_ops:
                 value = ins.argval
+                if value is _UNRESOLVED:
+                    value = code.co_consts[ins.arg]
                 kind = type(value)
                 keys[number] = (name, (kind.__module__, kind.__qualname__, value)
                                 if kind in plain else _const_key(value))
@@ -489,7 +509,7 @@ class _Normalized(object):
             for start, stop, handler, depth, lasti in ranges)
 
     @staticmethod
-    def _key(ins, number, kept, top_name, strict=False):
+    def _key(ins, number, kept, top_name, strict=False, consts=()):
         """The comparison key of the non-jump ``kept[number]`` (``__init__`` writes the
         cases that read no neighbour and no special opname itself)."""
         following = kept[number + 1] if number + 1 < len(kept) else None
@@ -505,6 +525,8 @@ class _Normalized(object):
             return (_BORROW[ins.opname], _const_key(ins.argval), ins.argrepr)
         if ins.opcode in _CONST_OPS:
             value = ins.argval
+            if value is _UNRESOLVED:
+                value = consts[ins.arg]
             if isinstance(value, str) and following is not None and (
                     following.opname == "STORE_NAME" and following.argval == "__qualname__"
                     or sys.version_info < (3, 11) and following.opname == "MAKE_FUNCTION"):
@@ -516,6 +538,10 @@ class _Normalized(object):
         # method bit, COMPARE_OP's bool conversion); it never holds offsets for non-jumps.
         return (ins.opname, _const_key(ins.argval), ins.argrepr)
 
+
+# What 3.11's dis (and decode.py with it) gives as the value of a constant instruction other than
+# LOAD_CONST: KW_NAMES, whose tuple of keyword names the keys must still hold.
+_UNRESOLVED = getattr(dis, "UNKNOWN", object())
 
 # 3.14+ LOAD_FAST_BORROW skips a reference count where the compiler proves it safe; its
 # analysis runs on the control-flow graph, which follows layout. Same value, same behaviour.
@@ -686,7 +712,8 @@ def _drop_jumps(names, targets, handlers, alive, final):
     return changed
 
 
-def _describe(ins, key):
+def _describe(ins, key, code):
+    """``ins`` (of ``code``) with comparison key ``key``, for a difference's text."""
     if ins is None:
         return "end of code"
     if len(key) == 3 and key[1] == "->":
@@ -695,7 +722,10 @@ def _describe(ins, key):
         return ins.opname
     if isinstance(ins.argval, _CodeType):
         return "%s <code %s>" % (ins.opname, _qualname(ins.argval))
-    text = ins.argrepr if ins.opcode not in _CONST_OPS else repr(ins.argval)
+    if ins.opcode in _CONST_OPS:
+        text = repr(code.co_consts[ins.arg] if ins.argval is _UNRESOLVED else ins.argval)
+    else:
+        text = ins.argrepr
     if not text:  # IS_OP, CONTAINS_OP, CALL ...: the number is the argument
         text = repr(ins.argval)
     if len(text) > 60:
@@ -785,6 +815,17 @@ class _Comparer(object):
                         if nested is not None:
                             return nested
             return None
+        moved = _constants_moved(expected, got)
+        if moved is not None:
+            # the same instructions but for where in co_consts some constants sit: what
+            # normalizing both would find, without normalizing (see _constants_moved)
+            if recurse:
+                for a, b in moved:
+                    nested = self._compare(a, b, _qualname(a) if hasattr(a, "co_qualname")
+                                           else "%s.%s" % (where, a.co_name))
+                    if nested is not None:
+                        return nested
+            return None
 
         prefix = "in %s" % where
         left = self._normalized(expected, self.top_name)
@@ -799,7 +840,7 @@ class _Comparer(object):
                 if number < len(left.instructions):
                     self.at = left.instructions[number].offset
                 return "%s at instruction #%d: expected %s, got %s" % (
-                    prefix, number, _describe(lins, lkey), _describe(rins, rkey))
+                    prefix, number, _describe(lins, lkey, expected), _describe(rins, rkey, got))
             ins = left.instructions[number]
             if recurse and isinstance(ins.argval, _CodeType):
                 nested = self._compare(ins.argval, right.instructions[number].argval,
@@ -861,6 +902,38 @@ _same_fields = operator.attrgetter(*[field for field in _SAME_FIELDS
                                      if hasattr(_CodeType, field)])
 
 
+# (what _same_tree reads of each code object in one call: _compare's first tests and the
+# fields of _identical)
+_tree_fields = operator.attrgetter(*["co_name", "co_flags"] + list(_ARGUMENT_COUNTS) + [
+    field for field in _SAME_FIELDS if hasattr(_CodeType, field)])
+
+
+def _same_tree(expected, got):
+    """True when every code object in ``expected`` has, in ``got`` at the same place, the
+    same name, argument counts, flags, bytes, names and constants: the path _Comparer takes
+    first (its shortcut and _identical, at every level), without building the comparer, so
+    that its verdict is then "no difference". False says nothing: compare."""
+    if expected.co_flags & _CO_HAS_DOCSTRING or _tree_fields(expected) != _tree_fields(got):
+        return False
+    consts, other = expected.co_consts, got.co_consts
+    if len(consts) != len(other):
+        return False
+    plain = _PLAIN_CONSTANTS
+    for a, b in zip(consts, other):
+        kind = type(a)
+        if kind is not type(b):
+            return False
+        if kind in plain:
+            if a != b:
+                return False
+        elif kind is _CodeType:
+            if not _same_tree(a, b):
+                return False
+        elif _const_key(a) != _const_key(b):
+            return False
+    return True
+
+
 def _identical(expected, got):
     """Whether two code objects have the same instructions, names and constants (nested code
     objects by name only: the caller compares them), so they do the same thing."""
@@ -881,6 +954,67 @@ def _identical(expected, got):
         elif _const_key(a) != _const_key(b):
             return False
     return True
+
+
+# The fields _constants_moved needs equal besides the instructions (those of _SAME_FIELDS that
+# this version's code objects have, co_code aside), read in one call
+_table_fields = operator.attrgetter(*[field for field in _SAME_FIELDS[1:]
+                                      if hasattr(_CodeType, field)])
+_CONST_OPCODES = sorted(op for op in dis.hasconst if op < 256)  # (pseudo-ops never in co_code)
+_EXTENDED_ARG = dis.opmap["EXTENDED_ARG"]
+
+
+def _constants_moved(expected, got):
+    """The nested code objects to compare, as (expected's, got's) in the order the
+    instructions load them, when ``expected`` and ``got`` have the same instructions, names,
+    locals and exception table and differ only in where in ``co_consts`` a loaded constant
+    sits (its comparison key the same at every load); None otherwise.
+
+    The compiler numbers constants in order of first use, and keeps some whose every load
+    it then optimized away (``while True:`` can leave a ``True`` that ``while 1:`` does not),
+    so a decompiled output often moves a constant's slot without changing anything the
+    normalized comparison reads (about half of the outputs that normalizing found equal to
+    an original of other bytes, on the 3.11 stdlib). That comparison would find
+    no difference here: each side's opcodes and every non-constant argument are the same
+    bytes (so the same jumps, names, locals, flags in arguments and layout to drop or
+    rewrite), and every constant load reads a constant with the same key. Nested code
+    objects loaded at the same instruction are then what it would compare next, in this
+    order. Code units are (opcode, argument) byte pairs on every version (3.11+ CACHE
+    entries are code units too), so ``co_code[0::2]`` holds the opcodes, ``[1::2]`` the
+    arguments; a constant load behind an EXTENDED_ARG prefix takes the long way."""
+    code, other = expected.co_code, got.co_code
+    if len(code) != len(other):
+        return None
+    opcodes = code[0::2]
+    if opcodes != other[0::2] or _table_fields(expected) != _table_fields(got):
+        return None
+    arguments, other_arguments = bytearray(code[1::2]), bytearray(other[1::2])
+    consts, other_consts = expected.co_consts, got.co_consts
+    plain = _PLAIN_CONSTANTS
+    loads = []
+    for opcode in _CONST_OPCODES:
+        at = opcodes.find(opcode)
+        while at >= 0:
+            if at and opcodes[at - 1] == _EXTENDED_ARG:
+                return None
+            a, b = consts[arguments[at]], other_consts[other_arguments[at]]
+            kind = type(a)
+            if kind is type(b) and kind in plain:
+                if a != b:
+                    return None
+            elif isinstance(a, _CodeType) or isinstance(b, _CodeType):
+                if not (isinstance(a, _CodeType) and isinstance(b, _CodeType)
+                        and a.co_name == b.co_name):
+                    return None
+                loads.append((at, a, b))
+            elif _const_key(a) != _const_key(b):
+                return None
+            arguments[at] = other_arguments[at] = 0
+            at = opcodes.find(opcode, at + 1)
+    if arguments != other_arguments:
+        return None
+    loads.sort(key=operator.itemgetter(0))
+    return [(a, b) for _, a, b in loads]
 
 
 # Constant types whose comparison keys are (module, name, value): two of one of these types
