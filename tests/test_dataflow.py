@@ -37,6 +37,25 @@ def test_value_held_in_a_temporary_is_the_same_value():
     assert result and result.how == "dataflow"
 
 
+def test_a_call_with_other_keyword_names_is_a_difference():
+    """The keyword names are part of the call (3.11's dis leaves KW_NAMES's tuple UNKNOWN:
+    the check reads it from co_consts, or `g(key=v)` passed for `g(other=v)`)."""
+    original = """
+        def f(g, x):
+            return g(1, key=x + 1)
+    """
+    assert check(original, """
+        def f(g, x):
+            t = x + 1
+            return g(1, key=t)
+    """).how == "dataflow"
+    assert not check(original, """
+        def f(g, x):
+            t = x + 1
+            return g(1, other=t)
+    """)
+
+
 def test_loading_a_global_is_an_event_in_its_place():
     # g is looked up before h runs (h could rebind it): naming h(a) first moves the lookup
     assert not check("""

@@ -284,7 +284,9 @@ class _Side(object):
                 state.pc += 1
                 continue
             elif op == "KW_NAMES":
-                state.kwnames = ins.argval
+                # the tuple of keyword names is the constant the argument indexes (3.11's dis
+                # leaves argval UNKNOWN: every call's names would read alike)
+                state.kwnames = self.code.co_consts[ins.arg]
             elif op in _LOCAL_LOADS:
                 if ins.argval in names:
                     stack.append(names[ins.argval])
