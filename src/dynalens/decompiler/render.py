@@ -14,7 +14,7 @@ from . import choices, definitions, type_params
 from .annotate import CO_FUTURE_ANNOTATIONS, annotate_owner, place_annotations
 from .conditional_returns import fold_conditional_returns
 from .loop_exits import breaks_for_copied_exits, else_for_threaded_continues
-from .same_line import merge_with_items
+from .same_line import may_merge, merge_with_items
 from .nop_lines import debug_blocks
 from .emit import (bare_returns, class_body, code_docstring, docstring_from_assign,
                    else_after_implicit_return, is_docstring, keep_generator, reindent,
@@ -179,7 +179,8 @@ def decompile_body(code, kind=None, session=None):
     if PROFILE.lined_exit_copies and kind == "function" and not session.generated:
         else_after_implicit_return(stmts)
     if not session.generated:
-        merge_with_items(stmts, PROFILE.cold_handlers and kind == "function")
+        if may_merge(code):
+            merge_with_items(stmts, PROFILE.cold_handlers and kind == "function")
         if kind == "function":
             debug_blocks(stmts, code)
     if kind in ("function", "lambda", "comprehension"):

@@ -14,6 +14,7 @@ merged one, as with ``try``; emit.try_finally.)
 """
 
 import ast
+import dis
 
 from .emit import statement_blocks
 from .line_breaks import first_line
@@ -25,6 +26,43 @@ _PLAIN = frozenset(
     cls for cls in ast.stmt.__subclasses__()
     if issubclass(cls, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) or
     not set(cls._fields) & {"body", "orelse", "finalbody", "handlers", "cases"})
+
+
+# the opcodes that begin a ``with`` or ``async with`` on this version (in ``co_code``; 3.12+'s
+# SETUP_WITH is a pseudo-instruction), and all others
+_WITH_OPCODES = bytes(sorted(
+    dis.opmap[name] for name in ("SETUP_WITH", "SETUP_ASYNC_WITH", "BEFORE_WITH",
+                                 "BEFORE_ASYNC_WITH", "LOAD_SPECIAL")
+    if dis.opmap.get(name, 256) < 256))
+_OTHER_OPCODES = bytes(opcode for opcode in range(256) if opcode not in _WITH_OPCODES)
+
+
+def _with_count(code):
+    """How many of ``code``'s instructions are ``_WITH_OPCODES`` (every code unit is two
+    bytes, the opcode first)."""
+    return len(code.co_code[::2].translate(None, _OTHER_OPCODES))
+
+
+_PROBE = compile("with a, b:\n    pass\n", "<probe>", "exec")
+# whether a ``with`` counts here (on a version this was not written for, a ``with a, b:``
+# may hold fewer than two: then may_merge says yes to every code object)
+_COUNTED = _with_count(_PROBE) >= 2
+# 3.11+: a ``with`` has a handler (its ``__exit__`` on an exception) in the exception table
+_IN_TABLE = bool(getattr(_PROBE, "co_exceptiontable", b""))
+
+
+def may_merge(code):
+    """Whether ``code``'s body can hold a ``with`` nested in another, which is what
+    merge_with_items looks for: each ``with`` begins with one of ``_WITH_OPCODES`` in its own
+    code object (a nested function's are in its own, and statement_blocks does not look into
+    one), so code with fewer than two has nothing to merge, and most code has none: asking
+    costs an attribute (3.11+: no exception table, no ``with``) or a scan of the bytecode in
+    C instead of a walk over every statement."""
+    if not _COUNTED:
+        return True
+    if _IN_TABLE and not code.co_exceptiontable:
+        return False
+    return _with_count(code) >= 2
 
 
 def merge_with_items(stmts, implicit_return_after=False):
