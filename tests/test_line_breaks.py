@@ -59,3 +59,28 @@ def test_no_line_break_inside_an_f_string():
     text = decompile_code(code)
     assert "# dynalens" not in text, text
     assert "[item for item in items if item]" in text, text
+
+
+def test_first_line_is_the_least_line_stamped_on_any_node_ast_walk_finds():
+    # on the walker's own trees (values stamped with lines, comprehensions, loops): every
+    # node of the walked bodies of textwrap's functions, compared with the definition
+    import ast
+    import textwrap
+    from dynalens.decompiler.line_breaks import first_line
+    from dynalens.decompiler.render import decompile_body
+
+    def by_walk(node):
+        lines = [getattr(part, "_line", None) for part in ast.walk(node)]
+        lines = [line for line in lines if line is not None]
+        return min(lines) if lines else None
+
+    with open(textwrap.__file__) as handle:
+        todo = [compile(handle.read() + MULTI_LINE, textwrap.__file__, "exec")]
+    nodes = []
+    while todo:
+        code = todo.pop()
+        todo.extend(c for c in code.co_consts if hasattr(c, "co_code"))
+        if code.co_flags & 1:  # (a function's)
+            nodes.extend(node for stmt in decompile_body(code) for node in ast.walk(stmt))
+    assert len(nodes) > 1000 and len(set(map(by_walk, nodes))) > 100
+    assert [first_line(node) for node in nodes] == [by_walk(node) for node in nodes]
