@@ -307,3 +307,33 @@ def test_fstring_and_block_writers_write_as_ast_unparse():
     for node in ast.walk(tree):
         if isinstance(node, (ast.stmt, ast.expr)) and not isinstance(node, ast.Starred):
             assert fast_unparse.unparse(node) == ast.unparse(node), ast.dump(node)[:80]
+
+
+def test_statements_are_written_as_the_module_that_holds_them():
+    """emit.unparse writes a statement list without making a module of it (fast writer), or
+    through one: either way ``ast.unparse``'s text of the module, docstring first or not."""
+    from dynalens.decompiler import emit
+    import sysconfig
+    with open(os.path.join(sysconfig.get_paths()["stdlib"], "textwrap.py"), "rb") as handle:
+        sources = [handle.read(), HOT_NODES, "'''doc'''\nx = 1\n", "x = 1\n'''not doc'''\n",
+                   "b'not doc'\n", "", "f'not {doc}'\n"]
+    for source in sources:
+        tree = ast.parse(source)
+        assert emit.unparse(tree.body) == ast.unparse(tree), source[:40]
+        if fast_unparse.unparse_statements is not None:
+            assert fast_unparse.unparse_statements(tree.body) == ast.unparse(tree)
+    assert (fast_unparse.unparse_statements is not None) == fast_unparse._CHECKED
+
+
+@pytest.mark.skipif(not fast_unparse._CHECKED, reason="plain ast.unparse on this version")
+def test_docstrings_written_as_they_are_are_those_without_escapes():
+    # the ASCII shortcut against the test it stands for, on every ASCII character (alone,
+    # and among plain text, line breaks and tabs) and on the test strings
+    def standard(string):
+        return "\\" not in string and \
+            string.replace("\n", "").replace("\t", "").isprintable()
+
+    texts = [chr(code) for code in range(0x300)] + list(_strings())
+    texts += ["ab\n\tc" + text + "d\n" for text in texts]
+    for text in texts:
+        assert fast_unparse._docstring_as_is(text) == standard(text), repr(text)

@@ -11,7 +11,7 @@ import io
 import tokenize
 
 from .profile import PROFILE
-from .fast_unparse import NEEDS_LINENO
+from .fast_unparse import NEEDS_LINENO, unparse_statements
 from .unparse_compat import to_source
 
 CO_HAS_DOCSTRING = 0x4000000
@@ -389,6 +389,8 @@ def _number_statements(stmts):
 
 
 def unparse(stmts):
+    if unparse_statements is not None:
+        return unparse_statements(stmts)
     module = ast.Module(body=stmts, type_ignores=[])
     if NEEDS_LINENO:
         _number_statements(stmts)

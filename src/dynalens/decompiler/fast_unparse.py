@@ -65,6 +65,10 @@ def _stand_in(string):
 # comments up by it)
 NEEDS_LINENO = True
 
+# unparse() of a module of these statements, without the module (where fast; else None:
+# emit.unparse makes one)
+unparse_statements = None
+
 _FSTRINGS = threading.local()  # how deep inside f-strings this thread's unparser is
 
 # The standard unparser class: ast._Unparser on 3.9-3.13, _ast_unparse.Unparser from 3.14.
@@ -164,7 +168,7 @@ if _CHECKED:
     # set no precedence for it (visit_Name reads none)
     _Name, _Attribute, _Call = ast.Name, ast.Attribute, ast.Call
     _Tuple, _Starred, _Store = ast.Tuple, ast.Starred, ast.Store
-    _DOCSTRING_HOLDERS = (ast.AsyncFunctionDef, ast.FunctionDef, ast.ClassDef, ast.Module)
+    _Expr = ast.Expr
     # 3.9/3.10 write a tuple in parentheses always, and a subscript's tuple without them
     # only when no element is starred
     _TUPLE_PARENS_BY_PRECEDENCE = sys.version_info >= (3, 11)
@@ -235,6 +239,21 @@ if _CHECKED:
     _TEST_NEXT = _NEXT[_TEST]
     _CONVERSIONS = dict((ord(letter), "!" + letter) for letter in "sra")
 
+    # the ASCII characters a docstring holds as they are: the printable ones but the backslash,
+    # line breaks and tabs
+    _AS_IS_ASCII = (bytes(range(0x20, 0x7F)) + b"\n\t").replace(b"\\", b"")
+
+    def _docstring_as_is(string):
+        r"""Whether the standard writer has nothing to escape in docstring ``string``: no
+        backslash, nothing unprintable but line breaks and tabs. ASCII text (almost every
+        docstring, the longest strings written) is checked by deleting the characters that
+        need no escape, without ``replace``'s copies and ``isprintable``'s lookup per
+        character."""
+        if string.isascii():
+            return not string.encode("ascii").translate(None, _AS_IS_ASCII)
+        return "\\" not in string and \
+            string.replace("\n", "").replace("\t", "").isprintable()
+
     def _plain_text(value):
         """An f-string's text part as written when it holds no backslash and no
         unprintable character but line breaks and tabs (escaped, as the standard writer
@@ -265,7 +284,9 @@ if _CHECKED:
     class _Unparser(_LaidOutUnparser):
         """The standard unparser, faster where it writes plain strings and dispatches."""
 
-        _visitors = {}  # node class -> the unbound visit_<Class> method (or None)
+        # (set by the standard __init__ before 3.13, where f-string fields avoid backslashes;
+        # 3.13's has none: no avoiding)
+        _avoid_backslashes = False
 
         # (each writes what the standard method writes, in the same order; see the module
         # docstring)
@@ -312,7 +333,7 @@ if _CHECKED:
                 source.append(value.id + "." + node.attr)
                 return
             self._precedences[value] = _ATOM
-            self.traverse(value)
+            _VISITORS[value.__class__](self, value)
             if isinstance(value, ast.Constant) and isinstance(value.value, int):
                 source.append(" ")  # (3 .__abs__())
             source.append("." + node.attr)
@@ -339,7 +360,7 @@ if _CHECKED:
                 elif item.__class__ is _Attribute and item.value.__class__ is _Name:
                     source.append(item.value.id + "." + item.attr)
                 else:
-                    self.traverse(item)
+                    _VISITORS[item.__class__](self, item)
             for item in node.keywords:
                 if comma:
                     source.append(", ")
@@ -357,7 +378,7 @@ if _CHECKED:
                 return
             else:
                 self._source.append(node.arg + "=")
-            self.traverse(value)
+            _VISITORS[value.__class__](self, value)
 
         def visit_Expr(self, node):
             source = self._source
@@ -367,7 +388,7 @@ if _CHECKED:
                 self.visit_Call(value)
                 return
             self._precedences[value] = _YIELD
-            self.traverse(value)
+            _VISITORS[value.__class__](self, value)
 
         def visit_Return(self, node):
             source = self._source
@@ -379,7 +400,7 @@ if _CHECKED:
                     source.append(" " + value.id)
                 else:
                     source.append(" ")
-                    self.traverse(value)
+                    _VISITORS[value.__class__](self, value)
 
         if sys.version_info >= (3, 11):  # (3.9/3.10's sets no precedence on the targets)
             def visit_Assign(self, node):
@@ -401,7 +422,7 @@ if _CHECKED:
                 elif value.__class__ is _Call:
                     self.visit_Call(value)
                 else:
-                    self.traverse(value)
+                    _VISITORS[value.__class__](self, value)
                 if node.type_comment is not None or self._type_ignores:
                     type_comment = self.get_type_comment(node)
                     if type_comment:
@@ -413,7 +434,7 @@ if _CHECKED:
                 self.fill("if " + test.id)
             else:
                 self.fill("if ")
-                self.traverse(test)
+                _VISITORS[test.__class__](self, test)
             self._body(node.body)
             # (nested ifs alone in an else are written as elifs)
             while node.orelse and len(node.orelse) == 1 and isinstance(node.orelse[0], _IF):
@@ -465,14 +486,14 @@ if _CHECKED:
                 source.append(left.id)
             else:
                 precedences[left] = _CMP_NEXT
-                self.traverse(left)
+                _VISITORS[left.__class__](self, left)
             for operator, item in zip(node.ops, node.comparators):
                 if item.__class__ is _Name:
                     source.append(_CMPOPS[operator.__class__] + item.id)
                 else:
                     source.append(_CMPOPS[operator.__class__])
                     precedences[item] = _CMP_NEXT
-                    self.traverse(item)
+                    _VISITORS[item.__class__](self, item)
             if parens:
                 source.append(")")
 
@@ -488,14 +509,14 @@ if _CHECKED:
                 source.append(operand.id)
             else:
                 precedences[operand] = left
-                self.traverse(operand)
+                _VISITORS[operand.__class__](self, operand)
             operand = node.right
             if operand.__class__ is _Name:
                 source.append(operator + operand.id)
             else:
                 source.append(operator)
                 precedences[operand] = right
-                self.traverse(operand)
+                _VISITORS[operand.__class__](self, operand)
             if parens:
                 source.append(")")
 
@@ -511,15 +532,14 @@ if _CHECKED:
                     source.append(operator)
                 precedence = _NEXT[precedence]  # each operand binds one level tighter
                 precedences[value] = precedence
-                self.traverse(value)
+                _VISITORS[value.__class__](self, value)
             if parens:
                 source.append(")")
 
         def visit_Constant(self, node):
             value = node.value
-            kind = type(value)
-            if kind in _REPR_CONSTANTS or kind is str and not getattr(
-                    self, "_avoid_backslashes", False):
+            kind = value.__class__
+            if kind is str and not self._avoid_backslashes or kind in _REPR_CONSTANTS:
                 # (what the standard writes for these: an optional "u", then the repr)
                 self._source.append("u" + repr(value) if node.kind == "u" else repr(value))
                 return
@@ -527,8 +547,7 @@ if _CHECKED:
 
         def _write_docstring(self, node):
             string = node.value
-            if "\\" in string or '"""' in string or string[-1:] == '"' or \
-                    not string.replace("\n", "").replace("\t", "").isprintable():
+            if '"""' in string or string[-1:] == '"' or not _docstring_as_is(string):
                 return _Standard._write_docstring(self, node)
             # nothing to escape (line breaks and tabs stay as they are in a docstring) and
             # neither a triple double quote nor a last double quote in the way: the
@@ -564,12 +583,16 @@ if _CHECKED:
             self._type_ignores.clear()
 
         def _write_docstring_and_traverse_body(self, node):
-            # (the standard's, with get_raw_docstring's test written out)
-            body = node.body
-            if body and isinstance(body[0], ast.Expr) and \
-                    isinstance(node, _DOCSTRING_HOLDERS):
+            # (the standard's; its callers, here and there, pass only the nodes that hold a
+            # docstring: modules, classes and functions)
+            self._docstring_and_body(node.body)
+
+        def _docstring_and_body(self, body):
+            """A docstring holder's body, its docstring first (get_raw_docstring's test
+            written out)."""
+            if body and body[0].__class__ is _Expr:
                 docstring = body[0].value
-                if isinstance(docstring, ast.Constant) and isinstance(docstring.value, str):
+                if isinstance(docstring, _Constant) and isinstance(docstring.value, str):
                     self._write_docstring(docstring)
                     self._traverse_list(body[1:])
                     return
@@ -607,7 +630,7 @@ if _CHECKED:
                 source.append(value.id + "[")
             else:
                 self._precedences[value] = _ATOM
-                self.traverse(value)
+                _VISITORS[value.__class__](self, value)
                 source.append("[")
             index = node.slice
             if index.__class__ is _Name:
@@ -617,7 +640,7 @@ if _CHECKED:
                     not any(isinstance(item, _Starred) for item in index.elts)):
                 self._items_view(index.elts)
             else:
-                self.traverse(index)
+                _VISITORS[index.__class__](self, index)
             source.append("]")
 
         def _items_view(self, items):
@@ -637,7 +660,7 @@ if _CHECKED:
                 if item.__class__ is _Name:
                     source.append(item.id)
                 else:
-                    self.traverse(item)
+                    _VISITORS[item.__class__](self, item)
 
         def visit_Tuple(self, node):
             if isinstance(node.ctx, _Store) and not getattr(_FSTRINGS, "depth", 0):
@@ -665,7 +688,7 @@ if _CHECKED:
                 return
             source.append("(" + operator if parens else operator)
             self._precedences[operand] = precedence
-            self.traverse(operand)
+            _VISITORS[operand.__class__](self, operand)
             if parens:
                 source.append(")")
 
@@ -845,7 +868,7 @@ if _CHECKED:
                 self.traverse(condition)
 
         def visit_JoinedStr(self, node):
-            text = None if getattr(self, "_avoid_backslashes", False) else \
+            text = None if self._avoid_backslashes else \
                 self._plain_fstring(node)
             if text is None:
                 return _LaidOutUnparser.visit_JoinedStr(self, node)
@@ -970,30 +993,12 @@ if _CHECKED:
                     self.traverse(node.kwarg.annotation)
 
         def traverse(self, node):
-            visitor = self._visitors.get(node.__class__)
-            if visitor is None:
-                visitor = self._visitor(node.__class__)
-            visitor(self, node)
+            _VISITORS[node.__class__](self, node)
 
         def _traverse_list(self, nodes):
-            visitors = self._visitors
+            visitors = _VISITORS
             for node in nodes:
-                visitor = visitors.get(node.__class__)
-                if visitor is None:
-                    visitor = self._visitor(node.__class__)
-                visitor(self, node)
-
-        @classmethod
-        def _visitor(cls, node_class):
-            """The unbound visitor of ``node_class`` (a list: each item; no visit_<Class>:
-            ``generic_visit``), kept in ``_visitors`` for the next node of that class."""
-            if issubclass(node_class, list):
-                visitor = cls._traverse_list
-            else:
-                visitor = getattr(cls, "visit_" + node_class.__name__, None) or \
-                    cls.generic_visit
-            cls._visitors[node_class] = visitor
-            return visitor
+                visitors[node.__class__](self, node)
 
         def get_type_comment(self, node):
             # (the standard looks ``# type: ignore`` comments up by ``node.lineno``; the
@@ -1024,10 +1029,38 @@ if _CHECKED:
             return standard(self, string, quote_types=quote_types,
                             escape_special_whitespace=escape_special_whitespace)
 
+    class _Visitors(dict):
+        """Node class -> ``_Unparser``'s unbound visitor of it (a list: each item; no
+        visit_<Class>: ``generic_visit``), looked up by name once per class: one dictionary
+        subscript per node instead of ``NodeVisitor.visit``'s name built and looked up. The
+        writers of the commonest nodes call ``_VISITORS[child.__class__](self, child)``
+        for their children themselves: what ``traverse`` does, without its call."""
+
+        __slots__ = ()
+
+        def __missing__(self, node_class):
+            if issubclass(node_class, list):
+                visitor = _Unparser._traverse_list
+            else:
+                visitor = getattr(_Unparser, "visit_" + node_class.__name__, None) or \
+                    _Unparser.generic_visit
+            self[node_class] = visitor
+            return visitor
+
+    _VISITORS = _Visitors()
+
     def unparse(node):
         """``ast.unparse(node)``, faster (see module docstring)."""
         unparser = _Unparser()
         unparser.traverse(node)  # (what visit does, on the unparser's fresh _source)
+        return "".join(unparser._source)
+
+    def unparse_statements(stmts):
+        """``unparse(ast.Module(body=stmts, type_ignores=[]))`` without making the module
+        (the decompiler's every output: its making and visit cost a twentieth of writing a
+        function's text)."""
+        unparser = _Unparser()
+        unparser._docstring_and_body(stmts)
         return "".join(unparser._source)
 
     NEEDS_LINENO = False  # (see get_type_comment)
