@@ -147,6 +147,11 @@ def _unfolded(node):
     ``is``/``in`` comparison: in a test both compile to the same jumps, but the compiler's AST
     optimizer rewrites ``not (a is b)`` to ``a is not b``, which tests the other way."""
     values = node.values
+    for value in values:
+        if isinstance(value, ast.UnaryOp) and isinstance(value.op, ast.Not):
+            break
+    else:
+        return node  # (no negated operand: nothing below applies; most and/or tests)
     if all(_is_not(v) for v in values) and any(_folds(v) for v in values):
         inner = ast.And if isinstance(node.op, ast.Or) else ast.Or
         return ast.UnaryOp(op=ast.Not(),
@@ -268,7 +273,7 @@ def read_chunk(walker, k, stack, limit, siblings=(), operand=False):
     try:
         _, stop = walker.walk(k, limit, trial, walker.ctx, out=_NoStatements(), chunk_mode=True)
     except ChunkEnd as end:
-        if len(trial) == len(stack) + 1 and all(a is b for a, b in zip(trial, stack)):
+        if len(trial) == len(stack) + 1 and all(map(operator.is_, trial, stack)):
             return Chunk(k, trial[-1], end.ins)
     except (NotAChunk, DecompilationError):
         pass
@@ -315,15 +320,18 @@ def parse_cond(walker, chunks, true, false, fall):
                 return c.expr
             return None
         if t == false and fall == true:
+            if c.jump.op == "POP_JUMP_IF_FALSE":
+                return _negated_twice(c.expr)
             return negate(jump_test(c))
         if t == true and fall == false:
             return jump_test(c)
         return None
+    labels = [label(c.jump.target) for c in chunks]  # (asked once, not at every split)
     for s in range(len(chunks) - 1, 0, -1):
         left, right = chunks[:s], chunks[s:]
         ys = right[0].start
         inner = set(c.start for c in left[1:])
-        targets = set(label(c.jump.target) for c in left)
+        targets = set(labels[:s])
         if targets <= ({ys, false} | inner):
             lhs = parse_cond(walker, left, ys, false, ys)
             if lhs is not None:
@@ -337,6 +345,17 @@ def parse_cond(walker, chunks, true, false, fall):
                 if rhs is not None:
                     return _unfolded(boolop(ast.Or, lhs, rhs))
     return None
+
+
+def _negated_twice(expr):
+    """``negate(negate(expr))``: the test of a chunk that jumps to the false label when
+    ``expr`` is false, the commonest (``if x:``). Where the inner negation is ``not expr``
+    (anything but a ``not``, an and/or, or a comparison a None test may flip), the outer
+    one gives ``expr`` itself back: no node is built."""
+    if isinstance(expr, (ast.UnaryOp, ast.BoolOp)) or (NONE_JUMPS and
+                                                        isinstance(expr, ast.Compare)):
+        return negate(negate(expr))
+    return expr
 
 
 def parse_value(walker, chunks, join):
@@ -952,7 +971,7 @@ def if_statement(walker, test, true, false, stack, out, ins):
             return end
         out.append(ast.If(test=negate(test), body=[ast.Break()], orelse=[]))
         return true
-    if any(isinstance(v, ast.expr) for v in stack):
+    if stack and any(isinstance(v, ast.expr) for v in stack):
         tail = _ifexp_with_copied_tail(walker, test, true, false, stack)
         if tail is not None:
             return tail
