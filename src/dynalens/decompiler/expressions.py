@@ -822,6 +822,8 @@ class StackMachine(object):
     module_names = set()  # names the enclosing module's top scope uses (render._module_names)
 
     def op_CALL(self, ins, stack, out):
+        if self._plain_call(ins, stack):
+            return
         args = self._items(stack, ins, ins.argval)
         func, first = self._callable(stack, ins)
         if PROFILE.super_attr_calls and isinstance(func, ast.Name) and func.id == "super" and \
@@ -830,6 +832,43 @@ class StackMachine(object):
             # names `super`
             self.module_names.add("super")
         self._make_call(ins, stack, func, first + args, [])
+
+    def _plain_call(self, ins, stack):
+        """Make the commonest call at once: callable and arguments all expressions already,
+        the callable not ``super`` (nearly every CALL). What the general path would make of
+        it (its checks for a class or function being built, a decorator, a function made for
+        an argument are all about markers, which a plain call has none of), without its
+        calls; True when made, False (the stack untouched) for the general path."""
+        count = ins.argval
+        depth = count + 2
+        if len(stack) < depth:
+            return False
+        node_type = ast.AST
+        below, top = stack[-depth], stack[-depth + 1]
+        if NULL_FIRST and isinstance(below, Null):
+            func, first = top, None
+        elif not NULL_FIRST and isinstance(top, Null):
+            func, first = below, None
+        else:
+            func, first = below, top
+            if not isinstance(first, node_type):
+                return False
+        if not isinstance(func, node_type) or \
+                isinstance(func, ast.Name) and func.id == "super":
+            return False
+        args = stack[len(stack) - count:]
+        for arg in args:
+            if not isinstance(arg, node_type):
+                return False
+        del stack[-depth:]
+        if first is None:
+            if isinstance(func, ast.Attribute) and not getattr(func, "_method", False) and \
+                    isinstance(func.value, ast.Name):
+                self.imported_names.add(func.value.id)  # (_note_plain_attribute_call)
+        else:
+            args.insert(0, first)
+        stack.append(ast.Call(func, args, []))
+        return True
 
     def _attribute_follows(self, k):
         """Whether instruction ``k`` reads an attribute (other than ``__class__``, which
