@@ -269,3 +269,27 @@ def test_difference_says_where_it_starts():
     ins = [i for i in __import__("dis").get_instructions(code) if i.offset == at]
     assert ins and ins[0].opname == "LOAD_CONST" and ins[0].argval == 2
     assert differences[0].reach == at
+
+
+def test_a_retry_verifies_a_text_once_and_decides_as_when_verifying_it_again(monkeypatch):
+    # an attempt whose rendering is the text of an earlier one takes that one's verification
+    # (render._best_attempt); with every attempt verified, the output is the same
+    from asyncio import proactor_events
+    code = proactor_events._ProactorReadPipeTransport._loop_reading.__code__
+    verified = []
+    real = render.check
+
+    def check(code_, text, session):
+        verified.append(text)
+        return real(code_, text, session)
+
+    monkeypatch.setattr(render, "check", check)
+    once = render.decompile_code(code)
+    assert len(verified) == len(set(verified))
+    counted = len(verified)
+    del verified[:]
+    monkeypatch.setattr(render, "_verification_key", lambda text, session: object())
+    assert render.decompile_code(code) == once
+    if sys.version_info[:2] == (3, 11):  # (where this function's retry renders a text twice)
+        assert len(verified) > counted
+

@@ -537,6 +537,11 @@ def _best_attempt(code, indent, temp_prefix, name, strict, function, generated):
     """The rendering of ``code`` to finish from (choices.Attempt): the first one, or, when
     that is not exact, the best the choice points allow (choices.retry)."""
     named = _as_named(code, name)
+    # _verification_key -> what verifying an attempt not exact found (choices.Attempt's
+    # failed, codes, reach, at, and check's answer): a retry's other reading often renders
+    # the text of an earlier attempt, and verification would find what it found then (an
+    # exact attempt ends the retry: none is kept)
+    verified = {}
 
     def attempt(decisions):
         """One rendering with ``decisions``' readings, verified."""
@@ -546,6 +551,11 @@ def _best_attempt(code, indent, temp_prefix, name, strict, function, generated):
         except DecompilationError as exc:
             return choices.Attempt(decisions, None, error=exc)
         text = reindent(source, indent) + "\n"
+        seen = verified.get(_verification_key(text, session)) if verified else None
+        if seen is not None:
+            failed, codes, reach, at, checked = seen
+            return choices.Attempt(decisions, failed, (session, stmts, text, notes, checked),
+                                   codes=codes, reach=reach, at=at)
         checked = check(named, text, session)
         if not checked[0] and not session.fallbacks:
             # exact, no stub (the usual case): what the lines below make, made directly
@@ -558,9 +568,10 @@ def _best_attempt(code, indent, temp_prefix, name, strict, function, generated):
                      for d in checked[0] if d.reach is not None)
         at = dict((id(code) if d.code is named else id(d.code), d.at)
                   for d in checked[0] if d.at is not None)
-        return choices.Attempt(decisions, frozenset(failed),
-                               (session, stmts, text, notes, checked), codes=failed,
-                               reach=reach, at=at)
+        found = verified[_verification_key(text, session)] = (frozenset(failed), failed,
+                                                              reach, at, checked)
+        return choices.Attempt(decisions, found[0], (session, stmts, text, notes, checked),
+                               codes=failed, reach=reach, at=at)
 
     def alone(nested):
         """A nested code object that failed, decompiled on its own (a cheaper search)."""
@@ -571,6 +582,11 @@ def _best_attempt(code, indent, temp_prefix, name, strict, function, generated):
         return first
     # not exact: other readings where the walk met a choice (choices.py)
     return choices.retry(attempt, first, alone, id(code))
+
+
+def _verification_key(text, session):
+    """What verifying a rendering reads (marking.check): its text and its stubs."""
+    return text, frozenset(session.fallbacks)
 
 
 def _rendered(code, name, temp_prefix, strict, function, generated, decisions):
