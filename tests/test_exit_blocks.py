@@ -99,3 +99,30 @@ def test_a_jump_target_inside_a_run_ends_it_there():
     keys = ExitBlocks(instrs).keys
     assert sorted(keys) == [1, 2]
     _check(instrs)
+
+
+
+def _copied(keys):
+    """The starts of the blocks found more than once, by key."""
+    starts = {}
+    for k in sorted(keys):
+        starts.setdefault(keys[k], []).append(k)
+    return [found for found in starts.values() if len(found) > 1]
+
+
+def test_the_returns_that_may_share_a_block_find_every_copied_one_on_stdlib_code():
+    # (ExitBlocks keys only the blocks ending at _sharing_returns: they must group into the
+    # same copies as the keys of every block)
+    root = sysconfig.get_paths()["stdlib"]
+    skipped = 0
+    for name in ("argparse.py", "ast.py", "enum.py", "pathlib.py", "shutil.py", "tarfile.py"):
+        path = os.path.join(root, name)
+        if not os.path.exists(path):
+            continue
+        for code in _codes(path):
+            exits = ExitBlocks(normalize(code)[0])
+            returns = [ins.index for ins in exits.instrs if ins.op == "RETURN_VALUE"]
+            sharing = exits._sharing_returns(returns)
+            assert _copied(exits._keys(sharing)) == _copied(exits._keys(returns)), code.co_name
+            skipped += len(returns) - len(sharing)
+    assert skipped > 100

@@ -47,7 +47,10 @@ def test_a_chain_runs_its_steps_until_one_does_the_work():
     assert calls == ["declines", "works"]
     assert chain(declines, never)("walker", 7) == 7
     with pytest.raises(AssertionError):
-        chain(declines)("walker", 1)
+        chain(declines, declines)("walker", 1)
+    # steps left out (None: not for the running version); one step left is the chain itself
+    assert chain(None, declines, None, never)("walker", 3) == 3
+    assert chain(None, works) is works
 
 
 def test_a_chain_of_four_argument_steps_passes_each_its_arguments():
@@ -66,7 +69,7 @@ def test_a_chain_of_four_argument_steps_passes_each_its_arguments():
     assert calls == [("declines", "walker", "t", "v", "o", "i"),
                      ("works", "walker", "t", "v", "o", "i")]
     with pytest.raises(AssertionError):
-        chain(declines)("walker", 1, 2, 3, 4)
+        chain(declines, declines)("walker", 1, 2, 3, 4)
 
     def takes_a_default(walker, target, value, out, ins=None):
         return ins
@@ -108,3 +111,21 @@ def test_loop_structure_points_decline_where_no_loop_starts():
             continue
         for point in _LOOP_HEAD_POINTS:
             assert point(walker, i, [], [], Context()) is DECLINE, (point.__name__, i)
+
+
+def test_the_store_chain_holds_only_the_steps_the_running_version_can_take():
+    # before 3.12 no LOAD_FAST_AND_CLEAR saves a local, before 3.14 no __annotate__ function is
+    # the compiler's: the chain is the walker core's step alone, called straight
+    from dynalens.decompiler.profile import PROFILE
+    if not PROFILE.inline_comprehensions and not PROFILE.annotate_functions:
+        assert ENTRY.assign is StatementWalker._assign
+
+
+def test_a_function_written_as_annotate_before_3_14_is_a_plain_function():
+    # (the __annotate__ step once ran on every version: this class fell back to a stub)
+    from dynalens.decompiler.profile import PROFILE
+    if PROFILE.annotate_functions:
+        pytest.skip("3.14+: a class's __annotate__ is the compiler's")
+    source = "class C:\n\n    def __annotate__(format):\n        return {}\n    x = 1\n"
+    text = render.decompile_code(compile(source, "<test>", "exec"))
+    assert "could not decompile" not in text and "def __annotate__(format):" in text

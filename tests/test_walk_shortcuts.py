@@ -119,9 +119,10 @@ def test_the_greatest_line_before_each_instruction():
     # _is_implicit_return compares a return's line with the greatest line before it
     for code in _codes():
         walker = render.CodeWalker(code, render.code_kind(code), render.Session())
-        if not walker.n:
+        lined = [ins for ins in walker.instrs if ins.line is not None]
+        if not lined:
             continue
-        walker._is_implicit_return(walker.instrs[-1])
+        walker._is_implicit_return(lined[-1])  # (a load without a line needs no table)
         best, expected = -1, []
         for ins in walker.instrs:
             expected.append(best)

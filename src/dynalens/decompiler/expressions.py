@@ -201,6 +201,9 @@ CMPOPS = {
 # node changes it, a node that stores gets an ast.Store() of its own).
 _LOAD = ast.Load()
 LOAD = _LOAD  # (comprehension_bodies.op_LOAD_FAST makes its names without name())
+# and one Store context for the name targets made per store instruction (ast.parse shares its
+# Store too; store_ctx still gives a node switched to a target a Store of its own)
+STORE = ast.Store()
 
 
 def name(identifier, ctx=None):
@@ -964,6 +967,9 @@ class StackMachine(object):
         # (value(), whose first case, a node, is nearly every argument, asked only of others)
         node_type = ast.AST
         if not isinstance(func, node_type):
+            if isinstance(func, WithExit):  # __exit__(None, None, None) on a normal exit
+                stack.append(ExitCallResult())
+                return
             func = self.value(func, ins)
         args = [a if isinstance(a, node_type) else self.value(a, ins) for a in args]
         for kw in keywords:

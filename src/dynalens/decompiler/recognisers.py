@@ -13,6 +13,7 @@ order given at the end.
 from . import (annotate, branches, cold_blocks, comprehension_bodies, definitions,
                exception_groups, handlers, handlers_legacy, inline_comprehensions, legacy_structure,
                patterns, type_params)
+from .profile import PROFILE
 from .registry import ENTRY, STRUCTURE_POINTS, chain, register, register_core
 from .statements import StatementWalker
 
@@ -20,8 +21,12 @@ from .statements import StatementWalker
 register_core(StatementWalker)
 
 # -- stores: the steps that may take over a store before the walker core makes it a statement
-ENTRY.assign = chain(annotate.assign_annotate_function,  # 3.14+ __annotate__: no statement
-                     inline_comprehensions.assign_saved_local,  # a saved local put back
+# (each family's step only where its bytecode can occur: before 3.12 the chain is the core's
+# step alone, and every store of every walk calls it straight)
+ENTRY.assign = chain(annotate.assign_annotate_function  # 3.14+ __annotate__: no statement
+                     if PROFILE.annotate_functions else None,
+                     inline_comprehensions.assign_saved_local  # a saved local put back
+                     if PROFILE.inline_comprehensions else None,  # (LOAD_FAST_AND_CLEAR's)
                      StatementWalker._assign)
 # (3.14+: where a module's or class's numbered annotation ran, annotate.place_annotations)
 register({"ANNOTATED": annotate.op_ANNOTATED})

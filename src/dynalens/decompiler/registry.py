@@ -66,12 +66,17 @@ DECLINE = object()
 
 def chain(*steps):
     """One function running ``steps`` (each ``step(walker, *args)``) in order until one does
-    not return :data:`DECLINE`; the last step must never decline.
+    not return :data:`DECLINE`; the last step must never decline. A step given as None is
+    left out (one that cannot apply on the running version); a chain left with one step is
+    that step, called with no chain around it.
 
     Steps that all take four arguments besides the walker (the store chain, ENTRY.assign:
     every store of every walk) are called with them spelled out: a call through ``*args``
     packs a tuple, and on 3.11+ runs the step in a fresh interpreter call rather than inline,
     which made the chain's own line 1.7% of a 3.11 decompilation."""
+    steps = tuple(step for step in steps if step is not None)
+    if len(steps) == 1:
+        return steps[0]
     if all(_positional_count(step) == 5 for step in steps):
         def run4(walker, a, b, c, d):
             for step in steps:

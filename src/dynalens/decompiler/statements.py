@@ -26,9 +26,9 @@ from .cold_blocks import exception_only_code
 from .evaluation_order import first_out_of_order, made
 from .errors import DecompilationError
 from .expressions import (
-    AugValue, ClassValue, CurrentExc, ExitCallResult, FunctionValue, ImportFromValue,
-    ImportValue, IterMarker, LoopItem, Marker, Null, PrevExc, StackMachine, UnpackBuilder,
-    TypeAliasValue, UnpackSlot, WithEnter, WithExit, name)
+    STORE, AugValue, ClassValue, CurrentExc, FunctionValue, ImportFromValue, ImportValue,
+    IterMarker, LoopItem, Marker, Null, PrevExc, StackMachine, TypeAliasValue, UnpackBuilder,
+    UnpackSlot, WithEnter, name)
 from .instructions import (IMPORT_FLAGS, POP_JUMPS, instruction_lines, legacy_layout,
                            raw_instructions)
 from .line_breaks import STORE_LINE
@@ -143,7 +143,9 @@ class ExitBlocks(object):
             # one return (the usual case): no block can be a copy of another, and no lone
             # copy follows a return (the keys are worked out if someone asks)
             return
-        keys = self._found_keys = self._keys(returns)
+        # (only the blocks ending at returns that may share one are keyed: another block
+        # starts once whatever its key; the keys of all are worked out if someone asks)
+        keys = self._keys(self._sharing_returns(returns))
         for k in sorted(keys):
             blocks.setdefault(keys[k], []).append(k)
             blocks_at.add(k)
@@ -224,6 +226,33 @@ class ExitBlocks(object):
                 self.ends[k] = k + 1
         for j in set(first.values()):
             instrs[j].is_target = True
+
+    def _sharing_returns(self, returns):
+        """Those of ``returns`` whose exit blocks may have the key of another return's: a key
+        (:meth:`_keys`) ends with the item of the instruction right before its return, so two
+        equal keys end at returns with equal items there (one return's blocks all differ in
+        length). One item per return: most returns share none, and their runs go unread."""
+        instrs = self.instrs
+        key_ops = self._KEY_OPS
+        first = {}  # item -> the first return ending on it
+        sharing = []
+        for q in returns:
+            if not q or instrs[q].is_target:
+                continue  # (no block ends here)
+            before = instrs[q - 1]
+            op = before.op
+            value = before.argval
+            kind = type(value)
+            if op not in key_ops or op == "RETURN_VALUE" or kind is _CODE_TYPE:
+                continue
+            item = (op, kind, value if kind in _SAME_AS_REPR else repr(value))
+            other = first.setdefault(item, q)
+            if other != q:
+                if other >= 0:
+                    sharing.append(other)
+                    first[item] = -1  # (listed)
+                sharing.append(q)
+        return sorted(sharing)
 
     def _keys(self, returns=None):
         """{start: key} for every exit block: a run of at most MAX_LENGTH key operations
@@ -371,6 +400,11 @@ class Context(object):
         return new
 
 
+# The context of a walk with no surroundings: shared, as no context is changed in place (a
+# walk that knows more makes a new one, Context.but)
+NO_CONTEXT = Context()
+
+
 class AppendStmt(ast.stmt):
     """LIST_APPEND/SET_ADD/MAP_ADD/YIELD inside a comprehension body (never rendered)."""
     _fields = ("value", "key")
@@ -464,10 +498,13 @@ class StatementWalker(StackMachine):
         self.walks = 0  # walks begun, numbering them (walk_serial)
         self.work_limit = WORK_FLOOR + WORK_PER_INSTRUCTION * self.n
         self.decompile_nested = decompile_nested
-        self.handler_at = [None] * self.n
+        handler_at = self.handler_at = [None] * self.n
+        # (innermost last: the longest ranges first, each written over by those inside it; one
+        # slice per entry rather than an item per instruction)
         for e in sorted(entries, key=_entry_length, reverse=True) if entries else ():
-            for k in range(e.start, min(e.end, self.n)):
-                self.handler_at[k] = e
+            start, end = e.start, min(e.end, self.n)
+            if start < end:
+                handler_at[start:end] = [e] * (end - start)
         self.lines = instruction_lines(code, instrs)  # (line_breaks.py, loop_exits.py)
         # try statements with an empty body: their handlers have no entry (empty_tries.py)
         self.empty_tries = empty_tries.find(code, instrs, entries, self.lines) \
@@ -489,7 +526,7 @@ class StatementWalker(StackMachine):
         self._find_loops()
         self.chunk_mode = False
         self.fallthrough = {}
-        self.ctx = Context()
+        self.ctx = NO_CONTEXT
         self.range_start = 0
         self.range_end = self.n
         self.globals_declared = set()
@@ -1292,21 +1329,27 @@ class StatementWalker(StackMachine):
         if out and isinstance(out[-1], ast.Assign) and out[-1].value is value:
             out[-1].targets.append(target)
             return
-        # (positional: a third cheaper than keywords, here and in the commonest statements)
-        out.append(ast.Assign([target], self.value(value, ins), lineno=0))
+        # (positional: a third cheaper than keywords, here and in the commonest statements;
+        # value() asked only of what is not a node already)
+        out.append(ast.Assign([target], value if isinstance(value, ast.AST) else
+                              self.value(value, ins), lineno=0))
 
     def _store(self, target, ins, stack, out):
         if not stack:
             self.fail("stack underflow", ins)
         value = stack.pop()
-        if stack and stack[-1] is value and isinstance(target, ast.Name) and isinstance(value, ast.expr) \
+        if not isinstance(value, ast.expr):
+            self.emit_assign(target, value, out, ins)
+            return
+        if stack and stack[-1] is value and isinstance(target, ast.Name) \
                 and not self._next_is_store(ins.index + 1) and \
                 not (out and isinstance(out[-1], ast.Assign) and out[-1].value is value):
             # (a name between attribute or subscript targets of a chained assignment, `a.x =
             # b = c.y = v`, is one more of its targets: a walrus stores before any target)
             stack[-1] = ast.NamedExpr(target=target, value=value)
             return
-        self.emit_assign(target, value, out, ins)
+        # (an expression is no UnpackSlot, emit_assign's own case: straight to the chain)
+        ENTRY.assign(self, target, value, out, ins)
 
     def _next_is_store(self, k):
         if k >= self.n:
@@ -1324,7 +1367,11 @@ class StatementWalker(StackMachine):
             out.append(ast.Assign(targets=[ast.Tuple(elts=targets, ctx=ast.Store())],
                                   value=ast.Tuple(elts=values, ctx=ast.Load()), lineno=0))
             return ins.index + len(targets)
-        self._store(name(ins.argval, ast.Store()), ins, stack, out)
+        identifier = ins.argval
+        # (name(), written out as expressions._load_global does: only a compiler-made name,
+        # `.x`, needs its check)
+        self._store(ast.Name(identifier, STORE) if identifier[:1] != "." else
+                    name(identifier, STORE), ins, stack, out)
 
     def _store_group(self, ins, stack):
         """``x, y = y, x`` after 3.11's swap elimination: the values are pushed in order, then
@@ -1348,16 +1395,16 @@ class StatementWalker(StackMachine):
         return targets, list(values)
 
     def op_STORE_NAME(self, ins, stack, out):
-        self._store(name(ins.argval, ast.Store()), ins, stack, out)
+        self._store(name(ins.argval, STORE), ins, stack, out)
 
     def op_STORE_GLOBAL(self, ins, stack, out):
         self.globals_declared.add(ins.argval)
-        self._store(name(ins.argval, ast.Store()), ins, stack, out)
+        self._store(name(ins.argval, STORE), ins, stack, out)
 
     def op_STORE_DEREF(self, ins, stack, out):
         if ins.argval in self.code.co_freevars:
             self.nonlocals_declared.add(ins.argval)
-        self._store(name(ins.argval, ast.Store()), ins, stack, out)
+        self._store(name(ins.argval, STORE), ins, stack, out)
 
     def op_STORE_ATTR(self, ins, stack, out):
         obj = self.pop(stack, ins)
@@ -1726,6 +1773,8 @@ class StatementWalker(StackMachine):
         A written ``return`` starts a line of its own after everything before it; the
         compiler's implicit return (and its copies) inherit a line already seen.
         """
+        if load.line is None:
+            return True  # (no line of its own: the table below is not needed)
         lines = self._max_line
         if lines is None:
             lines = self._max_line = []
@@ -1734,8 +1783,8 @@ class StatementWalker(StackMachine):
                 lines.append(best)
                 if ins.line is not None and ins.line > best:
                     best = ins.line
-        if load.line is None or load.line > lines[load.index]:
-            return load.line is None
+        if load.line > lines[load.index]:
+            return False
         if PROFILE.lined_exit_copies and load.line == lines[load.index]:
             # 3.12+ copies a written return with its line into jumps to it (a `break` whose
             # loop is followed by it): only such copies may share its line before it
@@ -1808,13 +1857,6 @@ class StatementWalker(StackMachine):
                 return _lazy_if(value, ast.Import(names=[ast.alias(name=module, asname=None)]))
             return _lazy_if(value, ast.Import(names=[ast.alias(name=module, asname=target.id)]))
         self.fail("unexpected import form", ins)
-
-    # -- markers through calls -------------------------------------------------------------
-    def _make_call(self, ins, stack, func, args, keywords):
-        if isinstance(func, WithExit):  # __exit__(None, None, None) on a normal exit
-            stack.append(ExitCallResult())
-            return
-        StackMachine._make_call(self, ins, stack, func, args, keywords)
 
     # -- generators ------------------------------------------------------------------------
     def op_YIELD_VALUE(self, ins, stack, out):
