@@ -249,6 +249,42 @@ def holds_nop(code):
     return _NOP_BYTE in data and _NOP_BYTE in data[::2]
 
 
+def try_nop_lines(code):
+    """3.11+: the lines of the NOPs that come right before the first range of a handler in
+    ``code``'s exception table: what a ``try:`` on a line of its own leaves (the NOP carries
+    its line, the body's protected range begins after it; a ``break`` or ``continue`` out of
+    a ``with`` or ``try`` body may come right before a range of an enclosing handler, not its
+    first); empty before 3.11 and without a table. Lines as :func:`nop_lines` gives its NOPs
+    theirs.
+
+    Why: nearly every line on which a NOP stands alone is such a ``try:`` line (1110 of
+    1145 on a 300-file 3.11 sample), and nop_lines.debug_blocks reads every statement's
+    lines when one is left; none of these lines can start an ``if __debug__:``."""
+    if PY < (3, 11) or not code.co_exceptiontable or _NOP is None:
+        return ()
+    data, nop = code.co_code, _NOP
+    at = set()
+    seen = set()  # (the handlers of the rows before: a later range of one is no try body's)
+    for start, _, target, _, _ in exception_table(code):
+        # (an even offset holds an opcode or a cache unit's 0: the byte is the NOP's opcode)
+        if target not in seen and start >= 2 and data[start - 2] == nop:
+            at.add(start - 2)
+        seen.add(target)
+    if not at:
+        return ()
+    found = set()
+    carry = PY < (3, 13)
+    line = None
+    for start, end, given in code.co_lines():
+        if given is not None or not carry:
+            line = given
+        if line is not None:
+            for offset in at:
+                if start <= offset < end:
+                    found.add(line)
+    return found
+
+
 def nop_lines(code):
     """(the line of each NOP, the set of lines of every other instruction) of ``code``, as its
     instructions from :func:`decode` with their carried lines would give them, read from

@@ -26,7 +26,7 @@ import ast
 
 from .emit import statement_blocks
 from .line_breaks import INLINE_BODY
-from .decode import holds_nop, nop_lines
+from .decode import holds_nop, nop_lines, try_nop_lines
 from .instructions import raw_instructions, raw_lines
 
 # statements that make NOPs of their own, or whose first stamped line is not their first line
@@ -97,6 +97,14 @@ def debug_blocks(stmts, code):
     ``try`` written with its body on its line (see the module docstring)."""
     nops = NopLines(code)
     free = set(nops.alone())
+    if free:
+        # most lines left free are ``try:`` lines: a try read back as written holds what
+        # follows its line, and each of its blocks starts the walk afresh, so no statement
+        # there is wrapped; one compiled more than once (in a finally body: one NOP per copy)
+        # may be read elsewhere, after what came before it, and stays
+        tries = try_nop_lines(code)
+        if tries:
+            free.difference_update([line for line in tries if nops._nop.count(line) == 1])
     if not free:
         # nothing to wrap: most functions. Only a try may need its mark (3.11+ code without
         # an exception table holds none), and only the statements around one are read
