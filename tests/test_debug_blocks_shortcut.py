@@ -6,7 +6,7 @@ Compared on real code objects, the shortcut on and off."""
 import sys
 
 from dynalens.decompiler import nop_lines, render
-from dynalens.decompiler.decode import try_nop_lines
+from dynalens.decompiler.decode import try_nop_lines, try_nops
 from dynalens.decompiler.errors import DecompilationError
 
 
@@ -58,7 +58,7 @@ def _outputs(codes):
 def test_try_lines_left_out_change_no_output(monkeypatch):
     codes = _codes()
     fast = _outputs(codes)
-    monkeypatch.setattr(nop_lines, "try_nop_lines", lambda code: ())
+    monkeypatch.setattr(nop_lines, "try_nops", lambda code: ((), False))
     assert _outputs(codes) == fast
 
 
@@ -68,3 +68,47 @@ def test_try_lines_are_the_lines_of_try_statements():
     # inside a `try`, it comes right before a range of that try's handler, not its first)
     expected = {first + 2} if sys.version_info >= (3, 11) else set()
     assert set(try_nop_lines(_in_try.__code__)) == expected
+
+
+def _free_lines_read(code):
+    """The lines debug_blocks leaves free when it reads every NOP's line (its slow path)."""
+    nops = nop_lines.NopLines(code)
+    free = set(nops.alone())
+    tries = try_nop_lines(code)
+    if free and tries:
+        free.difference_update([line for line in tries if nops._nop.count(line) == 1])
+    return free
+
+
+def test_every_nop_a_try_line_leaves_no_line_free():
+    """Where try_nops says every NOP is a ``try:`` NOP on a line of its own, debug_blocks
+    reads no line: the slow path must leave none free there (and the case must occur)."""
+    taken = 0
+    for code in _codes():
+        if try_nops(code)[1]:
+            taken += 1
+            assert _free_lines_read(code) == set(), code
+    assert taken or sys.version_info < (3, 11) or sys.version_info > (3, 13)
+
+
+def test_every_nop_a_try_line_skipped_changes_no_output(monkeypatch):
+    codes = _codes()
+    fast = _outputs(codes)
+    monkeypatch.setattr(nop_lines, "try_nops",
+                        lambda code: (try_nop_lines(code), False))
+    assert _outputs(codes) == fast
+
+
+def test_known_try_lines_answer_as_the_read_lines():
+    """NopLines.any_between answers from the ``try:`` lines before reading every line: the
+    answers must be the read ones, for every pair of lines around each try line."""
+    asked = 0
+    for code in _codes():
+        tries = try_nop_lines(code)
+        for line in tries:
+            for low in range(line - 3, line + 1):
+                for high in range(line, line + 4):
+                    known = nop_lines.NopLines(code, tries).any_between(low, high)
+                    assert known == nop_lines.NopLines(code).any_between(low, high)
+                    asked += 1
+    assert asked or sys.version_info < (3, 11)

@@ -141,6 +141,9 @@ except (AttributeError, KeyError, TypeError, IndexError):  # a dis without these
 
 # decode() returns RawInstruction tuples (instructions.py unpacks them), not dis's own
 RAW_TUPLES = _CHECKED
+# nop_lines() reads the lines of NOPs, and try_nops() gives the lines those have (the lines
+# of the slower reading past these versions are not known to match)
+NOP_LINES_READ = _CHECKED
 
 # dis keeps an oparg within a C int: EXTENDED_ARG prefixes wrap around past it
 _INT_OVERFLOW = 2 ** 31
@@ -260,8 +263,16 @@ def try_nop_lines(code):
     Why: nearly every line on which a NOP stands alone is such a ``try:`` line (1110 of
     1145 on a 300-file 3.11 sample), and nop_lines.debug_blocks reads every statement's
     lines when one is left; none of these lines can start an ``if __debug__:``."""
+    return try_nops(code)[0]
+
+
+def try_nops(code):
+    """(:func:`try_nop_lines`, whether those are the lines of every NOP of ``code``, each NOP
+    on a line of its own among them) - when so, every line where :func:`nop_lines` finds a NOP
+    is a ``try:`` line with one NOP, and nop_lines.debug_blocks need not read them. False
+    where :func:`nop_lines` gives no reading (its lines are not known to match these)."""
     if PY < (3, 11) or not code.co_exceptiontable or _NOP is None:
-        return ()
+        return (), False
     data, nop = code.co_code, _NOP
     at = set()
     seen = set()  # (the handlers of the rows before: a later range of one is no try body's)
@@ -271,7 +282,7 @@ def try_nop_lines(code):
             at.add(start - 2)
         seen.add(target)
     if not at:
-        return ()
+        return (), False
     found = set()
     carry = PY < (3, 13)
     line = None
@@ -282,7 +293,10 @@ def try_nop_lines(code):
             for offset in at:
                 if start <= offset < end:
                     found.add(line)
-    return found
+    # (each offset lies in one range: as many lines as offsets is one line each, each its
+    # own; an opcode's byte is at an even offset, a cache unit's there is 0, never a NOP)
+    every = NOP_LINES_READ and len(found) == len(at) == data[::2].count(_NOP_BYTE)
+    return found, every
 
 
 def nop_lines(code):

@@ -37,10 +37,15 @@ def arguments_of(code, defaults=(), kwdefaults=None, annotations=None):
     annotation = annotations.get if annotations else _no_annotation
     arg = ast.arg  # (fields by position: (arg, annotation, type_comment) on every version)
     # (loops, not comprehensions: most signatures are a few names, and before 3.12 each
-    # comprehension is a function made and called)
+    # comprehension is a function made and called; most functions have no annotations, and
+    # then their positional arguments are made without a call per name to find none)
     positional = []
-    for n in names[:argc]:
-        positional.append(arg(n, annotation(n), None))
+    if annotations:
+        for n in names[:argc]:
+            positional.append(arg(n, annotation(n), None))
+    else:
+        for n in names[:argc]:
+            positional.append(arg(n, None, None))
     kwonlyargs = []
     kw_defaults = []
     for n in names[argc:argc + kwonly]:

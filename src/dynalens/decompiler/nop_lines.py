@@ -26,7 +26,7 @@ import ast
 
 from .emit import statement_blocks
 from .line_breaks import INLINE_BODY
-from .decode import holds_nop, nop_lines, try_nop_lines
+from .decode import NOP_LINES_READ, holds_nop, nop_lines, try_nops
 from .instructions import raw_instructions, raw_lines
 
 # statements that make NOPs of their own, or whose first stamped line is not their first line
@@ -47,10 +47,13 @@ _SIMPLE = (ast.Expr, ast.Return, ast.Assign, ast.AugAssign, ast.AnnAssign, ast.R
 
 class NopLines(object):
     """The lines of ``code``'s line-number NOPs (``nop``) and those where a NOP is the only
-    instruction (``alone``), read when first asked."""
+    instruction (``alone``), read when first asked. ``known``: lines known to hold an
+    instruction (the ``try:`` NOPs' lines), which answer :meth:`any_between` without a read
+    when one lies between."""
 
-    def __init__(self, code):
+    def __init__(self, code, known=()):
         self.code = code
+        self.known = known
         self._nop = self._alone = self._all = None
 
     def _read(self):
@@ -74,6 +77,9 @@ class NopLines(object):
     def any_between(self, low, high):
         """Whether any instruction lies on a line strictly between ``low`` and ``high``."""
         if self._nop is None:
+            for line in self.known:
+                if low < line < high:
+                    return True
             self._read()
         return any(low < line < high for line in self._all)
 
@@ -96,15 +102,21 @@ def debug_blocks(stmts, code):
     blocks included) that followed a folded-away ``if __debug__:`` in one, and mark each
     ``try`` written with its body on its line (see the module docstring)."""
     nops = NopLines(code)
-    free = set(nops.alone())
-    if free:
+    free = ()
+    if holds_nop(code):
         # most lines left free are ``try:`` lines: a try read back as written holds what
         # follows its line, and each of its blocks starts the walk afresh, so no statement
         # there is wrapped; one compiled more than once (in a finally body: one NOP per copy)
-        # may be read elsewhere, after what came before it, and stays
-        tries = try_nop_lines(code)
-        if tries:
-            free.difference_update([line for line in tries if nops._nop.count(line) == 1])
+        # may be read elsewhere, after what came before it, and stays. Where every NOP is
+        # such a try's, on a line of its own, none is left and no line need be read for them
+        tries, every = try_nops(code)
+        if NOP_LINES_READ:  # (a try's line holds its NOP: mostly what _mark_tries asks)
+            nops.known = tries
+        if not every:
+            free = set(nops.alone())
+            if free and tries:
+                free.difference_update([line for line in tries
+                                        if nops._nop.count(line) == 1])
     if not free:
         # nothing to wrap: most functions. Only a try may need its mark (3.11+ code without
         # an exception table holds none), and only the statements around one are read
