@@ -18,7 +18,7 @@ profiles are no substitute: changes that execute fewer bytecodes have measured s
 Its ratios to compile() are not the figure of record: each code object is decompiled twice in
 a row here, and the second decompile of the same work runs warm (the processor's caches and
 the allocator's free lists still hold what the first one touched: on 3.11, a second decompile
-of the same code object takes about 6% less CPU, and one of a copy of it about 5% less), so
+of the same code object takes 5-7% less CPU, and one of a copy of it about 5% less), so
 both versions read about 7-10% faster than a single cold pass. `bench/roundtrip.py`'s
 ``ratio to compile()`` (one decompile per code object) is the figure issue 13 and the README
 quote; this script's ``head/base`` is what it is for.

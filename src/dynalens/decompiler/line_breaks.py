@@ -38,7 +38,8 @@ def first_line(node):
 
     Not ``ast.walk``: its generators per node and per field (``iter_child_nodes``,
     ``iter_fields``) cost three times this walk, which is asked of every comprehension's
-    parts and of loop bodies' statements."""
+    parts and of loop bodies' statements. (``emit.child_nodes`` is the same walk one level
+    down, but emit imports this module through fast_unparse: written out here.)"""
     lines = []
     todo = [node]
     while todo:

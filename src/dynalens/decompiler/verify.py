@@ -902,10 +902,9 @@ _same_fields = operator.attrgetter(*[field for field in _SAME_FIELDS
                                      if hasattr(_CodeType, field)])
 
 
-# (what _same_tree reads of each code object in one call: _compare's first tests and the
-# fields of _identical)
-_tree_fields = operator.attrgetter(*["co_name", "co_flags"] + list(_ARGUMENT_COUNTS) + [
-    field for field in _SAME_FIELDS if hasattr(_CodeType, field)])
+# (what _same_tree reads of each code object in one call before _identical: _compare's first
+# tests)
+_tree_header = operator.attrgetter("co_name", "co_flags", *_ARGUMENT_COUNTS)
 
 
 def _same_tree(expected, got):
@@ -913,23 +912,11 @@ def _same_tree(expected, got):
     same name, argument counts, flags, bytes, names and constants: the path _Comparer takes
     first (its shortcut and _identical, at every level), without building the comparer, so
     that its verdict is then "no difference". False says nothing: compare."""
-    if expected.co_flags & _CO_HAS_DOCSTRING or _tree_fields(expected) != _tree_fields(got):
+    if expected.co_flags & _CO_HAS_DOCSTRING or _tree_header(expected) != _tree_header(got) \
+            or not _identical(expected, got):
         return False
-    consts, other = expected.co_consts, got.co_consts
-    if len(consts) != len(other):
-        return False
-    plain = _PLAIN_CONSTANTS
-    for a, b in zip(consts, other):
-        kind = type(a)
-        if kind is not type(b):
-            return False
-        if kind in plain:
-            if a != b:
-                return False
-        elif kind is _CodeType:
-            if not _same_tree(a, b):
-                return False
-        elif _const_key(a) != _const_key(b):
+    for a, b in zip(expected.co_consts, got.co_consts):
+        if a.__class__ is _CodeType and not _same_tree(a, b):  # (_identical: both code)
             return False
     return True
 
