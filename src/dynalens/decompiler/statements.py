@@ -774,12 +774,14 @@ class StatementWalker(StackMachine):
         asks _structure_at nothing at the head of every ``for`` it meets."""
         heads = self._heads
         if heads is None:  # (once per walker)
-            instrs, n = self.instrs, self.n
-            heads = set(self.while_loops)
-            heads.update(k for k in self.back_jumps
-                         if k >= n or instrs[k].op not in _FOR_HEADS)
-            heads.update(self.empty_tries)
-            heads = self._heads = frozenset(heads)
+            heads = self._heads = set(self.while_loops)
+            if self.back_jumps:
+                instrs, n = self.instrs, self.n
+                for k in self.back_jumps:
+                    if k >= n or instrs[k].op not in _FOR_HEADS:
+                        heads.add(k)
+            if self.empty_tries:
+                heads.update(self.empty_tries)
         return heads
 
     def try_starts(self):
