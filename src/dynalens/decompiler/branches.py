@@ -1305,6 +1305,10 @@ def _jumps_to(walker, start, stop, target):
 
 
 def _exits_inside(walker, start, stop):
+    """Whether a jump in [start, stop) leaves through a detached copy of an exit block (its
+    target a label past the code, statements.ExitBlocks): none without such a copy."""
+    if not walker.exits.virtual:
+        return False
     n = walker.n
     for k in range(start, stop):
         t = walker.instrs[k].target
@@ -1627,7 +1631,10 @@ def clause_exit_break(walker, k):
 
 def _breaks_copy_clause_exit(walker, head, exit_):
     """Whether the for loop [head, exit_) ends an except clause (its range ends with the
-    clause's own exit, past the loop's) and a break in it is a copy of that exit."""
+    clause's own exit, past the loop's) and a break in it is a copy of that exit (3.13+:
+    before cold handlers clause_exit_break finds none)."""
+    if not PROFILE.cold_handlers:
+        return False
     end = walker.range_end
     if exit_ + 2 > end:
         return False

@@ -306,7 +306,7 @@ def _except_clauses(walker, h, cleanup, stack, ctx, falls_into=None, moved=None,
     go on (3.12+), whose exit block a clause may end with a copy of; ``moved``: where the
     code after the statement starts, laid out after a clause (``_after_try_in_clause``;
     several copies); ``copies``, a list: gets where each clause's copy of the exit block
-    at ``falls_into`` starts (None for a clause without one)."""
+    at ``falls_into`` starts; the answer is None at the first clause without one."""
     instrs = walker.instrs
     handlers = []
     k = h + 1
@@ -354,6 +354,10 @@ def _except_clauses(walker, h, cleanup, stack, ctx, falls_into=None, moved=None,
         clause_end = min(next_clause, end_of_handlers)
         copied = _clause_exit_copy(walker, body_start, clause_end, falls_into)
         if copies is not None:
+            if copied is None:
+                # (_exit_copied_into_clauses: a clause without a copy answers for all; the
+                # clauses are read again without copies, so none is walked twice)
+                return None
             copies.append(copied)  # (where each clause's copy of the exit starts)
         ends = [m for m in moved or () if body_start <= m < clause_end]
         if ends:
@@ -387,13 +391,15 @@ _EXIT_BLOCK_ENDS = frozenset(["RAISE_VARARGS", "RETURN_VALUE", "RETURN_CONST"])
 
 def _exit_copied_into_clauses(walker, h, cleanup, stack, ctx, exit_start):
     """(clauses, end) when every except clause of handler ``h`` ends with a copy of the
-    exit block at ``exit_start`` (see _clause_exit_copy), else None."""
-    copies = []
-    handlers, handlers_end, _ = _except_clauses(walker, h, cleanup, stack, ctx, exit_start,
-                                                copies=copies)
-    if not copies or None in copies:
+    exit block at ``exit_start`` (see _clause_exit_copy), else None. (Before 3.12 no clause
+    has one: nothing is walked.)"""
+    if not PROFILE.lined_exit_copies:
         return None
-    return handlers, handlers_end
+    copies = []
+    found = _except_clauses(walker, h, cleanup, stack, ctx, exit_start, copies=copies)
+    if found is None or not copies:
+        return None
+    return found[0], found[1]
 
 
 def _computed_clause_type_end(walker, k, m):

@@ -766,6 +766,24 @@ class StatementWalker(StackMachine):
     # back jump dropped since stays in it, and _structure_at, asking again, declines there)
     _heads = None
 
+    def structure_heads(self):
+        """The indexes where a loop or an empty try may start (``_heads``, see above). A
+        ``for`` loop's head is a back jump's target too, but no structure point reads a loop
+        at a FOR_ITER (its handler reads the ``for``; _loop_heads finds no back edges there):
+        left out unless a ``while`` loop or an empty try starts there as well, so that a walk
+        asks _structure_at nothing at the head of every ``for`` it meets."""
+        heads = self._heads
+        if heads is None:  # (once per walker)
+            heads = self._heads = set(self.while_loops)
+            if self.back_jumps:
+                instrs, n = self.instrs, self.n
+                for k in self.back_jumps:
+                    if k >= n or instrs[k].op not in _FOR_HEADS:
+                        heads.add(k)
+            if self.empty_tries:
+                heads.update(self.empty_tries)
+        return heads
+
     def try_starts(self):
         """{exception entry: the frozenset of the handlers that :meth:`try_here` would read
         as a try starting at an instruction whose innermost entry it is}: the ``PUSH_EXC_INFO``
@@ -823,8 +841,7 @@ class StatementWalker(StackMachine):
             handler_at = self.handler_at
             heads = self._heads
             if heads is None:
-                heads = self._heads = frozenset(self.while_loops).union(self.back_jumps,
-                                                                         self.empty_tries)
+                heads = self.structure_heads()  # (made on the first walk)
             lines = self.lines
             expr = ast.expr
             try_starts = None
@@ -1186,7 +1203,7 @@ class StatementWalker(StackMachine):
         walk is inside the loop at ``i`` already)."""
         loop = self.while_loops.get(i)
         backs = self.back_jumps.get(i)
-        if backs and self.instrs[i].op in ("FOR_ITER", "GET_ANEXT"):
+        if backs and self.instrs[i].op in _FOR_HEADS:
             backs = None
         # `while True:` whose body starts with a tested `while`: both start here, and the
         # enclosing one's back edge lies past the inner one's bottom test
@@ -1924,6 +1941,9 @@ def _lazy_if(value, node):
         node.is_lazy = 1
     return node
 
+
+# the opcodes at the head of a for loop (an async one: GET_ANEXT), read by their handlers
+_FOR_HEADS = ("FOR_ITER", "GET_ANEXT")
 
 # The structure points that decline where no loop starts (neither ``while_loops`` nor
 # ``back_jumps`` holds the index: _loop_heads finds nothing there); _structure_at does not
