@@ -157,3 +157,11 @@ def test_try_nop_lines_read_in_one_pass_equal_every_range_tested():
         assert lines == _try_nop_lines_every_range(code), code
         found += len(lines)
     assert found > 100
+
+
+def test_statements_passed_over_as_blockless_hold_no_block_and_no_try():
+    # (_mark_tries passes them over without asking statement_blocks)
+    import ast
+    from dynalens.decompiler import emit
+    for cls in nop_lines._BLOCKLESS:
+        assert emit._block_fields(cls) is None and not issubclass(cls, ast.Try), cls

@@ -243,13 +243,18 @@ _NOP_BYTE = bytes([_NOP]) if _NOP is not None else None
 def holds_nop(code):
     """Whether ``code`` has a NOP instruction: its opcode at the start of a code unit (every
     other byte of ``co_code``; an inline cache's units hold CACHE, 0). Most code has none,
-    and then the lines of its NOPs need no reading (nop_lines.py). (The opcode's byte is in
-    no position of most ``co_code``: that search comes first and spares the copy of every
-    other byte.)"""
+    and then the lines of its NOPs need no reading (nop_lines.py). (The byte is found where
+    it is, most often nowhere, else first at an opcode's place or only in a few arguments:
+    a copy of every other byte to search cost more.)"""
     if _NOP_BYTE is None:
         return False
     data = code.co_code
-    return _NOP_BYTE in data and _NOP_BYTE in data[::2]
+    at = data.find(_NOP_BYTE)
+    while at >= 0:
+        if not at & 1:
+            return True
+        at = data.find(_NOP_BYTE, at + 1)
+    return False
 
 
 def try_nop_lines(code):
