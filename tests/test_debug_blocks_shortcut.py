@@ -3,7 +3,10 @@ lines an ``if __debug__:`` may be read from, which spares the walk of every stat
 in most functions with a ``try``; the output must be what it is with those lines kept.
 Compared on real code objects, the shortcut on and off."""
 
+import dis
 import sys
+
+import pytest
 
 from dynalens.decompiler import nop_lines, render
 from dynalens.decompiler.decode import try_nop_lines, try_nops
@@ -112,3 +115,53 @@ def test_known_try_lines_answer_as_the_read_lines():
                     assert known == nop_lines.NopLines(code).any_between(low, high)
                     asked += 1
     assert asked or sys.version_info < (3, 11)
+
+
+def _try_nop_lines_every_range(code):
+    """try_nops' lines as found by testing every NOP offset against every range of
+    ``co_lines()`` (what it did before reading the ranges and the offsets in one pass)."""
+    from dynalens.decompiler.decode import exception_table
+    data, at, seen = code.co_code, set(), set()
+    for start, _, target, _, _ in exception_table(code):
+        if target not in seen and start >= 2 and data[start - 2] == dis.opmap["NOP"]:
+            at.add(start - 2)
+        seen.add(target)
+    found, line = set(), None
+    for start, end, given in code.co_lines():
+        if given is not None or sys.version_info >= (3, 13):
+            line = given
+        if line is not None:
+            found.update(line for offset in at if start <= offset < end)
+    return found
+
+
+def _module_codes(names):
+    import importlib
+    for name in names:
+        path = importlib.import_module(name).__file__
+        with open(path) as handle:
+            todo = [compile(handle.read(), path, "exec", dont_inherit=True)]
+        while todo:
+            code = todo.pop()
+            yield code
+            todo.extend(c for c in code.co_consts if hasattr(c, "co_code"))
+
+
+@pytest.mark.skipif(sys.version_info < (3, 11), reason="no exception table, no try NOP")
+def test_try_nop_lines_read_in_one_pass_equal_every_range_tested():
+    found = 0
+    for code in list(_codes()) + list(_module_codes(
+            ("argparse", "asyncio.base_events", "imaplib", "shutil", "subprocess",
+             "tarfile", "zipfile"))):
+        lines = set(try_nop_lines(code))
+        assert lines == _try_nop_lines_every_range(code), code
+        found += len(lines)
+    assert found > 100
+
+
+def test_statements_passed_over_as_blockless_hold_no_block_and_no_try():
+    # (_mark_tries passes them over without asking statement_blocks)
+    import ast
+    from dynalens.decompiler import emit
+    for cls in nop_lines._BLOCKLESS:
+        assert emit._block_fields(cls) is None and not issubclass(cls, ast.Try), cls

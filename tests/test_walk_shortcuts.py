@@ -254,3 +254,69 @@ def test_structure_heads_leave_out_only_for_heads_where_every_loop_point_decline
 
     monkeypatch.setattr(StatementWalker, "structure_heads", every_head)
     assert [render.decompile_code(code) for code in codes] == texts
+
+
+def _compiled(paths):
+    codes = []
+    for path in paths:
+        with open(path) as handle:
+            codes.append(compile(handle.read(), path, "exec"))
+    return codes
+
+
+def _empty_try_codes():
+    """The code objects of the empty try corpus and of stdlib modules with many handlers."""
+    import importlib
+    import os
+    paths = [os.path.join(os.path.dirname(__file__), "corpus", "issue12_empty_try_body.py")]
+    paths += [importlib.import_module(name).__file__
+              for name in ("asyncio.base_events", "tarfile", "zipfile", "argparse")]
+    todo, codes = _compiled(paths), []
+    while todo:
+        code = todo.pop()
+        codes.append(code)
+        todo.extend(c for c in code.co_consts if hasattr(c, "co_code"))
+    return codes
+
+
+def test_empty_tries_are_looked_for_wherever_find_finds_one():
+    # (StatementWalker asks empty_tries.find only where a PUSH_EXC_INFO may be no entry's
+    # target: everywhere else find must find nothing; and it must be asked where it finds)
+    from dynalens.decompiler import empty_tries, statements
+    from dynalens.decompiler.instructions import (exception_entries, instruction_lines,
+                                                  normalize)
+    if statements.PROFILE.setup_blocks:
+        return  # (3.8-3.10: the SETUP_* blocks give every handler its region: no find)
+    asked = found = 0
+    for code in _empty_try_codes():
+        instrs, offset_to_index = normalize(code)
+        entries = exception_entries(code, offset_to_index)
+        if not entries:
+            continue
+        every = empty_tries.find(code, instrs, entries, instruction_lines(code, instrs))
+        if statements._handler_left_untargeted(code, instrs, entries):
+            asked += 1
+            found += bool(every)
+        else:
+            assert every == {}, code
+    assert found and asked < 20, (found, asked)
+
+
+def test_empty_tries_asked_everywhere_change_no_output(monkeypatch):
+    # (the same in every layout the walker reads: compared on the outputs)
+    from dynalens.decompiler import statements
+    from dynalens.decompiler.errors import DecompilationError
+
+    def outputs():
+        found = []
+        for code in _empty_try_codes():
+            if code.co_flags & 1:  # (functions: the module and class bodies go with them)
+                try:
+                    found.append(render.decompile_code(code))
+                except DecompilationError as error:
+                    found.append(str(error))
+        return found
+
+    guarded = outputs()
+    monkeypatch.setattr(statements, "_handler_left_untargeted", lambda *args: True)
+    assert outputs() == guarded

@@ -243,13 +243,18 @@ _NOP_BYTE = bytes([_NOP]) if _NOP is not None else None
 def holds_nop(code):
     """Whether ``code`` has a NOP instruction: its opcode at the start of a code unit (every
     other byte of ``co_code``; an inline cache's units hold CACHE, 0). Most code has none,
-    and then the lines of its NOPs need no reading (nop_lines.py). (The opcode's byte is in
-    no position of most ``co_code``: that search comes first and spares the copy of every
-    other byte.)"""
+    and then the lines of its NOPs need no reading (nop_lines.py). (The byte is found where
+    it is, most often nowhere, else first at an opcode's place or only in a few arguments:
+    a copy of every other byte to search cost more.)"""
     if _NOP_BYTE is None:
         return False
     data = code.co_code
-    return _NOP_BYTE in data and _NOP_BYTE in data[::2]
+    at = data.find(_NOP_BYTE)
+    while at >= 0:
+        if not at & 1:
+            return True
+        at = data.find(_NOP_BYTE, at + 1)
+    return False
 
 
 def try_nop_lines(code):
@@ -286,13 +291,25 @@ def try_nops(code):
     found = set()
     carry = PY < (3, 13)
     line = None
+    # the ranges of co_lines() come in order, each one starting where the one before ended:
+    # the offsets, in order, are met in one pass that stops at the last one's range (rather
+    # than every offset tested against every range of the code: a third of what
+    # nop_lines.debug_blocks cost)
+    offsets = sorted(at)
+    last = len(offsets)
+    offsets.append(len(data))  # (past every range: ends the inner loop at the last offset)
+    k = 0
+    offset = offsets[0]
     for start, end, given in code.co_lines():
         if given is not None or not carry:
             line = given
-        if line is not None:
-            for offset in at:
-                if start <= offset < end:
-                    found.add(line)
+        while offset < end:  # (the offsets in this range, or in none before it)
+            if start <= offset and line is not None:
+                found.add(line)
+            k += 1
+            offset = offsets[k]
+        if k == last:
+            break
     # (each offset lies in one range: as many lines as offsets is one line each, each its
     # own; an opcode's byte is at an even offset, a cache unit's there is 0, never a NOP)
     every = NOP_LINES_READ and len(found) == len(at) == data[::2].count(_NOP_BYTE)

@@ -132,6 +132,8 @@ def _mark_tries(stmts, low, header_of, nops, lines):
     first, instead of from every statement in turn. ``low``, or the last line of the test
     of ``header_of`` (an ``if`` whose body ``stmts`` is), is the line before the first."""
     for k, stmt in enumerate(stmts):
+        if stmt.__class__ in _BLOCKLESS:
+            continue  # (most statements: no block, no try)
         for block in statement_blocks(stmt):
             if block is getattr(stmt, "body", None) and isinstance(stmt, ast.If):
                 _mark_tries(block, None, stmt, nops, lines)

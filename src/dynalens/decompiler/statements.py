@@ -19,6 +19,7 @@ marker on the stack, so its unwinding before ``return``/``break`` needs no templ
 
 import ast
 import copy
+import dis
 
 from .annotate import CO_FUTURE_ANNOTATIONS, unstringify
 from .comparison_keys import same_argument
@@ -485,6 +486,22 @@ def _entry_length(entry):
     return entry.end - entry.start
 
 
+# 3.11+: a handler's first instruction, at an even offset of co_code (an opcode's byte; an
+# argument's is at an odd one, a cache unit's is 0)
+_PUSH_EXC_INFO = bytes([dis.opmap["PUSH_EXC_INFO"]]) if "PUSH_EXC_INFO" in dis.opmap else None
+
+
+def _handler_left_untargeted(code, instrs, entries):
+    """Whether a ``PUSH_EXC_INFO`` of ``instrs`` (``code``'s instructions, in any layout) may
+    be one no entry of ``entries`` targets: where an empty try's dead handler may be
+    (empty_tries.find, which reads every instruction to find one). Not where as many of them
+    as ``code`` holds are targets, as in nearly all code with handlers."""
+    n = len(instrs)
+    targeted = set(e.target for e in entries
+                   if e.target < n and instrs[e.target].op == "PUSH_EXC_INFO")
+    return len(targeted) < code.co_code[::2].count(_PUSH_EXC_INFO)
+
+
 class StatementWalker(StackMachine):
     """Walks instruction ranges into statements; one instance per code object."""
 
@@ -508,7 +525,8 @@ class StatementWalker(StackMachine):
         self.lines = instruction_lines(code, instrs)  # (line_breaks.py, loop_exits.py)
         # try statements with an empty body: their handlers have no entry (empty_tries.py)
         self.empty_tries = empty_tries.find(code, instrs, entries, self.lines) \
-            if not PROFILE.setup_blocks else {}
+            if not PROFILE.setup_blocks and entries and \
+            _handler_left_untargeted(code, instrs, entries) else {}
         self.empty_tries_read = set()  # handlers of the empty tries being read now
         self.empty_try_read_at = None  # an empty try read here took no instruction
         if self.empty_tries:
