@@ -279,9 +279,9 @@ def test_a_retry_verifies_a_text_once_and_decides_as_when_verifying_it_again(mon
     verified = []
     real = render.check
 
-    def check(code_, text, session):
+    def check(code_, text, session, *module):
         verified.append(text)
-        return real(code_, text, session)
+        return real(code_, text, session, *module)
 
     monkeypatch.setattr(render, "check", check)
     once = render.decompile_code(code)
@@ -289,7 +289,50 @@ def test_a_retry_verifies_a_text_once_and_decides_as_when_verifying_it_again(mon
     counted = len(verified)
     del verified[:]
     monkeypatch.setattr(render, "_verification_key", lambda text, session: object())
+    monkeypatch.setattr(render, "verdict_key", lambda module: object())  # (test below)
     assert render.decompile_code(code) == once
     if sys.version_info[:2] == (3, 11):  # (where this function's retry renders a text twice)
         assert len(verified) > counted
 
+
+
+def test_a_retry_verifies_a_compiled_shape_once_and_decides_as_when_verifying_it_again(
+        monkeypatch):
+    # an attempt whose text compiles to the code objects of an earlier attempt but for line
+    # numbers takes that one's verdict (render._best_attempt, verify.verdict_key); with every
+    # attempt verified, the output is the same, and each reused verdict is the one verifying
+    # that attempt finds
+    import textwrap as module
+    code = module.dedent.__code__
+    checked = []
+    real = render.check
+
+    def check(code_, text, session, *compiled):
+        checked.append(text)
+        return real(code_, text, session, *compiled)
+
+    monkeypatch.setattr(render, "check", check)
+    reused = []
+    attempt_verdict = render.choices.Attempt
+
+    def recorded(decisions, failed, result=None, **kwargs):
+        if result is not None and result[2] not in checked:
+            # a verdict taken from an earlier attempt: verify this attempt's text itself
+            session, _, text, _, _ = result
+            again = real(code, text, session)[0]
+            reused.append(((failed, kwargs.get("reach"), kwargs.get("at")),
+                           (frozenset(id(d.code) for d in again),
+                            dict((id(d.code), d.reach) for d in again if d.reach is not None),
+                            dict((id(d.code), d.at) for d in again if d.at is not None))))
+        return attempt_verdict(decisions, failed, result, **kwargs)
+
+    monkeypatch.setattr(render.choices, "Attempt", recorded)
+    once = render.decompile_code(code)
+    counted = len(checked)
+    monkeypatch.setattr(render.choices, "Attempt", attempt_verdict)
+    del checked[:]
+    monkeypatch.setattr(render, "verdict_key", lambda module: object())
+    assert render.decompile_code(code) == once
+    assert all(verdict == again for verdict, again in reused)
+    if sys.version_info[:2] == (3, 11):  # (where this function's retry renders such texts)
+        assert reused and len(checked) > counted

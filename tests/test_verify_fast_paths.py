@@ -252,3 +252,28 @@ def test_check_tree_and_verify_give_the_normalized_verdict(monkeypatch):
     assert sum(1 for verdict in slow[::3] if not verdict) > 200
     assert sum(1 for verdict in slow[::3] if verdict) > 100
     assert fast == slow
+
+
+def test_same_constant_says_what_the_comparison_keys_say():
+    """_same_constant (the tuple shortcut of _identical and _same_tree) against equal keys, on
+    every pair of constants of stdlib code of one type (most equal, the rest not), and on
+    tuples that are equal as values but not as constants."""
+    constants = []
+    for name, source in _stdlib_modules():
+        for code in _functions(compile(source, name, "exec", dont_inherit=True)):
+            constants.extend(c for c in code.co_consts if not isinstance(c, _CodeType))
+    constants += [(1,), (True,), (1.0,), (0.0,), (-0.0,), (float("nan"),), ((1, 2),),
+                  ((True, 2),), ("a", 1), ("a", True), (), (None,), (b"x",), ("x",)]
+    by_type = {}
+    for value in constants:
+        by_type.setdefault(type(value), []).append(value)
+    tuples = by_type[tuple]
+    assert len(tuples) > 100
+    compared = 0
+    for group in by_type.values():
+        for a in group[:300]:
+            for b in group[:300]:
+                assert verify_module._same_constant(a, b) == (
+                    verify_module._const_key(a) == verify_module._const_key(b)), (a, b)
+                compared += 1
+    assert compared > 10000

@@ -347,7 +347,7 @@ if _CHECKED:
                 source.append(func.value.id + "." + func.attr + "(")  # (a method call)
             else:
                 self._precedences[func] = _ATOM
-                self.traverse(func)
+                _VISITORS[func.__class__](self, func)
                 source.append("(")
             comma = False
             for item in node.args:
@@ -414,7 +414,7 @@ if _CHECKED:
                         source.append(target.value.id + "." + target.attr + " = ")
                         continue
                     self._precedences[target] = _TUPLE
-                    self.traverse(target)
+                    _VISITORS[target.__class__](self, target)
                     source.append(" = ")
                 value = node.value
                 if value.__class__ is _Name:
@@ -440,7 +440,8 @@ if _CHECKED:
             while node.orelse and len(node.orelse) == 1 and isinstance(node.orelse[0], _IF):
                 node = node.orelse[0]
                 self.fill("elif ")
-                self.traverse(node.test)
+                test = node.test
+                _VISITORS[test.__class__](self, test)
                 self._body(node.body)
             if node.orelse:
                 self.fill("else")
@@ -448,10 +449,11 @@ if _CHECKED:
 
         def visit_For(self, node):
             self.fill("for ")
-            self._precedences[node.target] = _TUPLE
-            self.traverse(node.target)
+            target, iterable = node.target, node.iter
+            self._precedences[target] = _TUPLE
+            _VISITORS[target.__class__](self, target)
             self._source.append(" in ")
-            self.traverse(node.iter)
+            _VISITORS[iterable.__class__](self, iterable)
             self._body(node.body, self.get_type_comment(node))
             if node.orelse:
                 self.fill("else")
@@ -459,7 +461,8 @@ if _CHECKED:
 
         def visit_While(self, node):
             self.fill("while ")
-            self.traverse(node.test)
+            test = node.test
+            _VISITORS[test.__class__](self, test)
             self._body(node.body)
             if node.orelse:
                 self.fill("else")
@@ -472,7 +475,9 @@ if _CHECKED:
             if extra:
                 source.append(extra)
             self._indent += 1
-            self._traverse_list(statements)
+            visitors = _VISITORS  # (_traverse_list's loop: one call less per block)
+            for node in statements:
+                visitors[node.__class__](self, node)
             self._indent -= 1
 
         def visit_Compare(self, node):
@@ -572,7 +577,7 @@ if _CHECKED:
             for k, item in enumerate(node.elts):
                 if k:
                     source.append(", ")
-                self.traverse(item)
+                _VISITORS[item.__class__](self, item)
             source.append("]")
 
         def visit_Module(self, node):
@@ -594,9 +599,10 @@ if _CHECKED:
                 docstring = body[0].value
                 if isinstance(docstring, _Constant) and isinstance(docstring.value, str):
                     self._write_docstring(docstring)
-                    self._traverse_list(body[1:])
-                    return
-            self._traverse_list(body)
+                    body = body[1:]
+            visitors = _VISITORS  # (_traverse_list's loop: one call less per body)
+            for node in body:
+                visitors[node.__class__](self, node)
 
         def _function_helper(self, node, fill_suffix):
             source = self._source
@@ -620,7 +626,7 @@ if _CHECKED:
                 if extra:
                     source.append(extra)
             self._indent += 1
-            self._write_docstring_and_traverse_body(node)
+            self._docstring_and_body(node.body)  # (_write_docstring_and_traverse_body's)
             self._indent -= 1
 
         def visit_Subscript(self, node):
@@ -648,7 +654,7 @@ if _CHECKED:
             a single item."""
             source = self._source
             if len(items) == 1:
-                self.traverse(items[0])
+                _VISITORS[items[0].__class__](self, items[0])
                 source.append(",")
                 return
             comma = False
@@ -699,7 +705,7 @@ if _CHECKED:
                 return
             self._source.append("*")
             self._precedences[value] = _EXPR
-            self.traverse(value)
+            _VISITORS[value.__class__](self, value)
 
         def visit_Raise(self, node):
             if not node.exc:
@@ -742,9 +748,9 @@ if _CHECKED:
                     source.append("**")
                     self._precedences[value] = _EXPR
                 else:
-                    self.traverse(key)
+                    _VISITORS[key.__class__](self, key)
                     source.append(": ")
-                self.traverse(value)
+                _VISITORS[value.__class__](self, value)
             source.append("}")
 
         def visit_Import(self, node):
@@ -793,11 +799,11 @@ if _CHECKED:
                         source.append(", ")
                     else:
                         comma = True
-                    self.traverse(item)
+                    _VISITORS[item.__class__](self, item)
                 source.append(")")
             source.append(":")
             self._indent += 1
-            self._write_docstring_and_traverse_body(node)
+            self._docstring_and_body(node.body)  # (_write_docstring_and_traverse_body's)
             self._indent -= 1
 
         def visit_With(self, node, keyword="with "):
@@ -827,14 +833,15 @@ if _CHECKED:
                 return
             source.append("(yield " if parens else "yield ")
             self._precedences[value] = _ATOM
-            self.traverse(value)
+            _VISITORS[value.__class__](self, value)
             if parens:
                 source.append(")")
 
         def visit_ListComp(self, node, start="[", end="]"):
             source = self._source
             source.append(start)
-            self.traverse(node.elt)
+            element = node.elt
+            _VISITORS[element.__class__](self, element)
             for generator in node.generators:
                 self.visit_comprehension(generator)
             source.append(end)
@@ -857,15 +864,16 @@ if _CHECKED:
                 source.append(target.id + " in ")
             else:
                 precedences[target] = _TUPLE
-                self.traverse(target)
+                _VISITORS[target.__class__](self, target)
                 source.append(" in ")
-            precedences[node.iter] = _TEST_NEXT
+            iterable = node.iter
+            precedences[iterable] = _TEST_NEXT
             for condition in node.ifs:
                 precedences[condition] = _TEST_NEXT
-            self.traverse(node.iter)
+            _VISITORS[iterable.__class__](self, iterable)
             for condition in node.ifs:
                 source.append(" if ")
-                self.traverse(condition)
+                _VISITORS[condition.__class__](self, condition)
 
         def visit_JoinedStr(self, node):
             text = None if self._avoid_backslashes else \
@@ -960,7 +968,7 @@ if _CHECKED:
                     first = False
                 else:
                     source.append(", ")
-                self.traverse(item)
+                _VISITORS[item.__class__](self, item)
                 if default:
                     source.append("=")
                     self.traverse(default)
@@ -980,7 +988,7 @@ if _CHECKED:
             if node.kwonlyargs:
                 for item, default in zip(node.kwonlyargs, node.kw_defaults):
                     source.append(", ")
-                    self.traverse(item)
+                    _VISITORS[item.__class__](self, item)
                     if default:
                         source.append("=")
                         self.traverse(default)

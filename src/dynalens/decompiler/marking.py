@@ -30,11 +30,12 @@ _DEFINITION_STARTS = ("def ", "async def ", "class ")
 _LONGEST = 300  # characters of a difference kept on its marker line
 
 
-def check(code, text, session):
+def check(code, text, session, module=None):
     """What verifying ``text`` finds: ``check_tree``'s (differences, found) for the session's
-    stubs and kind of code (``finish`` takes it as ``checked`` when the caller asked first)."""
+    stubs and kind of code (``finish`` takes it as ``checked`` when the caller asked first);
+    ``module``: ``text`` compiled already (verify.compiled_source)."""
     return check_tree(code, text, temporaries=getattr(session, "generated", False),
-                      skip=getattr(session, "fallbacks", {}))
+                      skip=getattr(session, "fallbacks", {}), module=module)
 
 
 def finish(code, text, session, indent="    ", strict=False, checked=None):

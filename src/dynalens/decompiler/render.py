@@ -21,6 +21,7 @@ from .emit import (bare_returns, class_body, code_docstring, docstring_from_assi
                    returns_to_else, strip_trailing_return, unmangle_private_names, unparse)
 from .errors import DecompilationError
 from .marking import check, finish
+from .verify import compiled_source, verdict_key
 from .signature import apply_signature, mark_signature
 from .expressions import FunctionValue, name
 from .block_order import restore_handler_order, source_order
@@ -542,6 +543,14 @@ def _best_attempt(code, indent, temp_prefix, name, strict, function, generated):
     # the text of an earlier attempt, and verification would find what it found then (an
     # exact attempt ends the retry: none is kept)
     verified = {}
+    # verify.verdict_key of the compiled text -> the same, for renderings without stubs: most
+    # of a retry's other readings render another text that compiles to the bytecode of an
+    # earlier attempt but for line numbers (an `else:` around what follows an `if` that
+    # cannot fall through compiles as without it), and verification would find the same
+    # code objects not exact, with the same first differences. Such an attempt is never kept
+    # (choices.retry keeps only strictly better ones), so the earlier check's answer it
+    # carries, whose lines are the earlier text's, never marks an output.
+    compiled_like = {}
 
     def attempt(decisions):
         """One rendering with ``decisions``' readings, verified."""
@@ -552,11 +561,17 @@ def _best_attempt(code, indent, temp_prefix, name, strict, function, generated):
             return choices.Attempt(decisions, None, error=exc)
         text = reindent(source, indent) + "\n"
         seen = verified.get(_verification_key(text, session)) if verified else None
+        module = shape = None
+        if seen is None:
+            module = compiled_source(text, named)
+            if compiled_like and module is not None and not session.fallbacks:
+                shape = verdict_key(module)
+                seen = compiled_like.get(shape)
         if seen is not None:
             failed, codes, reach, at, checked = seen
             return choices.Attempt(decisions, failed, (session, stmts, text, notes, checked),
                                    codes=codes, reach=reach, at=at)
-        checked = check(named, text, session)
+        checked = check(named, text, session, module)
         if not checked[0] and not session.fallbacks:
             # exact, no stub (the usual case): what the lines below make, made directly
             return choices.Attempt(decisions, frozenset(), (session, stmts, text, notes, checked))
@@ -570,6 +585,8 @@ def _best_attempt(code, indent, temp_prefix, name, strict, function, generated):
                   for d in checked[0] if d.at is not None)
         found = verified[_verification_key(text, session)] = (frozenset(failed), failed,
                                                               reach, at, checked)
+        if module is not None and not session.fallbacks:
+            compiled_like[shape if shape is not None else verdict_key(module)] = found
         return choices.Attempt(decisions, found[0], (session, stmts, text, notes, checked),
                                codes=failed, reach=reach, at=at)
 

@@ -66,7 +66,8 @@ except ImportError:
     def shared_cache(name):
         return None
 
-__all__ = ["VerifyResult", "verify", "check_tree", "Difference", "SOURCE_DOES_NOT_COMPILE"]
+__all__ = ["VerifyResult", "verify", "check_tree", "compiled_source", "verdict_key", "Difference",
+           "SOURCE_DOES_NOT_COMPILE"]
 
 # Every difference for source that fails to compile starts with this, so that callers (the
 # round-trip benchmark) can count such outputs without compiling a second time.
@@ -272,7 +273,7 @@ class Difference(object):
         return "Difference(%s, line %s: %s)" % (_qualname(self.code), self.line, self.difference)
 
 
-def check_tree(code, source, temporaries=False, skip=()):
+def check_tree(code, source, temporaries=False, skip=(), module=None):
     """Verify ``source`` against ``code`` and every code object nested in it, one by one.
 
     Returns ``(differences, found)``: a :class:`Difference` for each original code object whose
@@ -281,11 +282,14 @@ def check_tree(code, source, temporaries=False, skip=()):
     the code objects in ``skip`` (ids of originals the caller replaced on purpose: they and
     what they hold are not compared). ``source`` is compiled once; when it matches as a whole
     (the usual case) each code object is normalized once. Counterparts are paired by name and
-    order among the code objects each side loads, so one mismatch does not hide another."""
+    order among the code objects each side loads, so one mismatch does not hide another.
+    ``module``: ``source`` as :func:`compiled_source` compiled it, when the caller did (it is
+    not compiled again)."""
     skip = frozenset(skip)
     found = {}
     try:
-        module = _compile_quietly(source, code.co_filename)
+        if module is None:
+            module = _compile_quietly(source, code.co_filename)
     except SyntaxError as exc:
         return [Difference(code, None, exc.lineno or 1, "%s: %s: %s (line %s)" % (
             SOURCE_DOES_NOT_COMPILE, type(exc).__name__, exc.msg, exc.lineno))], found
@@ -325,6 +329,24 @@ def check_tree(code, source, temporaries=False, skip=()):
     differences = []
     _check_pair(code, candidate, temporaries, skip, found, differences, cache)
     return differences, found
+
+
+def compiled_source(source, code):
+    """``source`` compiled as :func:`check_tree` compiles it to verify it against ``code``;
+    None where it does not compile (check_tree, handed the source alone, then says why)."""
+    try:
+        return _compile_quietly(source, code.co_filename)
+    except Exception:  # (SyntaxError, ValueError for null bytes, RecursionError ...)
+        return None
+
+
+def verdict_key(module):
+    """What :func:`check_tree`'s verdict on the compiled source ``module`` depends on: two
+    modules with the same key get, for the same original and arguments, differences for the
+    same original code objects with the same ``reach`` and ``at``. Line numbers are left out
+    (neither comparison reads them: see _remembered); they reach the verdict only through
+    each difference's ``line`` and the text of a code object's ``repr``."""
+    return _shape(module)
 
 
 def _normalized_cache():
@@ -403,8 +425,17 @@ def _candidates(module, code, stop_at_exact=False):
     stops at its own ``def`` instead of walking every code object nested in it."""
     qualname = _qualname(code)
     name = code.co_name
-    exact, tail, named = [], [], []
     code_type = _CodeType
+    if stop_at_exact:
+        # (the usual case: a code object the module itself loads matches, the first such
+        # one is where the walk below stops, and it is found without making the queue)
+        for const in module.co_consts:
+            if type(const) is code_type and const.co_name == name:
+                current_q = _qualname(const)
+                if current_q == qualname or qualname.endswith("." + current_q) or \
+                        current_q.endswith("." + qualname):
+                    return [const], False
+    exact, tail, named = [], [], []
     queue = [const for const in module.co_consts if type(const) is code_type]
     for current in queue:  # (breadth-first: the list grows behind the loop, which reads on)
         if current.co_name == name:
@@ -902,21 +933,36 @@ _same_fields = operator.attrgetter(*[field for field in _SAME_FIELDS
                                      if hasattr(_CodeType, field)])
 
 
-# (what _same_tree reads of each code object in one call before _identical: _compare's first
-# tests)
-_tree_header = operator.attrgetter("co_name", "co_flags", *_ARGUMENT_COUNTS)
+# (what _same_tree compares of each code object in one call besides its bytes and constants:
+# _compare's first tests, and _identical's tables)
+_tree_fields = operator.attrgetter("co_name", "co_flags", *(_ARGUMENT_COUNTS + tuple(
+    field for field in _SAME_FIELDS[1:] if hasattr(_CodeType, field))))
 
 
 def _same_tree(expected, got):
     """True when every code object in ``expected`` has, in ``got`` at the same place, the
     same name, argument counts, flags, bytes, names and constants: the path _Comparer takes
     first (its shortcut and _identical, at every level), without building the comparer, so
-    that its verdict is then "no difference". False says nothing: compare."""
-    if expected.co_flags & _CO_HAS_DOCSTRING or _tree_header(expected) != _tree_header(got) \
-            or not _identical(expected, got):
+    that its verdict is then "no difference". False says nothing: compare.
+
+    (_identical's tests, in one pass over the constants that also goes down into nested
+    code objects; the bytes first, which differ most often)"""
+    if expected.co_code != got.co_code or _tree_fields(expected) != _tree_fields(got) or \
+            expected.co_flags & _CO_HAS_DOCSTRING:
         return False
-    for a, b in zip(expected.co_consts, got.co_consts):
-        if a.__class__ is _CodeType and not _same_tree(a, b):  # (_identical: both code)
+    consts, other = expected.co_consts, got.co_consts
+    if len(consts) != len(other):
+        return False
+    plain = _PLAIN_CONSTANTS
+    for a, b in zip(consts, other):
+        kind = a.__class__
+        if kind is b.__class__ and kind in plain:
+            if a != b:
+                return False
+        elif kind is _CodeType:
+            if b.__class__ is not _CodeType or not _same_tree(a, b):  # (names compared there)
+                return False
+        elif b.__class__ is _CodeType or not _same_constant(a, b):
             return False
     return True
 
@@ -938,9 +984,20 @@ def _identical(expected, got):
             if not (isinstance(a, _CodeType) and isinstance(b, _CodeType)
                     and a.co_name == b.co_name):
                 return False
-        elif _const_key(a) != _const_key(b):
+        elif not _same_constant(a, b):
             return False
     return True
+
+
+def _same_constant(a, b):
+    """Whether constants ``a`` and ``b`` (neither a code object) have the same comparison
+    key. A tuple of plain constants (3.11+ keeps every call's keyword names so) has the key
+    of its items' keys: equal exactly when the tuples are equal item by item with the same
+    type at each place, which C-level comparisons find without making either key."""
+    if a.__class__ is tuple and b.__class__ is tuple and a == b and \
+            list(map(type, a)) == list(map(type, b)) and _PLAIN_CONSTANTS.issuperset(map(type, a)):
+        return True
+    return _const_key(a) == _const_key(b)
 
 
 # The fields _constants_moved needs equal besides the instructions (those of _SAME_FIELDS that
