@@ -712,17 +712,7 @@ def _canonical(pair):
     names = {}
 
     def rename(value):
-        if not isinstance(value, tuple):
-            return value
-        if value and value[0] == "v":
-            if value not in names:
-                names[value] = ("c", len(names))
-            return names[value]
-        if value and value[0] in _COMPOSITE:
-            return (value[0],) + tuple(rename(part) for part in value[1:])
-        if value and value[0] in ("argtuple", "arglist"):
-            return (value[0], tuple(rename(part) for part in value[1]))
-        return value
+        return _renamed(value, names)
 
     parts = []
     for state in pair:
@@ -733,6 +723,23 @@ def _canonical(pair):
         parts.append(state.kwnames)
         parts.append(contents())
     return tuple(parts)
+
+
+def _renamed(value, names):
+    """``value`` with each fresh value in it named in order of appearance (``names``: those
+    named so far). (Not a nested function of _canonical: calling itself, it would be a
+    reference cycle, left for the garbage collector.)"""
+    if not isinstance(value, tuple):
+        return value
+    if value and value[0] == "v":
+        if value not in names:
+            names[value] = ("c", len(names))
+        return names[value]
+    if value and value[0] in _COMPOSITE:
+        return (value[0],) + tuple(_renamed(part, names) for part in value[1:])
+    if value and value[0] in ("argtuple", "arglist"):
+        return (value[0], tuple(_renamed(part, names) for part in value[1]))
+    return value
 
 
 def _header_difference(a, b):

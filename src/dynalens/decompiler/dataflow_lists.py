@@ -229,18 +229,31 @@ def _walk(value, on_list):
 def encode(state, values):
     """(comparable form of ``values``, [list ids in order of first appearance]): each fresh
     list written out as its contents, one held again as a reference to its first place."""
-    order = {}
+    encoder = _Encoder(state.lists)
+    encoded = [_walk(v, encoder.on_list) for v in values]
+    order = encoder.order
+    return encoded, sorted(order, key=order.get)
 
-    def on_list(value):
+
+class _Encoder(object):
+    """:func:`encode`'s walk into lists. (A class: a nested function that calls itself is a
+    reference cycle, and it would keep the state alive until the garbage collector ran; the
+    check encodes twice per event.)"""
+
+    __slots__ = ("lists", "order")
+
+    def __init__(self, lists):
+        self.lists = lists
+        self.order = {}
+
+    def on_list(self, value):
         number = value[1]
+        order = self.order
         if number in order:
             return ("list-again", order[number])
         order[number] = len(order)
         return ("list", order[number],
-                tuple(_walk(v, on_list) for v in state.lists.get(number, ())))
-
-    encoded = [_walk(v, on_list) for v in values]
-    return encoded, sorted(order, key=order.get)
+                tuple(_walk(v, self.on_list) for v in self.lists.get(number, ())))
 
 
 def materialize(state, mapping, values):

@@ -366,12 +366,17 @@ def _dataflow(expected, got, reserved=None):
     """
     from .dataflow import dataflow_difference
 
-    def nested(a, b):
-        if _Comparer(a, b).run() is None:
-            return None
-        return dataflow_difference(a, b, nested)
+    return dataflow_difference(expected, got, _nested_dataflow, reserved)
 
-    return dataflow_difference(expected, got, nested, reserved)
+
+def _nested_dataflow(expected, got):
+    """_dataflow's check of nested code objects (a function of the module: a nested function
+    that passes itself on is a reference cycle, left for the garbage collector)."""
+    from .dataflow import dataflow_difference
+
+    if _Comparer(expected, got).run() is None:
+        return None
+    return dataflow_difference(expected, got, _nested_dataflow)
 
 
 def _qualname(code):
