@@ -194,6 +194,15 @@ def verify(code, source, temporaries=False, reserved=None, strict=False):
         if not candidates:
             return VerifyResult(False, "first difference: no code object named %r in the "
                                 "recompiled source" % (_qualname(code),))
+    held = tuple(sorted((reserved or {}).items(), key=lambda item: item[0]))
+    if temporaries and _bytecode_cannot_match(code, candidates):
+        # (the usual case for generated code: its temporaries are locals the original lacks)
+        # a dataflow match is then the verdict; the bytecode comparisons below are only run
+        # for the text of a difference
+        for candidate in candidates:
+            if _remembered("dataflow", code, candidate, held, lambda: _dataflow(
+                    code, candidate, reserved)) is None:
+                return VerifyResult(True, None, candidate, how="dataflow")
     first = None
     for candidate in candidates:
         if _same_tree(code, candidate):  # (the same bytes throughout: exact, strict or not)
@@ -205,7 +214,6 @@ def verify(code, source, temporaries=False, reserved=None, strict=False):
         if first is None:
             first = VerifyResult(False, "first difference: " + difference, candidate)
     if temporaries:
-        held = tuple(sorted((reserved or {}).items(), key=lambda item: item[0]))
         for candidate in candidates:
             flow = _remembered("dataflow", code, candidate, held, lambda: _dataflow(
                 code, candidate, reserved))
@@ -214,6 +222,13 @@ def verify(code, source, temporaries=False, reserved=None, strict=False):
             if candidate is first.compiled:
                 first.difference += "; as dataflow: " + flow
     return first
+
+
+def _bytecode_cannot_match(code, candidates):
+    """True when no bytecode comparison of ``code`` with one of ``candidates`` can find them
+    the same: each candidate has other local variables (every way _Comparer._compare can
+    answer "no difference" for the top code object reads ``co_varnames`` equal)."""
+    return all(candidate.co_varnames != code.co_varnames for candidate in candidates)
 
 
 def _remembered(kind, code, candidate, held, compare):
@@ -303,6 +318,13 @@ def check_tree(code, source, temporaries=False, skip=()):
         # gives the same verdict). Most often every code object in it has its original's
         # very bytes, names and constants (_same_tree).
         if not complete and _same_tree(code, candidates[0]):
+            return [], found
+    if temporaries and not skip:
+        whole = candidates if complete else _find_candidates(module, code)
+        if whole and _bytecode_cannot_match(code, whole) and any(
+                _dataflow(code, candidate) is None for candidate in whole):
+            # (the usual case for generated code: see verify) the verdict below, without
+            # the bytecode comparisons that cannot pass
             return [], found
     cache = _normalized_cache()
     if not complete:

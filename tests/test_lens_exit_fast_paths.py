@@ -1,0 +1,115 @@
+"""Shortcuts taken while the lens writes a dump give the answers the long way gives.
+
+``verify`` and ``check_tree`` with ``temporaries`` (generated code, checked by dataflow): when
+every recompiled candidate has other local variables than the original, no bytecode
+comparison can find them the same, so the dataflow verdict is taken without them
+(``verify._bytecode_cannot_match``). Here both are asked about decompiled stdlib functions,
+as decompiled and with one local renamed (the bytecode then differs, the dataflow may still
+match; a local renamed in one place only does not), with the shortcut and without it."""
+
+import ast
+import sys
+import sysconfig
+
+import pytest
+
+from dynalens.decompiler import verify as verify_module
+from dynalens.decompiler.dataflow import SUPPORTED
+from dynalens.decompiler.instructions import shared_disassembly
+
+pytestmark = pytest.mark.skipif(not SUPPORTED, reason="the dataflow check runs on 3.11-3.13")
+
+MODULES = ("textwrap.py", "csv.py", "string.py", "json/decoder.py", "json/encoder.py",
+           "fractions.py")
+_CodeType = type(compile("", "", "exec"))
+
+
+def _functions():
+    """(code, decompiled text) for the plain functions of MODULES (no closures)."""
+    from dynalens.decompiler.render import decompile_code
+
+    root = sysconfig.get_paths()["stdlib"]
+    for name in MODULES:
+        with open("%s/%s" % (root, name), "rb") as handle:
+            module = compile(handle.read(), name, "exec", dont_inherit=True)
+        todo = [module]
+        while todo:
+            code = todo.pop(0)
+            todo.extend(c for c in code.co_consts if isinstance(c, _CodeType))
+            if code is module or not code.co_flags & 2 or code.co_name.startswith("<") \
+                    or code.co_cellvars or code.co_freevars:
+                continue
+            try:
+                yield code, decompile_code(code)
+            except Exception:
+                continue
+
+
+def _renamed(text, code, everywhere=True):
+    """``text`` with the first local of ``code`` that is no argument renamed in its ``def``
+    (``everywhere=False``: at its first use only); None when it has none."""
+    count = code.co_argcount + code.co_kwonlyargcount + bool(code.co_flags & 0x04) \
+        + bool(code.co_flags & 0x08)
+    if len(code.co_varnames) <= count:
+        return None
+    local = code.co_varnames[count]
+    tree = ast.parse(text)
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == code.co_name:
+            uses = [n for n in ast.walk(node) if isinstance(n, ast.Name) and n.id == local]
+            for use in uses if everywhere else uses[:1]:
+                use.id = local + "_renamed"
+            return ast.unparse(tree) + "\n" if uses else None
+    return None
+
+
+def _cases():
+    cases = []
+    for code, text in _functions():
+        cases.append((code, text))
+        for everywhere in (True, False):
+            renamed = _renamed(text, code, everywhere)
+            if renamed is not None:
+                cases.append((code, renamed))
+    return cases
+
+
+def _verdicts(cases):
+    out = []
+    for code, text in cases:
+        differences, _ = verify_module.check_tree(code, text, temporaries=True)
+        out.append([(d.code, d.compiled is None, d.line, d.difference, d.reach, d.at)
+                    for d in differences])
+        for shared in (False, True):
+            if shared:
+                with shared_disassembly():
+                    result = verify_module.verify(code, text, temporaries=True)
+            else:
+                result = verify_module.verify(code, text, temporaries=True)
+            compiled = result.compiled
+            out.append((result.exact, result.difference, result.how,
+                        None if compiled is None else verify_module._qualname(compiled)))
+    return out
+
+
+def test_dataflow_first_when_bytecode_cannot_match_gives_the_same_verdicts(monkeypatch):
+    cases = _cases()
+    taken = [0]
+    cannot_match = verify_module._bytecode_cannot_match
+
+    def counted(code, candidates):
+        answer = cannot_match(code, candidates)
+        taken[0] += answer
+        return answer
+
+    monkeypatch.setattr(verify_module, "_bytecode_cannot_match", counted)
+    fast = _verdicts(cases)
+    monkeypatch.setattr(verify_module, "_bytecode_cannot_match", lambda code, candidates: False)
+    slow = _verdicts(cases)
+    verdicts = slow[1::3]
+    # (not vacuous: the shortcut was taken often, and both verdicts came out of it)
+    assert len(cases) > 150 and taken[0] > 80
+    assert sum(1 for v in verdicts if v[2] == "dataflow") > 30
+    assert sum(1 for v in verdicts if not v[0]) > 30
+    assert fast == slow
+
