@@ -27,8 +27,8 @@ import dis
 
 from dynalens.decompiler.comparison_keys import const_key as _const_key
 
-__all__ = ["LIST", "is_list", "list_step", "encode", "materialize", "loop_instructions",
-           "list_contents"]
+__all__ = ["LIST", "is_list", "list_step", "LIST_STEP_OPS", "encode", "materialize",
+           "loop_instructions", "list_contents"]
 
 LIST = "fresh-list"
 _INT = ("builtins", "int")
@@ -109,6 +109,12 @@ def _assigned(contents, index, value, items):
     else:
         new[index] = value
     return tuple(new)
+
+
+# the only instructions list_step may apply (for any other it returns False, changing nothing)
+LIST_STEP_OPS = frozenset(["BUILD_LIST", "LIST_APPEND", "LIST_EXTEND", "CALL", "BINARY_SUBSCR",
+                           "BINARY_SLICE", "STORE_SUBSCR", "STORE_SLICE", "DELETE_SUBSCR",
+                           "LIST_TO_TUPLE", "CALL_INTRINSIC_1"])
 
 
 def list_step(state, ins, instructions, pc):
