@@ -3,7 +3,8 @@
 ``verify`` and ``check_tree`` with ``temporaries`` (generated code, checked by dataflow): when
 every recompiled candidate has other local variables than the original, no bytecode
 comparison can find them the same, so the dataflow verdict is taken without them
-(``verify._bytecode_cannot_match``). Here both are asked about decompiled stdlib functions,
+(``verify._bytecode_cannot_match``); asked for its verdict only, verify then skips them for
+a source that does not verify too. Here both are asked about decompiled stdlib functions,
 as decompiled and with one local renamed (the bytecode then differs, the dataflow may still
 match; a local renamed in one place only does not), with the shortcut and without it."""
 
@@ -89,6 +90,12 @@ def _verdicts(cases):
             compiled = result.compiled
             out.append((result.exact, result.difference, result.how,
                         None if compiled is None else verify_module._qualname(compiled)))
+            if shared:
+                with shared_disassembly():
+                    verdict = verify_module.verify(code, text, temporaries=True,
+                                                   verdict_only=True)
+                assert bool(verdict) == bool(result)
+                assert verdict.how == result.how
     return out
 
 

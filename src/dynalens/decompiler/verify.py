@@ -151,7 +151,7 @@ class VerifyResult(object):
         return "VerifyResult(exact=False, difference=%r)" % (self.difference,)
 
 
-def verify(code, source, temporaries=False, reserved=None, strict=False):
+def verify(code, source, temporaries=False, reserved=None, strict=False, *, verdict_only=False):
     """Recompile ``source`` and compare its bytecode with ``code``, normalized.
 
     With ``temporaries=True``, source whose bytecode differs only in holding some values in
@@ -169,6 +169,9 @@ def verify(code, source, temporaries=False, reserved=None, strict=False):
 
     ``strict``: compare without the rewrites that undo line-layout decisions (see the module
     docstring): NOPs, superinstructions and jump forms must match too.
+
+    ``verdict_only``: the caller reads only whether the source is exact (the lens trying
+    rewrites); a result that is not exact may then say only that, without its first difference.
     """
     if not isinstance(code, _CodeType):
         raise TypeError("verify() needs a code object as its first argument, got %s"
@@ -203,6 +206,9 @@ def verify(code, source, temporaries=False, reserved=None, strict=False):
             if _remembered("dataflow", code, candidate, held, lambda: _dataflow(
                     code, candidate, reserved)) is None:
                 return VerifyResult(True, None, candidate, how="dataflow")
+        if verdict_only:
+            return VerifyResult(False, "not exact (the first difference was not worked out)",
+                                candidates[0])
     first = None
     for candidate in candidates:
         if _same_tree(code, candidate):  # (the same bytes throughout: exact, strict or not)

@@ -178,7 +178,7 @@ def _readable(code, name, path, header, body, resume_codes, reserved=None):
 
     def check(candidate):
         result, _ = _verify(code, name, path, header + _label_noise(
-            _after_future(candidate, definitions(reserved))), reserved)
+            _after_future(candidate, definitions(reserved))), reserved, verdict_only=True)
         return bool(result)
 
     try:
@@ -214,13 +214,14 @@ def _after_future(body, lines):
     return body[:at] + lines + body[at:]
 
 
-def _verify(code, name, path, text, reserved=None):
-    """(VerifyResult or None, text of a failure in verify itself or None)."""
+def _verify(code, name, path, text, reserved=None, verdict_only=False):
+    """(VerifyResult or None, text of a failure in verify itself or None); ``verdict_only``:
+    only its truth is read (a rewrite tried), see verify."""
     try:
         from dynalens.decompiler.verify import verify
 
         return verify(_target(code, name, path), text, temporaries=True,
-                      reserved=reserved), None
+                      reserved=reserved, verdict_only=verdict_only), None
     except Exception as exc:
         return None, "verify failed: %s: %s" % (type(exc).__name__, exc)
 
