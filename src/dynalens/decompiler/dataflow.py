@@ -33,6 +33,7 @@ whose stack layouts the tables describe); other versions report that they are no
 """
 
 import dis
+import functools
 import sys
 
 from dynalens.decompiler.comparison_keys import (
@@ -710,11 +711,7 @@ _COMPOSITE = frozenset(["slice-of", "tuple-of", "is"])
 
 def _canonical(pair):
     """The pair of states with fresh values renamed in order of appearance (hashable)."""
-    names = {}
-
-    def rename(value):
-        return _renamed(value, names)
-
+    rename = functools.partial(_renamed, names={})
     parts = []
     for state in pair:
         full, contents = canonical_lists(state, rename)

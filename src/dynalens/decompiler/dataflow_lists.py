@@ -40,6 +40,14 @@ def is_list(value):
     return isinstance(value, tuple) and len(value) == 2 and value[0] == LIST
 
 
+def _follows_lists(state):
+    """Does ``state`` follow a fresh list? Only then can one of its values be one (or hold
+    one): a list's id leaves ``lists`` only where :func:`materialize` has replaced it
+    everywhere. (Under None is the id counter, not a list.)"""
+    lists = state.lists
+    return len(lists) > (None in lists)
+
+
 def _new(state, items):
     number = state.lists.get(None, 0) + 1  # the id counter lives under None in the state
     state.lists[None] = number
@@ -235,6 +243,8 @@ def _walk(value, on_list):
 def encode(state, values):
     """(comparable form of ``values``, [list ids in order of first appearance]): each fresh
     list written out as its contents, one held again as a reference to its first place."""
+    if not _follows_lists(state):
+        return list(values), []   # (what the walk below gives then)
     encoder = _Encoder(state.lists)
     encoded = [_walk(v, encoder.on_list) for v in values]
     order = encoder.order
@@ -284,6 +294,8 @@ def materialize(state, mapping, values):
 def canonical_lists(state, rename):
     """(rename function that also names lists in order of appearance, function returning the
     contents of the lists named so far): for :func:`dataflow._canonical`."""
+    if not _follows_lists(state):
+        return rename, tuple   # (what the walk below gives then: no list to name)
     names, order = {}, []
 
     def on_list(value):
