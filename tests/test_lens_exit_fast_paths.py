@@ -6,7 +6,10 @@ comparison can find them the same, so the dataflow verdict is taken without them
 (``verify._bytecode_cannot_match``); asked for its verdict only, verify then skips them for
 a source that does not verify too. Here both are asked about decompiled stdlib functions,
 as decompiled and with one local renamed (the bytecode then differs, the dataflow may still
-match; a local renamed in one place only does not), with the shortcut and without it."""
+match; a local renamed in one place only does not), with the shortcut and without it.
+
+The report looks each distinct identifier of a block up once (``crosslinks.linked``): the
+page text must be what looking up every occurrence gave."""
 
 import ast
 import sys
@@ -120,3 +123,46 @@ def test_dataflow_first_when_bytecode_cannot_match_gives_the_same_verdicts(monke
     assert sum(1 for v in verdicts if not v[0]) > 30
     assert fast == slow
 
+
+
+def _linked_one_by_one(code, links, current=None):
+    """crosslinks.linked as it was: each identifier looked up where it stands."""
+    import html
+
+    from dynalens.report.crosslinks import _IDENTIFIER, _anchor
+
+    pieces, pos = [], 0
+    for match in _IDENTIFIER.finditer(code):
+        target = links.get(match.group(0))
+        if target is None or target == current:
+            continue
+        pieces.append(html.escape(code[pos:match.start()], quote=False))
+        pieces.append(_anchor(match.group(0), target))
+        pos = match.end()
+    pieces.append(html.escape(code[pos:], quote=False))
+    return "".join(pieces)
+
+
+def test_links_looked_up_once_per_name_give_the_same_page_text():
+    """The report links each distinct identifier once (crosslinks.linked): the same HTML as
+    looking up every occurrence, on stdlib source with a link table of its own names (one
+    of them the current block), a graph's uuid-suffixed name among them."""
+    from dynalens.report.crosslinks import linked
+    from dynalens.report.render import LinkTable
+
+    root = sysconfig.get_paths()["stdlib"]
+    compared = 0
+    for name in MODULES:
+        with open("%s/%s" % (root, name), encoding="utf-8") as handle:
+            text = handle.read()
+        text += "\n__compiled_fn_3_0a1b2c3d_0a1b_0a1b_0a1b_0a1b2c3d4e5f(x)  # <a & b>\n"
+        words = sorted(set(w for w in text.split() if w.isidentifier()))
+        links = LinkTable((w, "id-%d" % i) for i, w in enumerate(words[::7]))
+        links["__compiled_fn_3"] = "graph-3"
+        for current in (None, links[words[0]]):
+            assert linked(text, links, current) == _linked_one_by_one(text, links, current)
+            for line in text.splitlines()[:200]:
+                assert linked(line, links, current) == _linked_one_by_one(line, links,
+                                                                          current)
+                compared += 1
+    assert compared > 1000

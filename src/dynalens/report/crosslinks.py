@@ -32,16 +32,24 @@ def linked(code, links=None, current=None):
     """
     if not links:
         return html.escape(code, quote=False)
+    # each distinct identifier is looked up once: a block has thousands of identifiers, a
+    # tenth as many distinct ones, and a handful that are links
+    targets = {}
+    get = links.get
+    for name in set(_IDENTIFIER.findall(code)):
+        target = get(name)
+        if target is not None and target != current:
+            targets[name] = target
+    if not targets:
+        return html.escape(code, quote=False)
     pieces = []
     pos = 0
-    get = links.get
     for match in _IDENTIFIER.finditer(code):
         name = match.group(0)
-        target = get(name)
-        if target is None or target == current:
+        if name not in targets:
             continue
         pieces.append(html.escape(code[pos:match.start()], quote=False))
-        pieces.append(_anchor(name, target))
+        pieces.append(_anchor(name, targets[name]))
         pos = match.end()
     pieces.append(html.escape(code[pos:], quote=False))
     return "".join(pieces)
