@@ -166,3 +166,52 @@ def test_links_looked_up_once_per_name_give_the_same_page_text():
                                                                           current)
                 compared += 1
     assert compared > 1000
+
+
+def test_readable_and_constants_read_dis_records_from_the_shared_disassembly():
+    """readable's _touched_locals and _global_names and constants' _code_values read the
+    instructions from instructions.raw_instructions (decoded once per code object within
+    function_source's shared_disassembly): the same answers as from dis.get_instructions,
+    on every code object of the stdlib modules above."""
+    import dis
+
+    from dynalens.lens import constants, readable
+
+    def touched(code):
+        count = code.co_argcount + code.co_kwonlyargcount \
+            + bool(code.co_flags & 0x04) + bool(code.co_flags & 0x08)
+        used = set(code.co_varnames[:count])
+        for ins in dis.get_instructions(code):
+            if "FAST" in ins.opname:
+                used.update(ins.argval if isinstance(ins.argval, tuple) else (ins.argval,))
+        return used & set(code.co_varnames)
+
+    def global_names(code):
+        return {ins.argval for ins in dis.get_instructions(code)
+                if ins.opname.endswith(("_GLOBAL", "_GLOBALS", "_NAME"))
+                and isinstance(ins.argval, str)}
+
+    def code_values(code):
+        found, previous = set(), None
+        for ins in dis.get_instructions(code):
+            if previous is not None and ins.opname != "MAKE_FUNCTION":
+                found.add(previous)
+            previous = ins.arg if ins.opname == "LOAD_CONST" and hasattr(ins.argval, "co_code") \
+                else None
+        return found | ({previous} if previous is not None else set())
+
+    root = sysconfig.get_paths()["stdlib"]
+    checked = 0
+    for name in MODULES:
+        with open("%s/%s" % (root, name), "rb") as handle:
+            todo = [compile(handle.read(), name, "exec", dont_inherit=True)]
+        while todo:
+            code = todo.pop()
+            todo.extend(c for c in code.co_consts if isinstance(c, _CodeType))
+            with shared_disassembly():
+                assert readable._touched_locals(code) == touched(code)
+                assert readable._global_names(code) == global_names(code)
+                if sys.version_info >= (3, 11):
+                    assert constants._code_values(code) == code_values(code)
+            checked += 1
+    assert checked > 100

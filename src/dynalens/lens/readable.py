@@ -33,6 +33,9 @@ import os
 import re
 
 from dynalens.decompiler.fast_unparse import unparse as _unparse  # ast.unparse's text, faster
+# (dis.get_instructions' records, decoded once per code object within the lens's
+# shared_disassembly block: function_source's)
+from dynalens.decompiler.instructions import raw_instructions
 
 from .relabel import _SKIP, _key
 from .resume_lists import collapse
@@ -151,7 +154,7 @@ def _touched_locals(code):
     count = code.co_argcount + code.co_kwonlyargcount \
         + bool(code.co_flags & 0x04) + bool(code.co_flags & 0x08)  # *args, **kwargs
     used = set(code.co_varnames[:count])
-    for ins in dis.get_instructions(code):
+    for ins in raw_instructions(code):
         if "FAST" in ins.opname:
             used.update(ins.argval if isinstance(ins.argval, tuple) else (ins.argval,))
     return used & set(code.co_varnames)
@@ -160,7 +163,7 @@ def _touched_locals(code):
 def _global_names(code):
     """Globals and builtins ``code`` reads or writes (co_names also holds attribute names,
     which a local of the same name does not hide)."""
-    return {ins.argval for ins in dis.get_instructions(code)
+    return {ins.argval for ins in raw_instructions(code)
             if ins.opname.endswith(("_GLOBAL", "_GLOBALS", "_NAME"))
             and isinstance(ins.argval, str)}
 
