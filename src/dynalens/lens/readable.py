@@ -574,6 +574,8 @@ def _comment_rows(text):
     import tokenize
 
     rows = set()
+    if "#" not in text:
+        return rows   # (a comment starts with one; the decompiled body seldom has any)
     try:
         for tok in tokenize.generate_tokens(io.StringIO(text).readline):
             if tok.type == tokenize.COMMENT:
