@@ -240,3 +240,30 @@ def test_comment_rows_of_text_without_a_hash_sign_are_none():
     assert sum(1 for text in texts if "#" not in text) > 50
     for text in texts:
         assert readable._comment_rows(text) == tokenized(text)
+
+
+def test_decompiled_once_gives_what_decompiling_again_gives(monkeypatch):
+    """Within source.decompiled_once (a dump being written), a code object decompiled again
+    under the same name is the text decompiling it gives, without decompiling it again; under
+    another name, or outside the block, it is decompiled."""
+    from dynalens.lens import source
+
+    codes = [code for code, _ in _functions()][:30]
+    fresh = [source._decompile(code, "f_%d" % i) for i, code in enumerate(codes)]
+    calls = [0]
+    decompile = source.decompile
+
+    def counted(*args, **kwargs):
+        calls[0] += 1
+        return decompile(*args, **kwargs)
+
+    monkeypatch.setattr(source, "decompile", counted)
+    with source.decompiled_once():
+        first = [source._decompile(code, "f_%d" % i) for i, code in enumerate(codes)]
+        again = [source._decompile(code, "f_%d" % i) for i, code in enumerate(codes)]
+        assert calls[0] == len(codes)
+        source._decompile(codes[0], "another_name")
+        assert calls[0] == len(codes) + 1
+    assert first == again == fresh
+    source._decompile(codes[0], "f_0")
+    assert calls[0] == len(codes) + 2

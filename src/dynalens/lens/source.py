@@ -7,10 +7,12 @@ and then verified *as written in the file*, so the code object compiled from the
 to do exactly what Dynamo's does before `debug()` swaps it in.
 """
 
+import contextlib
 import dis
 import inspect
 import os
 import re
+import threading
 
 from dynalens.decompiler.api import decompile
 
@@ -95,7 +97,35 @@ def _label_noise(text):
 
 def _decompile(code, name):
     # Dynamo's code: no source compiles back to its bytecode, the dataflow check decides
-    return decompile(renamed_lambda(code, name), name=name, generated=True)
+    made = getattr(_DECOMPILED, "table", None)
+    entry = made.get((id(code), name)) if made is not None else None
+    if entry is not None and entry[0] is code:
+        return entry[1]
+    text = decompile(renamed_lambda(code, name), name=name, generated=True)
+    if made is not None:
+        made[(id(code), name)] = (code, text)
+    return text
+
+
+_DECOMPILED = threading.local()
+
+
+@contextlib.contextmanager
+def decompiled_once():
+    """Within the block, :func:`_decompile` decompiles a code object under a name once.
+
+    A resume function's own file and the full_code file of its compile decompile the same
+    code object (``noise.simplify``'s, worked out once) under the same name; the text is the
+    same, as decompiling depends on nothing else. Outside the block (and after it) every call
+    decompiles, so nothing outlives one dump."""
+    outer = getattr(_DECOMPILED, "table", None)
+    if outer is None:
+        _DECOMPILED.table = {}
+    try:
+        yield
+    finally:
+        if outer is None:
+            _DECOMPILED.table = None
 
 
 def function_source(code, name, path, header_lines=(), on_failure=None, readable=False,
