@@ -8,8 +8,9 @@ a source that does not verify too. Here both are asked about decompiled stdlib f
 as decompiled and with one local renamed (the bytecode then differs, the dataflow may still
 match; a local renamed in one place only does not), with the shortcut and without it.
 
-The report looks each distinct identifier of a block up once (``crosslinks.linked``): the
-page text must be what looking up every occurrence gave."""
+The report looks each distinct identifier of a block up once and finds where the links are
+by text (``crosslinks.linked``): the page text must be what looking up every identifier the
+scan yields gave."""
 
 import ast
 import sys
@@ -144,9 +145,11 @@ def _linked_one_by_one(code, links, current=None):
 
 
 def test_links_looked_up_once_per_name_give_the_same_page_text():
-    """The report links each distinct identifier once (crosslinks.linked): the same HTML as
-    looking up every occurrence, on stdlib source with a link table of its own names (one
-    of them the current block), a graph's uuid-suffixed name among them."""
+    """The report looks each distinct identifier up once and finds the places of the links
+    by text (crosslinks.linked): the same HTML as looking up every identifier the scan
+    yields, on stdlib source with a link table of its own names (one of them the current
+    block), a graph's uuid-suffixed name among them, and names right after digits, letters
+    and non-ASCII letters."""
     from dynalens.report.crosslinks import linked
     from dynalens.report.render import LinkTable
 
@@ -156,9 +159,12 @@ def test_links_looked_up_once_per_name_give_the_same_page_text():
         with open("%s/%s" % (root, name), encoding="utf-8") as handle:
             text = handle.read()
         text += "\n__compiled_fn_3_0a1b2c3d_0a1b_0a1b_0a1b_0a1b2c3d4e5f(x)  # <a & b>\n"
+        # where an identifier starts: after digits and non-ASCII letters, not after a letter
+        text += "x1self 1self self1 _self \u00e9self self\u00e9 9_self \u00b2self a.self self\n"
         words = sorted(set(w for w in text.split() if w.isidentifier()))
         links = LinkTable((w, "id-%d" % i) for i, w in enumerate(words[::7]))
         links["__compiled_fn_3"] = "graph-3"
+        links["self"] = "id-self"
         for current in (None, links[words[0]]):
             assert linked(text, links, current) == _linked_one_by_one(text, links, current)
             for line in text.splitlines()[:200]:
