@@ -273,3 +273,32 @@ def test_decompiled_once_gives_what_decompiling_again_gives(monkeypatch):
     assert first == again == fresh
     source._decompile(codes[0], "f_0")
     assert calls[0] == len(codes) + 2
+
+
+def test_rows_that_end_in_a_comment_hold_a_hash_sign():
+    """readable.line_comments tokenizes a file only when a statement's row holds a '#': what
+    it relies on is that every row _comment_rows finds does (on decompiled stdlib functions
+    with comments and '#' strings added), and a statement row with a comment of its own gets
+    its user line after a ';'."""
+    from dynalens.lens import readable
+
+    for _, text in _functions():
+        lines = text.split("\n")
+        variants = [text, "\n".join(line + "  # note" if line.strip().startswith("return")
+                                    else line for line in lines),
+                    "\n".join(line.replace("'", "'#", 1) for line in lines)]
+        for variant in variants:
+            rows = readable._comment_rows(variant)
+            assert all("#" in variant.split("\n")[row - 1] for row in rows)
+
+    def f(a):
+        b = a + 1  # the user's line
+        c = "#" + str(b)
+        return c
+
+    text = "def f(a):\n    b = a + 1  # noted\n    c = '#' + str(b)\n    return c\n"
+    compiled = compile(text, f.__code__.co_filename, "exec").co_consts[0]
+    marked = readable.line_comments(text, "f", f.__code__, compiled).split("\n")
+    assert marked[1].startswith("    b = a + 1  # noted; ")
+    assert marked[2].startswith("    c = '#' + str(b)  # ")
+    assert marked[3].startswith("    return c  # ")

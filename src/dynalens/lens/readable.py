@@ -625,8 +625,11 @@ def line_comments(text, func_name, code, compiled):
     if func is None:
         return text
     base = os.path.basename(code.co_filename)
-    commented = _comment_rows(text)
     lines = text.split("\n")
+    # the rows that already end in a comment, tokenized only when a statement's row holds a
+    # '#' (the file's header comments always do, its statements seldom)
+    hashed = {row for row, line in enumerate(lines, 1) if "#" in line}
+    commented = None
     for node in ast.walk(func):
         if not isinstance(node, ast.stmt) or node is func:
             continue
@@ -642,7 +645,9 @@ def line_comments(text, func_name, code, compiled):
         row = node.lineno - 1
         # the line most of the statement's instructions come from
         best = max(sorted(set(found)), key=found.count)
-        if node.lineno in commented:
+        if node.lineno in hashed and commented is None:
+            commented = _comment_rows(text)
+        if node.lineno in hashed and node.lineno in commented:
             lines[row] += "; %s:%d" % (base, best)
         else:
             lines[row] += "  # %s:%d" % (base, best)
