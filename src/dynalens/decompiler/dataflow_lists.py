@@ -318,11 +318,14 @@ def canonical_lists(state, rename):
     return full, contents
 
 
+_JUMPS = frozenset(dis.hasjrel) | frozenset(dis.hasjabs)  # (dis keeps them in lists)
+
+
 def loop_instructions(instructions, target):
     """Indices of the instructions inside a loop: between a backward jump and its target."""
     inside = set()
     for number, ins in enumerate(instructions):
-        if ins.opcode in dis.hasjrel or ins.opcode in dis.hasjabs:
+        if ins.opcode in _JUMPS:
             try:
                 goes = target(ins)
             except Exception:
