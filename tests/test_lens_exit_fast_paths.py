@@ -302,3 +302,29 @@ def test_rows_that_end_in_a_comment_hold_a_hash_sign():
     assert marked[1].startswith("    b = a + 1  # noted; ")
     assert marked[2].startswith("    c = '#' + str(b)  # ")
     assert marked[3].startswith("    return c  # ")
+
+
+def test_defines_says_what_the_def_pattern_says():
+    """source._defines finds ``def name(`` at a line's start without compiling a pattern for
+    the name: the answer the pattern gives, on decompiled stdlib functions asked about their
+    own names, a prefix of them, a longer name and a name they call, and on indented, async,
+    spaced and wrapped defs."""
+    import re
+
+    from dynalens.lens import source
+
+    def pattern(src, name):
+        return re.search(r"^\s*(async\s+)?def\s+%s\s*\(" % re.escape(name), src, re.M) \
+            is not None
+
+    cases = []
+    for code, text in _functions():
+        name = code.co_name
+        cases += [(text, name), (text, name[:-1] or "x"), (text, name + "_"), (text, "len")]
+    for src in ("def f(a):\n    pass\n", "    def f(a): pass\n", "async def f(): pass\n",
+                "def f (a): pass\n", "x = 1\ndef  f(): pass\n", "def fg(): pass\n",
+                "# def f(): pass\n", "class C:\n\n    def f(self): pass\n", "def\nf(): pass\n"):
+        cases.append((src, "f"))
+    assert sum(1 for src, name in cases if pattern(src, name)) > 100
+    for src, name in cases:
+        assert source._defines(src, name) == pattern(src, name), (src, name)

@@ -80,6 +80,13 @@ def signature_of(code):
     return ", ".join(parts)
 
 
+def _defines(src, name):
+    """Does a line of ``src`` define ``name`` (``def name(``, maybe indented or async)?"""
+    if "\ndef %s(" % name in "\n" + src:
+        return True   # (the usual case, found without compiling a pattern for this name)
+    return re.search(r"^\s*(async\s+)?def\s+%s\s*\(" % re.escape(name), src, re.M) is not None
+
+
 def _rename_def(text, old, new):
     pattern = re.compile(r"^(\s*(?:async\s+)?def\s+)%s(\s*\()" % re.escape(old), re.M)
     renamed, count = pattern.subn(lambda m: m.group(1) + new + m.group(2), text, count=1)
@@ -162,8 +169,7 @@ def _function_source(code, name, path, header_lines, on_failure, readable, resum
         text = header + disassembly_text(code, name, exc)
         return SourceResult(text, False, False, error="%s: %s" % (type(exc).__name__, exc))
 
-    body = src if re.search(r"^\s*(async\s+)?def\s+%s\s*\(" % re.escape(name), src, re.M) \
-        else _rename_def(src, code.co_name, name)
+    body = src if _defines(src, name) else _rename_def(src, code.co_name, name)
     if body is None:
         # the decompiler gave the body only: wrap it in a def with the code's signature
         indented = "".join("    " + ln + "\n" if ln.strip() else "\n" for ln in src.splitlines())
