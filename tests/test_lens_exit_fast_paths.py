@@ -328,3 +328,32 @@ def test_defines_says_what_the_def_pattern_says():
     assert sum(1 for src, name in cases if pattern(src, name)) > 100
     for src, name in cases:
         assert source._defines(src, name) == pattern(src, name), (src, name)
+
+
+def test_private_files_are_made_as_mkstemp_makes_them(tmp_path, monkeypatch):
+    """atomic._private_file, the temporary file a dump file is written to before its rename:
+    created exclusively with mkstemp's mode (so the dump's files keep theirs), a name another
+    file has is skipped, and a file written through it is whole and alone in the folder."""
+    import itertools
+    import os
+    import stat
+    import tempfile
+
+    from dynalens.lens import atomic
+
+    fd, path = tempfile.mkstemp(prefix=".tmp-", suffix=".part", dir=str(tmp_path))
+    os.close(fd)
+    wanted = stat.S_IMODE(os.stat(path).st_mode)
+    os.unlink(path)
+    monkeypatch.setattr(atomic, "_private_numbers", itertools.count())
+    (tmp_path / (".tmp-%d-0.part" % os.getpid())).write_text("someone else's")
+    fd, path = atomic._private_file(str(tmp_path))
+    os.close(fd)
+    assert os.path.basename(path) == ".tmp-%d-1.part" % os.getpid()
+    assert stat.S_IMODE(os.stat(path).st_mode) == wanted
+    os.unlink(path)
+    atomic.write_text(str(tmp_path / "a.py"), "x = 1\n")
+    assert (tmp_path / "a.py").read_text() == "x = 1\n"
+    assert stat.S_IMODE(os.stat(str(tmp_path / "a.py")).st_mode) == wanted
+    assert sorted(p.name for p in tmp_path.iterdir()) == [".tmp-%d-0.part" % os.getpid(),
+                                                          "a.py"]
