@@ -33,13 +33,15 @@ whose stack layouts the tables describe); other versions report that they are no
 """
 
 import dis
+import functools
 import sys
 
 from dynalens.decompiler.comparison_keys import (
     const_key as _const_key, jump_target as _jump_target,
     split_superinstructions as _split_superinstructions)
 from dynalens.decompiler.dataflow_lists import (canonical_lists, encode, is_list, list_contents,
-                                                list_step, loop_instructions, materialize)
+                                                list_step, LIST_STEP_OPS, loop_instructions,
+                                                materialize)
 from dynalens.decompiler.decode import exception_table
 from dynalens.decompiler.instructions import (CLOSURE_IS_LOAD_FAST, NULL_FIRST,
                                               raw_instructions, shared_cache)
@@ -271,8 +273,8 @@ class _Side(object):
                 stack[-1] = ("arglist", stack[-1][1] + (value,))
             elif _is_list_to_tuple(ins) and stack and stack[-1][0] == "arglist":
                 stack.append(("argtuple", stack.pop()[1]))
-            elif state.pc not in self.in_loop and list_step(state, ins,
-                                                                 self.instructions, state.pc):
+            elif op in LIST_STEP_OPS and state.pc not in self.in_loop \
+                    and list_step(state, ins, self.instructions, state.pc):
                 pass  # an operation on a fresh list nobody else has seen (dataflow_lists)
             elif (op == "LIST_TO_TUPLE" or (op == "CALL_INTRINSIC_1"
                                             and ins.argrepr == "INTRINSIC_LIST_TO_TUPLE")) \
@@ -709,21 +711,7 @@ _COMPOSITE = frozenset(["slice-of", "tuple-of", "is"])
 
 def _canonical(pair):
     """The pair of states with fresh values renamed in order of appearance (hashable)."""
-    names = {}
-
-    def rename(value):
-        if not isinstance(value, tuple):
-            return value
-        if value and value[0] == "v":
-            if value not in names:
-                names[value] = ("c", len(names))
-            return names[value]
-        if value and value[0] in _COMPOSITE:
-            return (value[0],) + tuple(rename(part) for part in value[1:])
-        if value and value[0] in ("argtuple", "arglist"):
-            return (value[0], tuple(rename(part) for part in value[1]))
-        return value
-
+    rename = functools.partial(_renamed, names={})
     parts = []
     for state in pair:
         full, contents = canonical_lists(state, rename)
@@ -733,6 +721,23 @@ def _canonical(pair):
         parts.append(state.kwnames)
         parts.append(contents())
     return tuple(parts)
+
+
+def _renamed(value, names):
+    """``value`` with each fresh value in it named in order of appearance (``names``: those
+    named so far). (Not a nested function of _canonical: calling itself, it would be a
+    reference cycle, left for the garbage collector.)"""
+    if not isinstance(value, tuple):
+        return value
+    if value and value[0] == "v":
+        if value not in names:
+            names[value] = ("c", len(names))
+        return names[value]
+    if value and value[0] in _COMPOSITE:
+        return (value[0],) + tuple(_renamed(part, names) for part in value[1:])
+    if value and value[0] in ("argtuple", "arglist"):
+        return (value[0], tuple(_renamed(part, names) for part in value[1]))
+    return value
 
 
 def _header_difference(a, b):
@@ -863,14 +868,14 @@ def _explore(left, right, nested_check):
         if seen.count > _MAX_STATES:
             raise _Unsupported("more than %d states to explore" % _MAX_STATES)
         step_a, step_b = _describe(left, a), _describe(right, b)
-        where = "at expected %s / recompiled %s" % (_where(left, a), _where(right, b))
         if step_a.key != step_b.key:
-            return "%s: expected %s, got %s" % (where, _key_text(step_a.key),
+            return "%s: expected %s, got %s" % (_at(left, a, right, b), _key_text(step_a.key),
                                                 _key_text(step_b.key))
         encoded_a, lists_a = encode(a, step_a.operands)
         encoded_b, lists_b = encode(b, step_b.operands)
         if encoded_a != encoded_b:
-            return "%s: %s on different values" % (where, _key_text(step_a.key))
+            return "%s: %s on different values" % (_at(left, a, right, b),
+                                                   _key_text(step_a.key))
         if lists_a:
             # fresh lists escape here: from now on the same opaque value on both sides
             seen.settle(a, b)   # (a and b change below: key them as they were reached)
@@ -887,7 +892,8 @@ def _explore(left, right, nested_check):
         if step_a.raises:
             handler_a, handler_b = left.handler_at(a.pc), right.handler_at(b.pc)
             if (handler_a is None) != (handler_b is None):
-                return "%s: an exception here is handled on one side only" % where
+                return "%s: an exception here is handled on one side only" \
+                    % _at(left, a, right, b)
             if handler_a is not None:
                 fresh[0] += 1
                 exc = ("v", fresh[0])
@@ -895,7 +901,7 @@ def _explore(left, right, nested_check):
         for label in sorted(step_a.successors):
             succ_a, succ_b = step_a.successors[label], step_b.successors[label]
             if succ_a[2] != succ_b[2]:
-                return "%s: results differ in number" % where
+                return "%s: results differ in number" % _at(left, a, right, b)
             fresh[0] += 1
             results = [("v", fresh[0], n) for n in range(succ_a[2])]
             kw = ins_a.opname in ("CALL", "CALL_KW")
@@ -933,6 +939,11 @@ def _unwind(state, handler, exc):
     new.stack.append(exc)
     new.kwnames = None
     return new
+
+
+def _at(left, a, right, b):
+    """Where a difference is, for its text (made only when there is one)."""
+    return "at expected %s / recompiled %s" % (_where(left, a), _where(right, b))
 
 
 def _where(side, state):

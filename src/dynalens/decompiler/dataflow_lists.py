@@ -27,8 +27,8 @@ import dis
 
 from dynalens.decompiler.comparison_keys import const_key as _const_key
 
-__all__ = ["LIST", "is_list", "list_step", "encode", "materialize", "loop_instructions",
-           "list_contents"]
+__all__ = ["LIST", "is_list", "list_step", "LIST_STEP_OPS", "encode", "materialize",
+           "loop_instructions", "list_contents"]
 
 LIST = "fresh-list"
 _INT = ("builtins", "int")
@@ -38,6 +38,14 @@ _ARGS_EX = frozenset(["CALL_FUNCTION_EX"])
 
 def is_list(value):
     return isinstance(value, tuple) and len(value) == 2 and value[0] == LIST
+
+
+def _follows_lists(state):
+    """Does ``state`` follow a fresh list? Only then can one of its values be one (or hold
+    one): a list's id leaves ``lists`` only where :func:`materialize` has replaced it
+    everywhere. (Under None is the id counter, not a list.)"""
+    lists = state.lists
+    return len(lists) > (None in lists)
 
 
 def _new(state, items):
@@ -109,6 +117,12 @@ def _assigned(contents, index, value, items):
     else:
         new[index] = value
     return tuple(new)
+
+
+# the only instructions list_step may apply (for any other it returns False, changing nothing)
+LIST_STEP_OPS = frozenset(["BUILD_LIST", "LIST_APPEND", "LIST_EXTEND", "CALL", "BINARY_SUBSCR",
+                           "BINARY_SLICE", "STORE_SUBSCR", "STORE_SLICE", "DELETE_SUBSCR",
+                           "LIST_TO_TUPLE", "CALL_INTRINSIC_1"])
 
 
 def list_step(state, ins, instructions, pc):
@@ -229,18 +243,33 @@ def _walk(value, on_list):
 def encode(state, values):
     """(comparable form of ``values``, [list ids in order of first appearance]): each fresh
     list written out as its contents, one held again as a reference to its first place."""
-    order = {}
+    if not _follows_lists(state):
+        return list(values), []   # (what the walk below gives then)
+    encoder = _Encoder(state.lists)
+    encoded = [_walk(v, encoder.on_list) for v in values]
+    order = encoder.order
+    return encoded, sorted(order, key=order.get)
 
-    def on_list(value):
+
+class _Encoder(object):
+    """:func:`encode`'s walk into lists. (A class: a nested function that calls itself is a
+    reference cycle, and it would keep the state alive until the garbage collector ran; the
+    check encodes twice per event.)"""
+
+    __slots__ = ("lists", "order")
+
+    def __init__(self, lists):
+        self.lists = lists
+        self.order = {}
+
+    def on_list(self, value):
         number = value[1]
+        order = self.order
         if number in order:
             return ("list-again", order[number])
         order[number] = len(order)
         return ("list", order[number],
-                tuple(_walk(v, on_list) for v in state.lists.get(number, ())))
-
-    encoded = [_walk(v, on_list) for v in values]
-    return encoded, sorted(order, key=order.get)
+                tuple(_walk(v, self.on_list) for v in self.lists.get(number, ())))
 
 
 def materialize(state, mapping, values):
@@ -265,6 +294,8 @@ def materialize(state, mapping, values):
 def canonical_lists(state, rename):
     """(rename function that also names lists in order of appearance, function returning the
     contents of the lists named so far): for :func:`dataflow._canonical`."""
+    if not _follows_lists(state):
+        return rename, tuple   # (what the walk below gives then: no list to name)
     names, order = {}, []
 
     def on_list(value):
@@ -287,11 +318,14 @@ def canonical_lists(state, rename):
     return full, contents
 
 
+_JUMPS = frozenset(dis.hasjrel) | frozenset(dis.hasjabs)  # (dis keeps them in lists)
+
+
 def loop_instructions(instructions, target):
     """Indices of the instructions inside a loop: between a backward jump and its target."""
     inside = set()
     for number, ins in enumerate(instructions):
-        if ins.opcode in dis.hasjrel or ins.opcode in dis.hasjabs:
+        if ins.opcode in _JUMPS:
             try:
                 goes = target(ins)
             except Exception:

@@ -152,7 +152,7 @@ class VerifyResult(object):
         return "VerifyResult(exact=False, difference=%r)" % (self.difference,)
 
 
-def verify(code, source, temporaries=False, reserved=None, strict=False):
+def verify(code, source, temporaries=False, reserved=None, strict=False, *, verdict_only=False):
     """Recompile ``source`` and compare its bytecode with ``code``, normalized.
 
     With ``temporaries=True``, source whose bytecode differs only in holding some values in
@@ -170,6 +170,9 @@ def verify(code, source, temporaries=False, reserved=None, strict=False):
 
     ``strict``: compare without the rewrites that undo line-layout decisions (see the module
     docstring): NOPs, superinstructions and jump forms must match too.
+
+    ``verdict_only``: the caller reads only whether the source is exact (the lens trying
+    rewrites); a result that is not exact may then say only that, without its first difference.
     """
     if not isinstance(code, _CodeType):
         raise TypeError("verify() needs a code object as its first argument, got %s"
@@ -195,6 +198,18 @@ def verify(code, source, temporaries=False, reserved=None, strict=False):
         if not candidates:
             return VerifyResult(False, "first difference: no code object named %r in the "
                                 "recompiled source" % (_qualname(code),))
+    held = tuple(sorted((reserved or {}).items(), key=lambda item: item[0]))
+    if temporaries and _bytecode_cannot_match(code, candidates):
+        # (the usual case for generated code: its temporaries are locals the original lacks)
+        # a dataflow match is then the verdict; the bytecode comparisons below are only run
+        # for the text of a difference
+        for candidate in candidates:
+            if _remembered("dataflow", code, candidate, held, lambda: _dataflow(
+                    code, candidate, reserved)) is None:
+                return VerifyResult(True, None, candidate, how="dataflow")
+        if verdict_only:
+            return VerifyResult(False, "not exact (the first difference was not worked out)",
+                                candidates[0])
     first = None
     for candidate in candidates:
         if _same_tree(code, candidate):  # (the same bytes throughout: exact, strict or not)
@@ -206,7 +221,6 @@ def verify(code, source, temporaries=False, reserved=None, strict=False):
         if first is None:
             first = VerifyResult(False, "first difference: " + difference, candidate)
     if temporaries:
-        held = tuple(sorted((reserved or {}).items(), key=lambda item: item[0]))
         for candidate in candidates:
             flow = _remembered("dataflow", code, candidate, held, lambda: _dataflow(
                 code, candidate, reserved))
@@ -215,6 +229,13 @@ def verify(code, source, temporaries=False, reserved=None, strict=False):
             if candidate is first.compiled:
                 first.difference += "; as dataflow: " + flow
     return first
+
+
+def _bytecode_cannot_match(code, candidates):
+    """True when no bytecode comparison of ``code`` with one of ``candidates`` can find them
+    the same: each candidate has other local variables (every way _Comparer._compare can
+    answer "no difference" for the top code object reads ``co_varnames`` equal)."""
+    return all(candidate.co_varnames != code.co_varnames for candidate in candidates)
 
 
 def _remembered(kind, code, candidate, held, compare):
@@ -308,6 +329,13 @@ def check_tree(code, source, temporaries=False, skip=(), module=None):
         # very bytes, names and constants (_same_tree).
         if not complete and _same_tree(code, candidates[0]):
             return [], found
+    if temporaries and not skip:
+        whole = candidates if complete else _find_candidates(module, code)
+        if whole and _bytecode_cannot_match(code, whole) and any(
+                _dataflow(code, candidate) is None for candidate in whole):
+            # (the usual case for generated code: see verify) the verdict below, without
+            # the bytecode comparisons that cannot pass
+            return [], found
     cache = _normalized_cache()
     if not complete:
         if _Comparer(code, candidates[0], cache).run() is None:
@@ -388,12 +416,17 @@ def _dataflow(expected, got, reserved=None):
     """
     from .dataflow import dataflow_difference
 
-    def nested(a, b):
-        if _Comparer(a, b).run() is None:
-            return None
-        return dataflow_difference(a, b, nested)
+    return dataflow_difference(expected, got, _nested_dataflow, reserved)
 
-    return dataflow_difference(expected, got, nested, reserved)
+
+def _nested_dataflow(expected, got):
+    """_dataflow's check of nested code objects (a function of the module: a nested function
+    that passes itself on is a reference cycle, left for the garbage collector)."""
+    from .dataflow import dataflow_difference
+
+    if _Comparer(expected, got).run() is None:
+        return None
+    return dataflow_difference(expected, got, _nested_dataflow)
 
 
 def _qualname(code):

@@ -60,14 +60,15 @@ def _code_values(code):
     """Indexes of nested code objects loaded as plain values, not to make a function (Dynamo
     passes one to `_create_nested_fn`): no source loads a code object, so they are reserved
     too. Python 3.11+ (before, the qualified name sits between the load and MAKE_FUNCTION)."""
-    import dis
     import sys
+
+    from dynalens.decompiler.instructions import raw_instructions  # (dis's, decoded once)
 
     if sys.version_info < (3, 11):
         return set()
     found = set()
     previous = None
-    for ins in dis.get_instructions(code):
+    for ins in raw_instructions(code):
         if ins.opname == "CACHE":
             continue
         if previous is not None and ins.opname != "MAKE_FUNCTION":

@@ -82,8 +82,10 @@ class Dumper:
     def write(self, guard_info):
         """Write every captured compile; return (folder written, merged index)."""
         from .noise import simplified_once
+        from .source import decompiled_once
 
-        with simplified_once():   # a code object's simplified view is worked out once
+        # a code object's simplified view, and its text under one name, are worked out once
+        with simplified_once(), decompiled_once():
             return self._write_all(guard_info)
 
     def _write_all(self, guard_info):

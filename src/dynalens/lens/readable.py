@@ -33,6 +33,9 @@ import os
 import re
 
 from dynalens.decompiler.fast_unparse import unparse as _unparse  # ast.unparse's text, faster
+# (dis.get_instructions' records, decoded once per code object within the lens's
+# shared_disassembly block: function_source's)
+from dynalens.decompiler.instructions import raw_instructions
 
 from .relabel import _SKIP, _key
 from .resume_lists import collapse
@@ -151,7 +154,7 @@ def _touched_locals(code):
     count = code.co_argcount + code.co_kwonlyargcount \
         + bool(code.co_flags & 0x04) + bool(code.co_flags & 0x08)  # *args, **kwargs
     used = set(code.co_varnames[:count])
-    for ins in dis.get_instructions(code):
+    for ins in raw_instructions(code):
         if "FAST" in ins.opname:
             used.update(ins.argval if isinstance(ins.argval, tuple) else (ins.argval,))
     return used & set(code.co_varnames)
@@ -160,7 +163,7 @@ def _touched_locals(code):
 def _global_names(code):
     """Globals and builtins ``code`` reads or writes (co_names also holds attribute names,
     which a local of the same name does not hide)."""
-    return {ins.argval for ins in dis.get_instructions(code)
+    return {ins.argval for ins in raw_instructions(code)
             if ins.opname.endswith(("_GLOBAL", "_GLOBALS", "_NAME"))
             and isinstance(ins.argval, str)}
 
@@ -571,6 +574,8 @@ def _comment_rows(text):
     import tokenize
 
     rows = set()
+    if "#" not in text:
+        return rows   # (a comment starts with one; the decompiled body seldom has any)
     try:
         for tok in tokenize.generate_tokens(io.StringIO(text).readline):
             if tok.type == tokenize.COMMENT:
@@ -620,8 +625,11 @@ def line_comments(text, func_name, code, compiled):
     if func is None:
         return text
     base = os.path.basename(code.co_filename)
-    commented = _comment_rows(text)
     lines = text.split("\n")
+    # the rows that already end in a comment, tokenized only when a statement's row holds a
+    # '#' (the file's header comments always do, its statements seldom)
+    hashed = {row for row, line in enumerate(lines, 1) if "#" in line}
+    commented = None
     for node in ast.walk(func):
         if not isinstance(node, ast.stmt) or node is func:
             continue
@@ -637,7 +645,9 @@ def line_comments(text, func_name, code, compiled):
         row = node.lineno - 1
         # the line most of the statement's instructions come from
         best = max(sorted(set(found)), key=found.count)
-        if node.lineno in commented:
+        if node.lineno in hashed and commented is None:
+            commented = _comment_rows(text)
+        if node.lineno in hashed and node.lineno in commented:
             lines[row] += "; %s:%d" % (base, best)
         else:
             lines[row] += "  # %s:%d" % (base, best)

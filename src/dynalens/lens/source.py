@@ -7,10 +7,12 @@ and then verified *as written in the file*, so the code object compiled from the
 to do exactly what Dynamo's does before `debug()` swaps it in.
 """
 
+import contextlib
 import dis
 import inspect
 import os
 import re
+import threading
 
 from dynalens.decompiler.api import decompile
 
@@ -78,6 +80,13 @@ def signature_of(code):
     return ", ".join(parts)
 
 
+def _defines(src, name):
+    """Does a line of ``src`` define ``name`` (``def name(``, maybe indented or async)?"""
+    if "\ndef %s(" % name in "\n" + src:
+        return True   # (the usual case, found without compiling a pattern for this name)
+    return re.search(r"^\s*(async\s+)?def\s+%s\s*\(" % re.escape(name), src, re.M) is not None
+
+
 def _rename_def(text, old, new):
     pattern = re.compile(r"^(\s*(?:async\s+)?def\s+)%s(\s*\()" % re.escape(old), re.M)
     renamed, count = pattern.subn(lambda m: m.group(1) + new + m.group(2), text, count=1)
@@ -95,7 +104,35 @@ def _label_noise(text):
 
 def _decompile(code, name):
     # Dynamo's code: no source compiles back to its bytecode, the dataflow check decides
-    return decompile(renamed_lambda(code, name), name=name, generated=True)
+    made = getattr(_DECOMPILED, "table", None)
+    entry = made.get((id(code), name)) if made is not None else None
+    if entry is not None and entry[0] is code:
+        return entry[1]
+    text = decompile(renamed_lambda(code, name), name=name, generated=True)
+    if made is not None:
+        made[(id(code), name)] = (code, text)
+    return text
+
+
+_DECOMPILED = threading.local()
+
+
+@contextlib.contextmanager
+def decompiled_once():
+    """Within the block, :func:`_decompile` decompiles a code object under a name once.
+
+    A resume function's own file and the full_code file of its compile decompile the same
+    code object (``noise.simplify``'s, worked out once) under the same name; the text is the
+    same, as decompiling depends on nothing else. Outside the block (and after it) every call
+    decompiles, so nothing outlives one dump."""
+    outer = getattr(_DECOMPILED, "table", None)
+    if outer is None:
+        _DECOMPILED.table = {}
+    try:
+        yield
+    finally:
+        if outer is None:
+            _DECOMPILED.table = None
 
 
 def function_source(code, name, path, header_lines=(), on_failure=None, readable=False,
@@ -132,8 +169,7 @@ def _function_source(code, name, path, header_lines, on_failure, readable, resum
         text = header + disassembly_text(code, name, exc)
         return SourceResult(text, False, False, error="%s: %s" % (type(exc).__name__, exc))
 
-    body = src if re.search(r"^\s*(async\s+)?def\s+%s\s*\(" % re.escape(name), src, re.M) \
-        else _rename_def(src, code.co_name, name)
+    body = src if _defines(src, name) else _rename_def(src, code.co_name, name)
     if body is None:
         # the decompiler gave the body only: wrap it in a def with the code's signature
         indented = "".join("    " + ln + "\n" if ln.strip() else "\n" for ln in src.splitlines())
@@ -178,7 +214,7 @@ def _readable(code, name, path, header, body, resume_codes, reserved=None):
 
     def check(candidate):
         result, _ = _verify(code, name, path, header + _label_noise(
-            _after_future(candidate, definitions(reserved))), reserved)
+            _after_future(candidate, definitions(reserved))), reserved, verdict_only=True)
         return bool(result)
 
     try:
@@ -214,13 +250,14 @@ def _after_future(body, lines):
     return body[:at] + lines + body[at:]
 
 
-def _verify(code, name, path, text, reserved=None):
-    """(VerifyResult or None, text of a failure in verify itself or None)."""
+def _verify(code, name, path, text, reserved=None, verdict_only=False):
+    """(VerifyResult or None, text of a failure in verify itself or None); ``verdict_only``:
+    only its truth is read (a rewrite tried), see verify."""
     try:
         from dynalens.decompiler.verify import verify
 
         return verify(_target(code, name, path), text, temporaries=True,
-                      reserved=reserved), None
+                      reserved=reserved, verdict_only=verdict_only), None
     except Exception as exc:
         return None, "verify failed: %s: %s" % (type(exc).__name__, exc)
 

@@ -18,6 +18,24 @@ import re
 _IDENTIFIER = re.compile(r"[A-Za-z_]\w*")
 
 
+_WORD = re.compile(r"\w")
+_STARTS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_")
+
+
+def _identifier_at(code, start, end):
+    """Is ``code[start:end]`` (which starts with a letter or ``_``) one of the identifiers
+    ``_IDENTIFIER.finditer(code)`` yields? It is when no word character follows it, and none
+    of the word characters right before it could start one (digits, non-ASCII letters): the
+    scan would then have started there and run on through it."""
+    if end < len(code) and _WORD.match(code, end):
+        return False
+    while start and _WORD.match(code, start - 1):
+        start -= 1
+        if code[start] in _STARTS:
+            return False
+    return True
+
+
 def _anchor(name, target):
     return '<a class="xref" href="#%s" data-target="%s">%s</a>' % (target, target,
                                                                   html.escape(name))
@@ -32,17 +50,30 @@ def linked(code, links=None, current=None):
     """
     if not links:
         return html.escape(code, quote=False)
+    # each distinct identifier is looked up once, and only the places of the few that are
+    # links are looked for: a block holds thousands of identifiers, a handful of links
+    targets = {}
+    get = links.get
+    for name in set(_IDENTIFIER.findall(code)):
+        target = get(name)
+        if target is not None and target != current:
+            targets[name] = target
+    if not targets:
+        return html.escape(code, quote=False)
+    found = []
+    for name, target in targets.items():
+        at = code.find(name)
+        while at >= 0:
+            if _identifier_at(code, at, at + len(name)):
+                found.append((at, name, target))
+            at = code.find(name, at + 1)
+    found.sort()
     pieces = []
     pos = 0
-    get = links.get
-    for match in _IDENTIFIER.finditer(code):
-        name = match.group(0)
-        target = get(name)
-        if target is None or target == current:
-            continue
-        pieces.append(html.escape(code[pos:match.start()], quote=False))
+    for at, name, target in found:
+        pieces.append(html.escape(code[pos:at], quote=False))
         pieces.append(_anchor(name, target))
-        pos = match.end()
+        pos = at + len(name)
     pieces.append(html.escape(code[pos:], quote=False))
     return "".join(pieces)
 
