@@ -98,6 +98,40 @@ def test_look_ahead_agrees_with_the_trials_on_stdlib_modules(checked_trials):
     assert checked_trials[0] > 0
 
 
+def test_the_look_ahead_over_jumps_agrees_with_the_trials(checked_trials, monkeypatch):
+    # a `continue` or a `break` that starts an if body is a statement, and a jump the walk
+    # cannot follow (over the else of `x if c else y`, read as a chunk) fails the trial: the
+    # look ahead spares those; the loop's own back edge and a jump the walk passes it leaves
+    source = textwrap.dedent('''
+        def f(a, b):
+            for x in a:
+                if x:
+                    continue
+                if x > 1:
+                    break
+                y = 1 if x else 2
+                while b:
+                    if b.c:
+                        continue
+                    if b.e:
+                        break
+                    b = b.d
+            return x
+    ''')
+    at_jumps = []
+    look = chunk_starts.cannot_start
+
+    def cannot_start(walker, k, stack, limit):
+        answer = look(walker, k, stack, limit)
+        if answer and walker.instrs[k].op in ("JUMP", "LOAD_CONST"):
+            at_jumps.append(walker.instrs[k].op)
+        return answer
+
+    monkeypatch.setattr(chunk_starts, "cannot_start", cannot_start)
+    decompile_code(compile(source, "<t>", "exec"), strict=True)
+    assert at_jumps.count("JUMP") >= 3 and "LOAD_CONST" in at_jumps, at_jumps
+
+
 def test_outputs_are_those_of_the_trials(monkeypatch):
     # the look ahead changes how much work is done, never what is read: whole modules (with
     # nested functions made in if bodies, whose trials the look ahead spares) decompile to

@@ -39,6 +39,11 @@ it in a trial) and a ``with`` statement (its handler walks the whole body before
 the statement). Facts that the nested code or the with body notes (imports) are noted
 again by the walk for real of the same statement.
 
+An unconditional jump (``branches.op_JUMP``, asked as in the trial's range) ends the look
+ahead too: a ``continue`` or a ``break`` that starts an if body is a statement, and a jump the
+walk cannot follow (over the else of ``x if c else y``, met as a chunk) fails the trial; a
+jump the walk passes, and the loop's own back edge, are left to the trial.
+
 Inside an ``except ... as name`` clause the walk skips the clause's ``name = None; del
 name`` (``StatementWalker._skip``) and in a ``finally`` body that the compiler copied it
 skips the copies: the look ahead answers False where the walk would skip, and reads on
@@ -65,7 +70,7 @@ _NULL, _STATEMENT_VALUE, _AUG, _CODE, _FUNCTION, _SLOT, _ITER, _OTHER = range(8)
 # (the actions that pop values and push one node come first: one test reaches them all)
 _POPS, _ATTR, _METHOD, _COUNTED, _CALL, _CALLABLE_CALL, _YIELD, _BINARY, _FORMAT, \
     _LOAD, _CONST, _PUSH_NULL, _STATEMENT, _STORE, _POP_TOP, _CELL, _MAKE_FUNCTION, \
-    _FUNCTION_ATTRIBUTE, _UNPACK, _GET_ITER, _FOR_ITER = range(21)
+    _FUNCTION_ATTRIBUTE, _UNPACK, _GET_ITER, _FOR_ITER, _JUMP = range(22)
 _LAST_PUSHING = _FORMAT
 _ACTIONS = dict(
     [(op, _LOAD) for op in ("LOAD_FAST", "LOAD_GLOBAL", "LOAD_NAME", "LOAD_DEREF",
@@ -75,7 +80,7 @@ _ACTIONS = dict(
      ("YIELD_VALUE", _YIELD), ("POP_TOP", _POP_TOP), ("LOAD_CLOSURE", _CELL),
      ("MAKE_FUNCTION", _MAKE_FUNCTION), ("SET_FUNCTION_ATTRIBUTE", _FUNCTION_ATTRIBUTE),
      ("UNPACK_SEQUENCE", _UNPACK), ("UNPACK_EX", _UNPACK), ("GET_ITER", _GET_ITER),
-     ("FOR_ITER", _FOR_ITER)] +
+     ("FOR_ITER", _FOR_ITER), ("JUMP", _JUMP)] +
     # pop a fixed number, push one node
     [(op, _POPS) for op in ("BINARY_SUBSCR", "BINARY_SLICE", "COMPARE_OP", "IS_OP",
                             "CONTAINS_OP", "UNARY_NOT", "UNARY_NEGATIVE", "UNARY_INVERT",
@@ -113,7 +118,8 @@ _tables = []  # [{opname: action}, for the opnames whose registered handler was 
 # (through branches) define: known by name, not imported (no import cycle)
 _REGISTERED_ELSEWHERE = {"STORE_DEREF": ("definitions", "op_STORE_DEREF"),
                          "BEFORE_WITH": ("handlers", "op_BEFORE_WITH"),
-                         "FOR_ITER": ("inline_comprehensions", "op_FOR_ITER")}
+                         "FOR_ITER": ("inline_comprehensions", "op_FOR_ITER"),
+                         "JUMP": ("branches", "op_JUMP")}
 
 
 def _audited():
@@ -273,6 +279,21 @@ def cannot_start(walker, k, stack, limit):
                 return False
             del model[-1]
             model += _ITER_SLOTS
+        elif action == _JUMP:
+            # branches.op_JUMP in the trial's range [k, limit): a `continue` or a `break` is
+            # a statement, and a jump to where the walk cannot go fails the trial; a jump it
+            # passes (to the next instruction or a cleanup, past the range, to a cold
+            # clause's join) and the loop's own back edge (no statement) are left to it
+            target = ins.target
+            loop = ctx.loop
+            if loop is not None and target in loop.continue_targets:
+                if j == loop.last or j + 1 == loop.last:
+                    return False  # (the back edge, or the copy of it before it)
+            elif loop is None or target != loop.break_target:
+                if target == j + 1 or target == cleanups.get(j + 1) or target >= limit or \
+                        target in walker.cold_joins:
+                    return False
+            return _noted(walker, notes, declared)
         elif action == _FOR_ITER:
             # a for statement over the iterator just made: branches.op_FOR_ITER refuses it
             # in a trial, or fails (inline_comprehensions.op_FOR_ITER hands it there: its
