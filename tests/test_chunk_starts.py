@@ -132,6 +132,36 @@ def test_the_look_ahead_over_jumps_agrees_with_the_trials(checked_trials, monkey
     assert at_jumps.count("JUMP") >= 3 and "LOAD_CONST" in at_jumps, at_jumps
 
 
+def test_the_look_ahead_over_imports_and_comprehension_elements(checked_trials, monkeypatch):
+    # `import m` in an if body, and a comprehension's element added under its condition,
+    # are statements: the look ahead spares their trials (every one checked by the fixture)
+    source = textwrap.dedent('''
+        def f(a, b):
+            if b:
+                import os
+            if a:
+                import os.path
+            x = [c for c in a if c]
+            y = {c for c in a if c > b}
+            z = {c: d for c, d in a if d}
+            w = [[c, *d] for c, d in a if c]
+            return os, x, y, z, w
+    ''')
+    spared = []
+    look = chunk_starts.cannot_start
+
+    def cannot_start(walker, k, stack, limit):
+        answer = look(walker, k, stack, limit)
+        if answer:
+            spared.extend(ins.op for ins in walker.instrs[k:k + 4]
+                          if ins.op in ("IMPORT_NAME", "LIST_APPEND", "SET_ADD", "MAP_ADD"))
+        return answer
+
+    monkeypatch.setattr(chunk_starts, "cannot_start", cannot_start)
+    decompile_code(compile(source, "<t>", "exec"), strict=True)
+    assert {"IMPORT_NAME", "LIST_APPEND", "SET_ADD", "MAP_ADD"} <= set(spared), spared
+
+
 def test_outputs_are_those_of_the_trials(monkeypatch):
     # the look ahead changes how much work is done, never what is read: whole modules (with
     # nested functions made in if bodies, whose trials the look ahead spares) decompile to

@@ -44,6 +44,13 @@ ahead too: a ``continue`` or a ``break`` that starts an if body is a statement, 
 walk cannot follow (over the else of ``x if c else y``, met as a chunk) fails the trial; a
 jump the walk passes, and the loop's own back edge, are left to the trial.
 
+Two statements that follow an ``if`` often enough to be read too: ``import m`` (IMPORT_NAME
+pushes the module, its store makes the statement) and, in a comprehension's body, the element
+added to the comprehension's result (``[x for x in a if x]``: LIST_APPEND, SET_ADD or MAP_ADD
+of values made in the look ahead onto the result handed to the trial, which
+``comprehension_bodies._element`` makes an ``AppendStmt``; an add to anything else, a display
+built in the body, is the core's and left to the trial).
+
 Inside an ``except ... as name`` clause the walk skips the clause's ``name = None; del
 name`` (``StatementWalker._skip``) and in a ``finally`` body that the compiler copied it
 skips the copies: the look ahead answers False where the walk would skip, and reads on
@@ -52,7 +59,7 @@ elsewhere, where the walk does what it does outside them.
 
 import ast
 
-from .comprehension_bodies import op_LOAD_FAST
+from .comprehension_bodies import op_LIST_APPEND, op_LOAD_FAST, op_MAP_ADD, op_SET_ADD
 from .expressions import ITER_SLOTS
 from .instructions import NULL_FIRST
 from .registry import OPCODES
@@ -70,7 +77,7 @@ _NULL, _STATEMENT_VALUE, _AUG, _CODE, _FUNCTION, _SLOT, _ITER, _OTHER = range(8)
 # (the actions that pop values and push one node come first: one test reaches them all)
 _POPS, _ATTR, _METHOD, _COUNTED, _CALL, _CALLABLE_CALL, _YIELD, _BINARY, _FORMAT, \
     _LOAD, _CONST, _PUSH_NULL, _STATEMENT, _STORE, _POP_TOP, _CELL, _MAKE_FUNCTION, \
-    _FUNCTION_ATTRIBUTE, _UNPACK, _GET_ITER, _FOR_ITER, _JUMP = range(22)
+    _FUNCTION_ATTRIBUTE, _UNPACK, _GET_ITER, _FOR_ITER, _JUMP, _ELEMENT = range(23)
 _LAST_PUSHING = _FORMAT
 _ACTIONS = dict(
     [(op, _LOAD) for op in ("LOAD_FAST", "LOAD_GLOBAL", "LOAD_NAME", "LOAD_DEREF",
@@ -80,11 +87,13 @@ _ACTIONS = dict(
      ("YIELD_VALUE", _YIELD), ("POP_TOP", _POP_TOP), ("LOAD_CLOSURE", _CELL),
      ("MAKE_FUNCTION", _MAKE_FUNCTION), ("SET_FUNCTION_ATTRIBUTE", _FUNCTION_ATTRIBUTE),
      ("UNPACK_SEQUENCE", _UNPACK), ("UNPACK_EX", _UNPACK), ("GET_ITER", _GET_ITER),
-     ("FOR_ITER", _FOR_ITER), ("JUMP", _JUMP)] +
+     ("FOR_ITER", _FOR_ITER), ("JUMP", _JUMP), ("LIST_APPEND", _ELEMENT),
+     ("SET_ADD", _ELEMENT), ("MAP_ADD", _ELEMENT)] +
     # pop a fixed number, push one node
     [(op, _POPS) for op in ("BINARY_SUBSCR", "BINARY_SLICE", "COMPARE_OP", "IS_OP",
                             "CONTAINS_OP", "UNARY_NOT", "UNARY_NEGATIVE", "UNARY_INVERT",
-                            "UNARY_POSITIVE", "FORMAT_SIMPLE", "FORMAT_WITH_SPEC")] +
+                            "UNARY_POSITIVE", "FORMAT_SIMPLE", "FORMAT_WITH_SPEC",
+                            "IMPORT_NAME")] +
     # pop as many as the argument says (times, plus), push one node
     [(op, _COUNTED) for op in ("BUILD_TUPLE", "BUILD_LIST", "BUILD_STRING", "BUILD_SLICE",
                                "BUILD_MAP", "BUILD_CONST_KEY_MAP")] +
@@ -98,7 +107,7 @@ _ACTIONS = dict(
                              "STORE_ATTR", "STORE_SUBSCR", "DELETE_SUBSCR")])
 _FIXED = {"BINARY_SUBSCR": 2, "BINARY_SLICE": 3, "COMPARE_OP": 2, "IS_OP": 2,
           "CONTAINS_OP": 2, "UNARY_NOT": 1, "UNARY_NEGATIVE": 1, "UNARY_INVERT": 1,
-          "UNARY_POSITIVE": 1, "FORMAT_SIMPLE": 1, "FORMAT_WITH_SPEC": 2,
+          "UNARY_POSITIVE": 1, "FORMAT_SIMPLE": 1, "FORMAT_WITH_SPEC": 2, "IMPORT_NAME": 2,
           "STORE_FAST": 1, "STORE_NAME": 1, "STORE_GLOBAL": 1, "STORE_DEREF": 1,
           "STORE_ATTR": 2, "STORE_SUBSCR": 3, "DELETE_SUBSCR": 2}
 # names whose store of a function makes no statement in a module or class body (3.14+,
@@ -126,7 +135,8 @@ def _audited():
     """The actions of the opnames whose registered handler is the one this module was written
     against (a family that takes one over takes it out of the look ahead)."""
     if not _tables:
-        expected = {"LOAD_FAST": op_LOAD_FAST}
+        expected = {"LOAD_FAST": op_LOAD_FAST, "LIST_APPEND": op_LIST_APPEND,
+                    "SET_ADD": op_SET_ADD, "MAP_ADD": op_MAP_ADD}
         for op in _ACTIONS:
             if op not in expected and op not in _REGISTERED_ELSEWHERE:
                 expected[op] = getattr(StatementWalker, "op_" + op, None)
@@ -294,6 +304,9 @@ def cannot_start(walker, k, stack, limit):
                         target in walker.cold_joins:
                     return False
             return _noted(walker, notes, declared)
+        elif action == _ELEMENT:
+            return _appends_element(walker, ins, stack, model) and \
+                _noted(walker, notes, declared)
         elif action == _FOR_ITER:
             # a for statement over the iterator just made: branches.op_FOR_ITER refuses it
             # in a trial, or fails (inline_comprehensions.op_FOR_ITER hands it there: its
@@ -303,6 +316,31 @@ def cannot_start(walker, k, stack, limit):
         j += 1
     # the range ends before any conditional jump: the walk ends without one
     return j == limit and _noted(walker, notes, declared)
+
+
+# the slot kinds walker.value hands back as they are (a node; a lambda would be decompiled)
+_PLAIN_VALUES = (_STATEMENT_VALUE, _OTHER)
+
+
+def _appends_element(walker, ins, stack, model):
+    """Whether the LIST_APPEND / SET_ADD / MAP_ADD ``ins`` adds the element of the
+    comprehension being read (comprehension_bodies._element: a statement) with values made in
+    the look ahead, to the comprehension's result handed to the trial."""
+    depth = ins.argval
+    if walker.kind != "comprehension" or not isinstance(depth, int):
+        return False
+    popped = 2 if ins.op == "MAP_ADD" else 1
+    depth += popped
+    if popped > len(model) or depth <= len(model) or depth - len(model) > len(stack):
+        return False
+    for value in model[len(model) - popped:]:
+        if value.__class__ is not str and value.__class__ is not tuple and \
+                value not in _PLAIN_VALUES:
+            return False
+    result = walker.comprehension_result
+    if result is None:
+        result = stack[0]  # (a comprehension's own code object builds it first)
+    return stack[len(stack) - (depth - len(model))] is result
 
 
 def _noted(walker, notes, declared):
