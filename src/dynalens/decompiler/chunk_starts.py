@@ -235,6 +235,8 @@ def cannot_start(walker, k, stack, limit):
             return _noted(walker, notes, declared)
         elif action == _STORE:
             needed = _FIXED[ins.op]
+            if not model and ins.op in _NAME_STORES and _stores_handed_expression(ins, stack):
+                model.append(_OTHER)  # (the handed value: a plain store of it, below)
             if len(model) < needed or _NULL in model[-needed:]:
                 return False
             taken = model[len(model) - needed:]
@@ -316,6 +318,23 @@ def cannot_start(walker, k, stack, limit):
         j += 1
     # the range ends before any conditional jump: the walk ends without one
     return j == limit and _noted(walker, notes, declared)
+
+
+_NAME_STORES = ("STORE_FAST", "STORE_NAME", "STORE_GLOBAL", "STORE_DEREF")
+
+
+def _stores_handed_expression(ins, stack):
+    """Whether the name store ``ins``, first in the look ahead, stores an expression handed
+    to the trial in a statement of its own (``x = y = value`` read for a match's guard at
+    its second store): StatementWalker._store (after STORE_FAST's group, a statement too)
+    passes an expression, no marker, to the store chain, whose steps before the core's
+    decline it (a saved local, an ``__annotate__`` function: markers), and the core's
+    makes an Assign; unless the value is also the one below it, where the store may be a
+    walrus, or an ``__annotate__`` name (3.14+), both left to the trial."""
+    if not stack or ins.argval in _ANNOTATE_NAMES:
+        return False
+    value = stack[-1]
+    return isinstance(value, ast.expr) and not (len(stack) > 1 and stack[-2] is value)
 
 
 # the slot kinds walker.value hands back as they are (a node; a lambda would be decompiled)
