@@ -15,10 +15,13 @@ returns nothing, so the walk dispatches each in turn, and the one that ends the 
 either makes a statement (chunk mode refuses it: ``NotAChunk``) or, at the range's end,
 ends the walk with no jump met. The values those handlers pop are followed with a model of
 the stack made during the look ahead, so a store or a popped call takes a value made there,
-never one the trial was handed (a saved local, an iterator, a ``with`` exit). Anything else
-(a conditional jump, an opcode outside the tables, a skipped block, a context that skips
-copies, a value the walk would number that is not numbered yet) answers False, and the
-trial runs as before: the look ahead changes how much work is done, never what is read.
+never one the trial was handed (a saved local, an iterator, a ``with`` exit), save an
+expression that a name store, first in the look ahead, makes a statement of
+(``_stores_handed_expression``: ``x = y = value`` read for a match's guard at its second
+store). Anything else (a conditional jump, an opcode outside the tables, a skipped block, a
+context that skips copies, a value the walk would number that is not numbered yet) answers
+False, and the trial runs as before: the look ahead changes how much work is done, never
+what is read.
 
 What a rejected trial leaves behind on purpose (facts the bytecode states whatever the
 parse, ``statements.WalkState``) would be left by the walk of the same statement for real,
