@@ -133,7 +133,8 @@ def test_the_look_ahead_over_jumps_agrees_with_the_trials(checked_trials, monkey
 
 
 def test_the_look_ahead_over_imports_elements_and_chained_stores(checked_trials, monkeypatch):
-    # `import m` in an if body, a comprehension's element added under its condition, and the
+    # `import m` in an if body, a comprehension's element added under its condition, an
+    # in-place update of an attribute (COPY 1 ... SWAP 2; STORE_ATTR, 3.11+), and the
     # second store of `p = q = value` (read for a match's guard: patterns._case_guard) are
     # statements: the look ahead spares their trials (every one checked by the fixture)
     source = textwrap.dedent('''
@@ -147,6 +148,10 @@ def test_the_look_ahead_over_imports_elements_and_chained_stores(checked_trials,
             z = {c: d for c, d in a if d}
             w = [[c, *d] for c, d in a if c]
             p = q = a.get(b)
+            if p:
+                a.total += len(b)
+            if q:
+                b[p] -= 1
             return os, x, y, z, w, p, q
     ''')
     spared = []
@@ -157,6 +162,8 @@ def test_the_look_ahead_over_imports_elements_and_chained_stores(checked_trials,
         if answer:
             spared.extend(ins.op for ins in walker.instrs[k:k + 4]
                           if ins.op in ("IMPORT_NAME", "LIST_APPEND", "SET_ADD", "MAP_ADD"))
+            if walker.instrs[k + 1].op == "COPY":
+                spared.append("in-place")
             if walker.instrs[k].op == "STORE_FAST" and not stack[:-1]:
                 spared.append("handed")
         return answer
@@ -166,6 +173,8 @@ def test_the_look_ahead_over_imports_elements_and_chained_stores(checked_trials,
     assert {"IMPORT_NAME", "LIST_APPEND", "SET_ADD", "MAP_ADD"} <= set(spared), spared
     if hasattr(ast, "MatchAs"):  # (no match statement, so no such trial, before 3.10)
         assert "handed" in spared, spared
+    if sys.version_info >= (3, 11):  # (COPY and SWAP: 3.11+)
+        assert "in-place" in spared, spared
 
 
 def test_outputs_are_those_of_the_trials(monkeypatch):

@@ -80,7 +80,8 @@ _NULL, _STATEMENT_VALUE, _AUG, _CODE, _FUNCTION, _SLOT, _ITER, _OTHER = range(8)
 # (the actions that pop values and push one node come first: one test reaches them all)
 _POPS, _ATTR, _METHOD, _COUNTED, _CALL, _CALLABLE_CALL, _YIELD, _BINARY, _FORMAT, \
     _LOAD, _CONST, _PUSH_NULL, _STATEMENT, _STORE, _POP_TOP, _CELL, _MAKE_FUNCTION, \
-    _FUNCTION_ATTRIBUTE, _UNPACK, _GET_ITER, _FOR_ITER, _JUMP, _ELEMENT = range(23)
+    _FUNCTION_ATTRIBUTE, _UNPACK, _GET_ITER, _FOR_ITER, _JUMP, _ELEMENT, _COPY, \
+    _SWAP = range(25)
 _LAST_PUSHING = _FORMAT
 _ACTIONS = dict(
     [(op, _LOAD) for op in ("LOAD_FAST", "LOAD_GLOBAL", "LOAD_NAME", "LOAD_DEREF",
@@ -91,7 +92,7 @@ _ACTIONS = dict(
      ("MAKE_FUNCTION", _MAKE_FUNCTION), ("SET_FUNCTION_ATTRIBUTE", _FUNCTION_ATTRIBUTE),
      ("UNPACK_SEQUENCE", _UNPACK), ("UNPACK_EX", _UNPACK), ("GET_ITER", _GET_ITER),
      ("FOR_ITER", _FOR_ITER), ("JUMP", _JUMP), ("LIST_APPEND", _ELEMENT),
-     ("SET_ADD", _ELEMENT), ("MAP_ADD", _ELEMENT)] +
+     ("SET_ADD", _ELEMENT), ("MAP_ADD", _ELEMENT), ("COPY", _COPY), ("SWAP", _SWAP)] +
     # pop a fixed number, push one node
     [(op, _POPS) for op in ("BINARY_SUBSCR", "BINARY_SLICE", "COMPARE_OP", "IS_OP",
                             "CONTAINS_OP", "UNARY_NOT", "UNARY_NEGATIVE", "UNARY_INVERT",
@@ -131,7 +132,9 @@ _tables = []  # [{opname: action}, for the opnames whose registered handler was 
 _REGISTERED_ELSEWHERE = {"STORE_DEREF": ("definitions", "op_STORE_DEREF"),
                          "BEFORE_WITH": ("handlers", "op_BEFORE_WITH"),
                          "FOR_ITER": ("inline_comprehensions", "op_FOR_ITER"),
-                         "JUMP": ("branches", "op_JUMP")}
+                         "JUMP": ("branches", "op_JUMP"),
+                         "COPY": ("patterns", "op_COPY"),
+                         "SWAP": ("branches", "op_SWAP")}
 
 
 def _audited():
@@ -309,6 +312,22 @@ def cannot_start(walker, k, stack, limit):
                         target in walker.cold_joins:
                     return False
             return _noted(walker, notes, declared)
+        elif action == _COPY:
+            # `a.b += v`: COPY 1 of a value made here, whose attribute is read at once (the
+            # trial's patterns.op_COPY, in chunk mode the core's, pushes the same node; the
+            # attribute read takes it, so no handler sees the one node twice)
+            if ins.argval != 1 or j + 1 >= last or instrs[j + 1].op != "LOAD_ATTR" or \
+                    not model or not _plain(model[-1]):
+                return False
+            model.append(model[-1])
+        elif action == _SWAP:
+            # ... then SWAP 2 right before the attribute's (or an item's) store: branches.op_SWAP
+            # hands that to the core's swap (no chained comparison: no COPY follows; no tuple
+            # assignment: _swap_is_unpack refuses a store of an attribute or an item)
+            if ins.argval != 2 or j + 1 >= last or len(model) < 2 or \
+                    instrs[j + 1].op not in ("STORE_ATTR", "STORE_SUBSCR"):
+                return False
+            model[-1], model[-2] = model[-2], model[-1]
         elif action == _ELEMENT:
             return _appends_element(walker, ins, stack, model) and \
                 _noted(walker, notes, declared)
@@ -344,6 +363,11 @@ def _stores_handed_expression(ins, stack):
 _PLAIN_VALUES = (_STATEMENT_VALUE, _OTHER)
 
 
+def _plain(value):
+    """Whether a slot of the model holds a value that walker.value hands back as it is."""
+    return value.__class__ is str or value.__class__ is tuple or value in _PLAIN_VALUES
+
+
 def _appends_element(walker, ins, stack, model):
     """Whether the LIST_APPEND / SET_ADD / MAP_ADD ``ins`` adds the element of the
     comprehension being read (comprehension_bodies._element: a statement) with values made in
@@ -356,8 +380,7 @@ def _appends_element(walker, ins, stack, model):
     if popped > len(model) or depth <= len(model) or depth - len(model) > len(stack):
         return False
     for value in model[len(model) - popped:]:
-        if value.__class__ is not str and value.__class__ is not tuple and \
-                value not in _PLAIN_VALUES:
+        if not _plain(value):
             return False
     result = walker.comprehension_result
     if result is None:
