@@ -147,6 +147,7 @@ def test_the_look_ahead_over_imports_elements_and_chained_stores(checked_trials,
             y = {c for c in a if c > b}
             z = {c: d for c, d in a if d}
             w = [[c, *d] for c, d in a if c]
+            v = [[*c, d and e] for c, d, e in a if c]
             p = q = a.get(b)
             if p:
                 a.total += len(b)
@@ -175,6 +176,34 @@ def test_the_look_ahead_over_imports_elements_and_chained_stores(checked_trials,
         assert "handed" in spared, spared
     if sys.version_info >= (3, 11):  # (COPY and SWAP: 3.11+)
         assert "in-place" in spared, spared
+
+
+def test_a_store_of_a_handed_value_that_is_also_below_it_is_left_to_the_trial():
+    # (the store may make a walrus there, no statement: StatementWalker._store)
+    walker, k = _walker_at_body("def f(a):\n    if a:\n        x = (y := a)\n")
+    store = next(ins.index for ins in walker.instrs if ins.op == "STORE_FAST")
+    value = ast.Name("a", ast.Load())
+    value._made = 0
+    assert not chunk_starts.cannot_start(walker, store, [value, value], walker.n)
+    assert chunk_starts.cannot_start(walker, store, [ast.Name("b", ast.Load()), value],
+                                     walker.n)
+
+
+def test_an_add_to_anything_but_the_comprehensions_result_is_left_to_the_trial():
+    # (comprehension_bodies._element leaves it to the core: a display built in the body)
+    code = next((c for c in compile("[x for x in a if x]", "<t>", "exec").co_consts
+                 if hasattr(c, "co_code")), None)
+    if code is None:
+        pytest.skip("3.12+: the comprehension is inlined in its function")
+    walker = render.CodeWalker(code, "comprehension", render.Session())
+    k = next(ins.index for ins in walker.instrs if ins.op.startswith("POP_JUMP_IF")) + 1
+    assert walker.instrs[k + 1].op == "LIST_APPEND"
+    result = ast.List([], ast.Load())
+    result._made = 0
+    handed = [result, object()]  # (the list, the iterator)
+    assert chunk_starts.cannot_start(walker, k, handed, walker.n)
+    walker.comprehension_result = ast.List([], ast.Load())
+    assert not chunk_starts.cannot_start(walker, k, handed, walker.n)
 
 
 def test_outputs_are_those_of_the_trials(monkeypatch):
