@@ -98,6 +98,114 @@ def test_look_ahead_agrees_with_the_trials_on_stdlib_modules(checked_trials):
     assert checked_trials[0] > 0
 
 
+def test_the_look_ahead_over_jumps_agrees_with_the_trials(checked_trials, monkeypatch):
+    # a `continue` or a `break` that starts an if body is a statement, and a jump the walk
+    # cannot follow (over the else of `x if c else y`, read as a chunk) fails the trial: the
+    # look ahead spares those; the loop's own back edge and a jump the walk passes it leaves
+    source = textwrap.dedent('''
+        def f(a, b):
+            for x in a:
+                if x:
+                    continue
+                if x > 1:
+                    break
+                y = 1 if x else 2
+                while b:
+                    if b.c:
+                        continue
+                    if b.e:
+                        break
+                    b = b.d
+            return x
+    ''')
+    at_jumps = []
+    look = chunk_starts.cannot_start
+
+    def cannot_start(walker, k, stack, limit):
+        answer = look(walker, k, stack, limit)
+        if answer and walker.instrs[k].op in ("JUMP", "LOAD_CONST"):
+            at_jumps.append(walker.instrs[k].op)
+        return answer
+
+    monkeypatch.setattr(chunk_starts, "cannot_start", cannot_start)
+    decompile_code(compile(source, "<t>", "exec"), strict=True)
+    assert at_jumps.count("JUMP") >= 3 and "LOAD_CONST" in at_jumps, at_jumps
+
+
+def test_the_look_ahead_over_imports_elements_and_chained_stores(checked_trials, monkeypatch):
+    # `import m` in an if body, a comprehension's element added under its condition, an
+    # in-place update of an attribute (COPY 1 ... SWAP 2; STORE_ATTR, 3.11+), and the
+    # second store of `p = q = value` (read for a match's guard: patterns._case_guard) are
+    # statements: the look ahead spares their trials (every one checked by the fixture)
+    source = textwrap.dedent('''
+        def f(a, b):
+            if b:
+                import os
+            if a:
+                import os.path
+            x = [c for c in a if c]
+            y = {c for c in a if c > b}
+            z = {c: d for c, d in a if d}
+            w = [[c, *d] for c, d in a if c]
+            v = [[*c, d and e] for c, d, e in a if c]
+            p = q = a.get(b)
+            if p:
+                a.total += len(b)
+            if q:
+                b[p] -= 1
+            return os, x, y, z, w, p, q
+    ''')
+    spared = []
+    look = chunk_starts.cannot_start
+
+    def cannot_start(walker, k, stack, limit):
+        answer = look(walker, k, stack, limit)
+        if answer:
+            spared.extend(ins.op for ins in walker.instrs[k:k + 4]
+                          if ins.op in ("IMPORT_NAME", "LIST_APPEND", "SET_ADD", "MAP_ADD"))
+            if walker.instrs[k + 1].op == "COPY":
+                spared.append("in-place")
+            if walker.instrs[k].op == "STORE_FAST" and not stack[:-1]:
+                spared.append("handed")
+        return answer
+
+    monkeypatch.setattr(chunk_starts, "cannot_start", cannot_start)
+    decompile_code(compile(source, "<t>", "exec"), strict=True)
+    assert {"IMPORT_NAME", "LIST_APPEND", "SET_ADD", "MAP_ADD"} <= set(spared), spared
+    if hasattr(ast, "MatchAs"):  # (no match statement, so no such trial, before 3.10)
+        assert "handed" in spared, spared
+    if sys.version_info >= (3, 11):  # (COPY and SWAP: 3.11+)
+        assert "in-place" in spared, spared
+
+
+def test_a_store_of_a_handed_value_that_is_also_below_it_is_left_to_the_trial():
+    # (the store may make a walrus there, no statement: StatementWalker._store)
+    walker, k = _walker_at_body("def f(a):\n    if a:\n        x = (y := a)\n")
+    store = next(ins.index for ins in walker.instrs if ins.op == "STORE_FAST")
+    value = ast.Name("a", ast.Load())
+    value._made = 0
+    assert not chunk_starts.cannot_start(walker, store, [value, value], walker.n)
+    assert chunk_starts.cannot_start(walker, store, [ast.Name("b", ast.Load()), value],
+                                     walker.n)
+
+
+def test_an_add_to_anything_but_the_comprehensions_result_is_left_to_the_trial():
+    # (comprehension_bodies._element leaves it to the core: a display built in the body)
+    code = next((c for c in compile("[x for x in a if x]", "<t>", "exec").co_consts
+                 if hasattr(c, "co_code")), None)
+    if code is None:
+        pytest.skip("3.12+: the comprehension is inlined in its function")
+    walker = render.CodeWalker(code, "comprehension", render.Session())
+    k = next(ins.index for ins in walker.instrs if ins.op.startswith("POP_JUMP_IF")) + 1
+    assert walker.instrs[k + 1].op == "LIST_APPEND"
+    result = ast.List([], ast.Load())
+    result._made = 0
+    handed = [result, object()]  # (the list, the iterator)
+    assert chunk_starts.cannot_start(walker, k, handed, walker.n)
+    walker.comprehension_result = ast.List([], ast.Load())
+    assert not chunk_starts.cannot_start(walker, k, handed, walker.n)
+
+
 def test_outputs_are_those_of_the_trials(monkeypatch):
     # the look ahead changes how much work is done, never what is read: whole modules (with
     # nested functions made in if bodies, whose trials the look ahead spares) decompile to

@@ -15,10 +15,13 @@ returns nothing, so the walk dispatches each in turn, and the one that ends the 
 either makes a statement (chunk mode refuses it: ``NotAChunk``) or, at the range's end,
 ends the walk with no jump met. The values those handlers pop are followed with a model of
 the stack made during the look ahead, so a store or a popped call takes a value made there,
-never one the trial was handed (a saved local, an iterator, a ``with`` exit). Anything else
-(a conditional jump, an opcode outside the tables, a skipped block, a context that skips
-copies, a value the walk would number that is not numbered yet) answers False, and the
-trial runs as before: the look ahead changes how much work is done, never what is read.
+never one the trial was handed (a saved local, an iterator, a ``with`` exit), save an
+expression that a name store, first in the look ahead, makes a statement of
+(``_stores_handed_expression``: ``x = y = value`` read for a match's guard at its second
+store). Anything else (a conditional jump, an opcode outside the tables, a skipped block, a
+context that skips copies, a value the walk would number that is not numbered yet) answers
+False, and the trial runs as before: the look ahead changes how much work is done, never
+what is read.
 
 What a rejected trial leaves behind on purpose (facts the bytecode states whatever the
 parse, ``statements.WalkState``) would be left by the walk of the same statement for real,
@@ -39,6 +42,18 @@ it in a trial) and a ``with`` statement (its handler walks the whole body before
 the statement). Facts that the nested code or the with body notes (imports) are noted
 again by the walk for real of the same statement.
 
+An unconditional jump (``branches.op_JUMP``, asked as in the trial's range) ends the look
+ahead too: a ``continue`` or a ``break`` that starts an if body is a statement, and a jump the
+walk cannot follow (over the else of ``x if c else y``, met as a chunk) fails the trial; a
+jump the walk passes, and the loop's own back edge, are left to the trial.
+
+Two statements that follow an ``if`` often enough to be read too: ``import m`` (IMPORT_NAME
+pushes the module, its store makes the statement) and, in a comprehension's body, the element
+added to the comprehension's result (``[x for x in a if x]``: LIST_APPEND, SET_ADD or MAP_ADD
+of values made in the look ahead onto the result handed to the trial, which
+``comprehension_bodies._element`` makes an ``AppendStmt``; an add to anything else, a display
+built in the body, is the core's and left to the trial).
+
 Inside an ``except ... as name`` clause the walk skips the clause's ``name = None; del
 name`` (``StatementWalker._skip``) and in a ``finally`` body that the compiler copied it
 skips the copies: the look ahead answers False where the walk would skip, and reads on
@@ -47,7 +62,7 @@ elsewhere, where the walk does what it does outside them.
 
 import ast
 
-from .comprehension_bodies import op_LOAD_FAST
+from .comprehension_bodies import op_LIST_APPEND, op_LOAD_FAST, op_MAP_ADD, op_SET_ADD
 from .expressions import ITER_SLOTS
 from .instructions import NULL_FIRST
 from .registry import OPCODES
@@ -65,7 +80,8 @@ _NULL, _STATEMENT_VALUE, _AUG, _CODE, _FUNCTION, _SLOT, _ITER, _OTHER = range(8)
 # (the actions that pop values and push one node come first: one test reaches them all)
 _POPS, _ATTR, _METHOD, _COUNTED, _CALL, _CALLABLE_CALL, _YIELD, _BINARY, _FORMAT, \
     _LOAD, _CONST, _PUSH_NULL, _STATEMENT, _STORE, _POP_TOP, _CELL, _MAKE_FUNCTION, \
-    _FUNCTION_ATTRIBUTE, _UNPACK, _GET_ITER, _FOR_ITER = range(21)
+    _FUNCTION_ATTRIBUTE, _UNPACK, _GET_ITER, _FOR_ITER, _JUMP, _ELEMENT, _COPY, \
+    _SWAP = range(25)
 _LAST_PUSHING = _FORMAT
 _ACTIONS = dict(
     [(op, _LOAD) for op in ("LOAD_FAST", "LOAD_GLOBAL", "LOAD_NAME", "LOAD_DEREF",
@@ -75,11 +91,13 @@ _ACTIONS = dict(
      ("YIELD_VALUE", _YIELD), ("POP_TOP", _POP_TOP), ("LOAD_CLOSURE", _CELL),
      ("MAKE_FUNCTION", _MAKE_FUNCTION), ("SET_FUNCTION_ATTRIBUTE", _FUNCTION_ATTRIBUTE),
      ("UNPACK_SEQUENCE", _UNPACK), ("UNPACK_EX", _UNPACK), ("GET_ITER", _GET_ITER),
-     ("FOR_ITER", _FOR_ITER)] +
+     ("FOR_ITER", _FOR_ITER), ("JUMP", _JUMP), ("LIST_APPEND", _ELEMENT),
+     ("SET_ADD", _ELEMENT), ("MAP_ADD", _ELEMENT), ("COPY", _COPY), ("SWAP", _SWAP)] +
     # pop a fixed number, push one node
     [(op, _POPS) for op in ("BINARY_SUBSCR", "BINARY_SLICE", "COMPARE_OP", "IS_OP",
                             "CONTAINS_OP", "UNARY_NOT", "UNARY_NEGATIVE", "UNARY_INVERT",
-                            "UNARY_POSITIVE", "FORMAT_SIMPLE", "FORMAT_WITH_SPEC")] +
+                            "UNARY_POSITIVE", "FORMAT_SIMPLE", "FORMAT_WITH_SPEC",
+                            "IMPORT_NAME")] +
     # pop as many as the argument says (times, plus), push one node
     [(op, _COUNTED) for op in ("BUILD_TUPLE", "BUILD_LIST", "BUILD_STRING", "BUILD_SLICE",
                                "BUILD_MAP", "BUILD_CONST_KEY_MAP")] +
@@ -93,7 +111,7 @@ _ACTIONS = dict(
                              "STORE_ATTR", "STORE_SUBSCR", "DELETE_SUBSCR")])
 _FIXED = {"BINARY_SUBSCR": 2, "BINARY_SLICE": 3, "COMPARE_OP": 2, "IS_OP": 2,
           "CONTAINS_OP": 2, "UNARY_NOT": 1, "UNARY_NEGATIVE": 1, "UNARY_INVERT": 1,
-          "UNARY_POSITIVE": 1, "FORMAT_SIMPLE": 1, "FORMAT_WITH_SPEC": 2,
+          "UNARY_POSITIVE": 1, "FORMAT_SIMPLE": 1, "FORMAT_WITH_SPEC": 2, "IMPORT_NAME": 2,
           "STORE_FAST": 1, "STORE_NAME": 1, "STORE_GLOBAL": 1, "STORE_DEREF": 1,
           "STORE_ATTR": 2, "STORE_SUBSCR": 3, "DELETE_SUBSCR": 2}
 # names whose store of a function makes no statement in a module or class body (3.14+,
@@ -113,14 +131,18 @@ _tables = []  # [{opname: action}, for the opnames whose registered handler was 
 # (through branches) define: known by name, not imported (no import cycle)
 _REGISTERED_ELSEWHERE = {"STORE_DEREF": ("definitions", "op_STORE_DEREF"),
                          "BEFORE_WITH": ("handlers", "op_BEFORE_WITH"),
-                         "FOR_ITER": ("inline_comprehensions", "op_FOR_ITER")}
+                         "FOR_ITER": ("inline_comprehensions", "op_FOR_ITER"),
+                         "JUMP": ("branches", "op_JUMP"),
+                         "COPY": ("patterns", "op_COPY"),
+                         "SWAP": ("branches", "op_SWAP")}
 
 
 def _audited():
     """The actions of the opnames whose registered handler is the one this module was written
     against (a family that takes one over takes it out of the look ahead)."""
     if not _tables:
-        expected = {"LOAD_FAST": op_LOAD_FAST}
+        expected = {"LOAD_FAST": op_LOAD_FAST, "LIST_APPEND": op_LIST_APPEND,
+                    "SET_ADD": op_SET_ADD, "MAP_ADD": op_MAP_ADD}
         for op in _ACTIONS:
             if op not in expected and op not in _REGISTERED_ELSEWHERE:
                 expected[op] = getattr(StatementWalker, "op_" + op, None)
@@ -219,6 +241,8 @@ def cannot_start(walker, k, stack, limit):
             return _noted(walker, notes, declared)
         elif action == _STORE:
             needed = _FIXED[ins.op]
+            if not model and ins.op in _NAME_STORES and _stores_handed_expression(ins, stack):
+                model.append(_OTHER)  # (the handed value: a plain store of it, below)
             if len(model) < needed or _NULL in model[-needed:]:
                 return False
             taken = model[len(model) - needed:]
@@ -273,6 +297,40 @@ def cannot_start(walker, k, stack, limit):
                 return False
             del model[-1]
             model += _ITER_SLOTS
+        elif action == _JUMP:
+            # branches.op_JUMP in the trial's range [k, limit): a `continue` or a `break` is
+            # a statement, and a jump to where the walk cannot go fails the trial; a jump it
+            # passes (to the next instruction or a cleanup, past the range, to a cold
+            # clause's join) and the loop's own back edge (no statement) are left to it
+            target = ins.target
+            loop = ctx.loop
+            if loop is not None and target in loop.continue_targets:
+                if j == loop.last or j + 1 == loop.last:
+                    return False  # (the back edge, or the copy of it before it)
+            elif loop is None or target != loop.break_target:
+                if target == j + 1 or target == cleanups.get(j + 1) or target >= limit or \
+                        target in walker.cold_joins:
+                    return False
+            return _noted(walker, notes, declared)
+        elif action == _COPY:
+            # `a.b += v`: COPY 1 of a value made here, whose attribute is read at once (the
+            # trial's patterns.op_COPY, in chunk mode the core's, pushes the same node; the
+            # attribute read takes it, so no handler sees the one node twice)
+            if ins.argval != 1 or j + 1 >= last or instrs[j + 1].op != "LOAD_ATTR" or \
+                    not model or not _plain(model[-1]):
+                return False
+            model.append(model[-1])
+        elif action == _SWAP:
+            # ... then SWAP 2 right before the attribute's (or an item's) store: branches.op_SWAP
+            # hands that to the core's swap (no chained comparison: no COPY follows; no tuple
+            # assignment: _swap_is_unpack refuses a store of an attribute or an item)
+            if ins.argval != 2 or j + 1 >= last or len(model) < 2 or \
+                    instrs[j + 1].op not in ("STORE_ATTR", "STORE_SUBSCR"):
+                return False
+            model[-1], model[-2] = model[-2], model[-1]
+        elif action == _ELEMENT:
+            return _appends_element(walker, ins, stack, model) and \
+                _noted(walker, notes, declared)
         elif action == _FOR_ITER:
             # a for statement over the iterator just made: branches.op_FOR_ITER refuses it
             # in a trial, or fails (inline_comprehensions.op_FOR_ITER hands it there: its
@@ -282,6 +340,52 @@ def cannot_start(walker, k, stack, limit):
         j += 1
     # the range ends before any conditional jump: the walk ends without one
     return j == limit and _noted(walker, notes, declared)
+
+
+_NAME_STORES = ("STORE_FAST", "STORE_NAME", "STORE_GLOBAL", "STORE_DEREF")
+
+
+def _stores_handed_expression(ins, stack):
+    """Whether the name store ``ins``, first in the look ahead, stores an expression handed
+    to the trial in a statement of its own (``x = y = value`` read for a match's guard at
+    its second store): StatementWalker._store (after STORE_FAST's group, a statement too)
+    passes an expression, no marker, to the store chain, whose steps before the core's
+    decline it (a saved local, an ``__annotate__`` function: markers), and the core's
+    makes an Assign; unless the value is also the one below it, where the store may be a
+    walrus, or an ``__annotate__`` name (3.14+), both left to the trial."""
+    if not stack or ins.argval in _ANNOTATE_NAMES:
+        return False
+    value = stack[-1]
+    return isinstance(value, ast.expr) and not (len(stack) > 1 and stack[-2] is value)
+
+
+# the slot kinds walker.value hands back as they are (a node; a lambda would be decompiled)
+_PLAIN_VALUES = (_STATEMENT_VALUE, _OTHER)
+
+
+def _plain(value):
+    """Whether a slot of the model holds a value that walker.value hands back as it is."""
+    return value.__class__ is str or value.__class__ is tuple or value in _PLAIN_VALUES
+
+
+def _appends_element(walker, ins, stack, model):
+    """Whether the LIST_APPEND / SET_ADD / MAP_ADD ``ins`` adds the element of the
+    comprehension being read (comprehension_bodies._element: a statement) with values made in
+    the look ahead, to the comprehension's result handed to the trial."""
+    depth = ins.argval
+    if walker.kind != "comprehension" or not isinstance(depth, int):
+        return False
+    popped = 2 if ins.op == "MAP_ADD" else 1
+    depth += popped
+    if popped > len(model) or depth <= len(model) or depth - len(model) > len(stack):
+        return False
+    for value in model[len(model) - popped:]:
+        if not _plain(value):
+            return False
+    result = walker.comprehension_result
+    if result is None:
+        result = stack[0]  # (a comprehension's own code object builds it first)
+    return stack[len(stack) - (depth - len(model))] is result
 
 
 def _noted(walker, notes, declared):
