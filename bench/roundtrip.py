@@ -502,8 +502,9 @@ MARKING_SECONDS = [0.0]
 def _time_marking(render):
     """Count the time decompile_code spends verifying and marking its own output (part of
     the decompile seconds), when this version of the core does that (``check`` verifies,
-    ``finish`` marks; older cores verify inside ``finish``)."""
-    for attribute in ("check", "finish"):
+    ``finish`` marks; older cores verify inside ``finish``; since round ten the text is
+    compiled for ``check`` by ``compiled_source`` beforehand, so that one is counted too)."""
+    for attribute in ("compiled_source", "check", "finish"):
         original = getattr(render, attribute, None)
         if original is None or getattr(original, "_timed", False):
             continue
