@@ -295,7 +295,6 @@ def test_a_retry_verifies_a_text_once_and_decides_as_when_verifying_it_again(mon
         assert len(verified) > counted
 
 
-
 def test_a_retry_verifies_a_compiled_shape_once_and_decides_as_when_verifying_it_again(
         monkeypatch):
     # an attempt whose text compiles to the code objects of an earlier attempt but for line

@@ -8,9 +8,9 @@ import sys
 
 import pytest
 
-from dynalens.decompiler import nop_lines, render
+from dynalens.decompiler import nop_lines
 from dynalens.decompiler.decode import try_nop_lines, try_nops
-from dynalens.decompiler.errors import DecompilationError
+from real_code import code_objects, decompiled
 
 
 def _in_try(a, b):
@@ -34,28 +34,12 @@ def _codes():
     import runpy
     import shutil
     import tempfile
-    todo = []
-    for module in (runpy, multiprocessing.resource_sharer, shutil, tempfile):
-        with open(module.__file__) as handle:
-            todo.append(compile(handle.read(), module.__file__, "exec"))
-    todo.append(_in_try.__code__)
-    codes = []
-    while todo:
-        code = todo.pop()
-        if code.co_flags & 1:  # (functions: the module and class bodies go with them)
-            codes.append(code)
-        todo.extend(c for c in code.co_consts if hasattr(c, "co_code"))
-    return codes
+    return code_objects((runpy, multiprocessing.resource_sharer, shutil, tempfile),
+                        [_in_try.__code__], functions_only=True)
 
 
 def _outputs(codes):
-    outputs = []
-    for code in codes:
-        try:
-            outputs.append(render.decompile_code(code))
-        except DecompilationError as error:  # (3.8: a function the walk does not read)
-            outputs.append(str(error))
-    return outputs
+    return [decompiled(code) for code in codes]
 
 
 def test_try_lines_left_out_change_no_output(monkeypatch):
@@ -135,24 +119,14 @@ def _try_nop_lines_every_range(code):
     return found
 
 
-def _module_codes(names):
-    import importlib
-    for name in names:
-        path = importlib.import_module(name).__file__
-        with open(path) as handle:
-            todo = [compile(handle.read(), path, "exec", dont_inherit=True)]
-        while todo:
-            code = todo.pop()
-            yield code
-            todo.extend(c for c in code.co_consts if hasattr(c, "co_code"))
-
-
 @pytest.mark.skipif(sys.version_info < (3, 11), reason="no exception table, no try NOP")
 def test_try_nop_lines_read_in_one_pass_equal_every_range_tested():
     found = 0
-    for code in list(_codes()) + list(_module_codes(
-            ("argparse", "asyncio.base_events", "imaplib", "shutil", "subprocess",
-             "tarfile", "zipfile"))):
+    import importlib
+    modules = [importlib.import_module(name) for name in (
+        "argparse", "asyncio.base_events", "imaplib", "shutil", "subprocess", "tarfile",
+        "zipfile")]
+    for code in _codes() + code_objects(modules):
         lines = set(try_nop_lines(code))
         assert lines == _try_nop_lines_every_range(code), code
         found += len(lines)

@@ -4,9 +4,8 @@ shortcut on and off."""
 
 import sys
 
-from dynalens.decompiler import render
-from dynalens.decompiler.errors import DecompilationError
 from dynalens.decompiler.expressions import StackMachine
+from real_code import code_objects, decompiled
 
 
 def _calls(a, b, c):
@@ -20,29 +19,11 @@ def _codes():
     import argparse
     import shutil
     import tempfile
-    todo = []
-    for module in (argparse, shutil, tempfile):
-        with open(module.__file__) as handle:
-            todo.append(compile(handle.read(), module.__file__, "exec"))
-    todo.append(_calls.__code__)
-    codes = []
-    while todo:
-        code = todo.pop()
-        if code.co_flags & 1:  # (functions: the module and class bodies go with them)
-            codes.append(code)
-        todo.extend(c for c in code.co_consts if hasattr(c, "co_code"))
-    return codes
-
-
-def _output(code):
-    try:
-        return render.decompile_code(code)
-    except DecompilationError as error:  # (3.8: a function the walk does not read)
-        return str(error)
+    return code_objects((argparse, shutil, tempfile), [_calls.__code__], functions_only=True)
 
 
 def _outputs(codes):
-    return [_output(code) for code in codes]
+    return [decompiled(code) for code in codes]
 
 
 def test_plain_calls_made_at_once_read_as_the_general_path_reads_them(monkeypatch):

@@ -226,26 +226,13 @@ def test_readable_and_constants_read_dis_records_from_the_shared_disassembly():
 def test_comment_rows_of_text_without_a_hash_sign_are_none():
     """readable._comment_rows answers text with no ``#`` without tokenizing it: what the
     tokenizer finds there, on decompiled stdlib functions (most have no comment)."""
-    import io
-    import tokenize
-
     from dynalens.lens import readable
-
-    def tokenized(text):
-        rows = set()
-        try:
-            for tok in tokenize.generate_tokens(io.StringIO(text).readline):
-                if tok.type == tokenize.COMMENT:
-                    rows.add(tok.start[0])
-        except (tokenize.TokenError, SyntaxError):
-            pass
-        return rows
 
     texts = [text for _, text in _functions()]
     texts += [text + "x = '#'  # a comment\n" for text in texts[:20]]
     assert sum(1 for text in texts if "#" not in text) > 50
     for text in texts:
-        assert readable._comment_rows(text) == tokenized(text)
+        assert readable._comment_rows(text) == readable._tokenized_comment_rows(text)
 
 
 def test_decompiled_once_gives_what_decompiling_again_gives(monkeypatch):

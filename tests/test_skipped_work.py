@@ -2,11 +2,8 @@
 lays out no such code): each skip answers as the work would, compared on real code objects
 with the work done."""
 
-import sys
-
-from dynalens.decompiler import branches, handlers, render
-from dynalens.decompiler.errors import DecompilationError
-from dynalens.decompiler.profile import PROFILE
+from dynalens.decompiler import branches, handlers
+from real_code import code_objects, decompiled
 
 
 def _clauses(a, b):
@@ -29,28 +26,11 @@ def _codes():
     import argparse
     import shutil
     import subprocess
-    todo = []
-    for module in (argparse, shutil, subprocess):
-        with open(module.__file__) as handle:
-            todo.append(compile(handle.read(), module.__file__, "exec"))
-    todo.append(_clauses.__code__)
-    codes = []
-    while todo:
-        code = todo.pop()
-        if code.co_flags & 1:  # (functions: the module and class bodies go with them)
-            codes.append(code)
-        todo.extend(c for c in code.co_consts if hasattr(c, "co_code"))
-    return codes
+    return code_objects((argparse, shutil, subprocess), [_clauses.__code__], functions_only=True)
 
 
 def _outputs(codes):
-    texts = []
-    for code in codes:
-        try:
-            texts.append(render.decompile_code(code))
-        except DecompilationError as error:  # (a function the walk does not read)
-            texts.append(str(error))
-    return texts
+    return [decompiled(code) for code in codes]
 
 
 def test_clauses_walked_for_their_exit_copies_only_where_they_may_have_them(monkeypatch):

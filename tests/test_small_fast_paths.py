@@ -5,22 +5,14 @@ its slow path on real code objects."""
 import ast
 
 from dynalens.decompiler import definitions, render
+from real_code import code_objects
 
 
 def _codes():
     import argparse
     import collections
     import enum
-    todo = []
-    for module in (argparse, collections, enum):
-        with open(module.__file__) as handle:
-            todo.append(compile(handle.read(), module.__file__, "exec"))
-    codes = []
-    while todo:
-        code = todo.pop()
-        codes.append(code)
-        todo.extend(c for c in code.co_consts if hasattr(c, "co_code"))
-    return codes
+    return code_objects((argparse, collections, enum))
 
 
 def _mangled_name_by_name(code):

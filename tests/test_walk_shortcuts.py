@@ -5,6 +5,7 @@ import ast
 
 from dynalens.decompiler import registry, render
 from dynalens.decompiler.statements import StatementWalker
+from real_code import code_objects, decompiled
 
 
 def _nested_trys(a, b):
@@ -28,17 +29,7 @@ def _nested_trys(a, b):
 def _codes():
     import textwrap
     import contextlib
-    todo = []
-    for module in (textwrap, contextlib):
-        with open(module.__file__) as handle:
-            todo.append(compile(handle.read(), module.__file__, "exec"))
-    todo.append(_nested_trys.__code__)
-    codes = []
-    while todo:
-        code = todo.pop()
-        codes.append(code)
-        todo.extend(c for c in code.co_consts if hasattr(c, "co_code"))
-    return codes
+    return code_objects((textwrap, contextlib), [_nested_trys.__code__])
 
 
 def test_try_starts_names_the_handlers_try_here_reads_as_a_try():
@@ -256,27 +247,14 @@ def test_structure_heads_leave_out_only_for_heads_where_every_loop_point_decline
     assert [render.decompile_code(code) for code in codes] == texts
 
 
-def _compiled(paths):
-    codes = []
-    for path in paths:
-        with open(path) as handle:
-            codes.append(compile(handle.read(), path, "exec"))
-    return codes
-
-
-def _empty_try_codes():
+def _empty_try_codes(functions_only=False):
     """The code objects of the empty try corpus and of stdlib modules with many handlers."""
     import importlib
     import os
-    paths = [os.path.join(os.path.dirname(__file__), "corpus", "issue12_empty_try_body.py")]
-    paths += [importlib.import_module(name).__file__
-              for name in ("asyncio.base_events", "tarfile", "zipfile", "argparse")]
-    todo, codes = _compiled(paths), []
-    while todo:
-        code = todo.pop()
-        codes.append(code)
-        todo.extend(c for c in code.co_consts if hasattr(c, "co_code"))
-    return codes
+    sources = [os.path.join(os.path.dirname(__file__), "corpus", "issue12_empty_try_body.py")]
+    sources += [importlib.import_module(name)
+                for name in ("asyncio.base_events", "tarfile", "zipfile", "argparse")]
+    return code_objects(sources, functions_only=functions_only)
 
 
 def test_empty_tries_are_looked_for_wherever_find_finds_one():
@@ -305,17 +283,9 @@ def test_empty_tries_are_looked_for_wherever_find_finds_one():
 def test_empty_tries_asked_everywhere_change_no_output(monkeypatch):
     # (the same in every layout the walker reads: compared on the outputs)
     from dynalens.decompiler import statements
-    from dynalens.decompiler.errors import DecompilationError
 
     def outputs():
-        found = []
-        for code in _empty_try_codes():
-            if code.co_flags & 1:  # (functions: the module and class bodies go with them)
-                try:
-                    found.append(render.decompile_code(code))
-                except DecompilationError as error:
-                    found.append(str(error))
-        return found
+        return [decompiled(code) for code in _empty_try_codes(functions_only=True)]
 
     guarded = outputs()
     monkeypatch.setattr(statements, "_handler_left_untargeted", lambda *args: True)

@@ -329,15 +329,18 @@ def check_tree(code, source, temporaries=False, skip=(), module=None):
         # very bytes, names and constants (_same_tree).
         if not complete and _same_tree(code, candidates[0]):
             return [], found
+    undecided = True  # (whether a comparison of the whole tree may still find no difference)
     if temporaries and not skip:
         whole = candidates if complete else _find_candidates(module, code)
-        if whole and _bytecode_cannot_match(code, whole) and any(
-                _dataflow(code, candidate) is None for candidate in whole):
+        if whole and _bytecode_cannot_match(code, whole):
             # (the usual case for generated code: see verify) the verdict below, without
-            # the bytecode comparisons that cannot pass
-            return [], found
+            # the bytecode comparisons that cannot pass: a dataflow match, or else the
+            # differences of the first candidate
+            if any(_dataflow(code, candidate) is None for candidate in whole):
+                return [], found
+            candidates, undecided = whole, False
     cache = _normalized_cache()
-    if not complete:
+    if undecided and not complete:
         if _Comparer(code, candidates[0], cache).run() is None:
             return [], found
         compared = candidates[0]
@@ -345,7 +348,7 @@ def check_tree(code, source, temporaries=False, skip=(), module=None):
     if not candidates:
         return [Difference(code, None, 1, "no code object named %r in the recompiled source"
                            % (_qualname(code),))], found
-    if not skip:  # the usual case: one comparison of the whole tree says it all
+    if undecided and not skip:  # the usual case: one comparison of the whole tree says it all
         for candidate in candidates:
             if candidate is not compared and _Comparer(code, candidate, cache).run() is None:
                 return [], found

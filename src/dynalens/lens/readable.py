@@ -570,12 +570,17 @@ def _resume_aliases(assigns, resume_params):
 
 def _comment_rows(text):
     """Line numbers (1-based) of ``text`` that already end in a comment."""
+    if "#" not in text:
+        return set()   # (a comment starts with one; the decompiled body seldom has any)
+    return _tokenized_comment_rows(text)
+
+
+def _tokenized_comment_rows(text):
+    """_comment_rows by the tokenizer, for any text."""
     import io
     import tokenize
 
     rows = set()
-    if "#" not in text:
-        return rows   # (a comment starts with one; the decompiled body seldom has any)
     try:
         for tok in tokenize.generate_tokens(io.StringIO(text).readline):
             if tok.type == tokenize.COMMENT:
